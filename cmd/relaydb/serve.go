@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/command"
+	"github.com/relaydb/relaydb/internal/config"
+	"github.com/relaydb/relaydb/internal/exec"
+	"github.com/relaydb/relaydb/internal/server"
+	"github.com/relaydb/relaydb/internal/storage"
+)
+
+// shutdownGrace bounds how long in-flight requests may finish on SIGTERM.
+const shutdownGrace = 10 * time.Second
+
+func serve(args []string) int {
+	cfg := &config.Serve{}
+	fs := flag.NewFlagSet("relaydb serve", flag.ContinueOnError)
+	config.BindFlags(fs, cfg)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitBadOptions
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "relaydb serve: unexpected argument %q\n", fs.Arg(0))
+		return exitBadOptions
+	}
+	if err := config.Resolve(fs, cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "relaydb serve: %v\n", err)
+		return exitBadOptions
+	}
+	log, closeLog, err := newLogger(cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "relaydb serve: %v\n", err)
+		return exitBadOptions
+	}
+	defer closeLog()
+	return run(cfg, log)
+}
+
+func run(cfg *config.Serve, log *slog.Logger) int {
+	log.Info("relaydb starting", "version", Version, "pid", os.Getpid(), "dbpath", cfg.DBPath, "port", cfg.Port)
+	cat, err := catalog.Open(catalog.Options{
+		Storage: storage.Options{Dir: cfg.DBPath, InMemory: cfg.InMemory, CommitInterval: cfg.JournalCommitInterval, Logger: log},
+		OplogSizeMB: cfg.OplogSizeMB,
+		Logger:      log,
+	})
+	if err != nil {
+		if errors.Is(err, storage.ErrLocked) {
+			log.Error("dbpath is in use by another relaydb process", "dbpath", cfg.DBPath, "err", err)
+			fmt.Fprintf(os.Stderr, "relaydb serve: the dbpath %s is locked by another relaydb process (%v)\n", cfg.DBPath, err)
+			return exitDBPathInUse
+		}
+		log.Error("cannot open storage", "dbpath", cfg.DBPath, "err", err)
+		fmt.Fprintf(os.Stderr, "relaydb serve: cannot open dbpath %s: %v\n", cfg.DBPath, err)
+		return exitError
+	}
+	defer cat.Close()
+	eng := exec.New(cat, log)
+	defer eng.Close()
+
+	stop := make(chan struct{}, 1)
+	requestStop := func() {
+		select {
+		case stop <- struct{}{}:
+		default:
+		}
+	}
+	info := command.Info{Host: hostPort(cfg), Version: Version, GitCommit: gitCommit, StartTime: time.Now(), DBPath: cfg.DBPath, Shutdown: requestStop}
+	disp := command.NewDispatcher(eng, info, log)
+	srv := server.New(server.Config{Addrs: listenAddrs(cfg), MaxConns: cfg.MaxConns, Logger: log}, disp)
+	if err := srv.Listen(); err != nil {
+		log.Error("cannot listen", "err", err)
+		fmt.Fprintf(os.Stderr, "relaydb serve: %v\n", err)
+		if errors.Is(err, server.ErrAddrInUse) {
+			return exitNetError
+		}
+		return exitError
+	}
+	go srv.Serve()
+	log.Info("waiting for connections", "addr", srv.Addr().String())
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	select {
+	case s := <-sigs:
+		log.Info("received signal; shutting down", "signal", s.String())
+	case <-stop:
+		log.Info("shutting down on request")
+	}
+	disp.BeginShutdown()
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	srv.Shutdown(ctx)
+	log.Info("shutdown complete")
+	return exitOK
+}
+
+func listenAddrs(cfg *config.Serve) []string {
+	var out []string
+	for _, ip := range strings.Split(cfg.BindIP, ",") {
+		if ip = strings.TrimSpace(ip); ip != "" {
+			out = append(out, net.JoinHostPort(ip, strconv.Itoa(cfg.Port)))
+		}
+	}
+	return out
+}
+
+func hostPort(cfg *config.Serve) string {
+	host, _ := os.Hostname()
+	return net.JoinHostPort(host, strconv.Itoa(cfg.Port))
+}
+
+// newLogger returns a JSON logger writing to stderr or cfg.LogPath.
+func newLogger(cfg *config.Serve) (*slog.Logger, func(), error) {
+	var w io.Writer = os.Stderr
+	closeFn := func() {}
+	if cfg.LogPath != "" {
+		flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+		if cfg.LogAppend {
+			flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+		}
+		f, err := os.OpenFile(cfg.LogPath, flags, 0o644)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open log file: %w", err)
+		}
+		w, closeFn = f, func() { f.Close() }
+	}
+	level := slog.LevelInfo
+	if cfg.LogVerbosity > 0 {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})), closeFn, nil
+}

@@ -1,0 +1,146 @@
+package command
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/exec"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+func init() {
+	register(&Command{Name: "aggregate", Help: "runs an aggregation pipeline", Handler: aggregateCmd, Fields: []string{
+		"pipeline", "cursor", "explain", "allowDiskUse", "hint", "let", "collation",
+		"bypassDocumentValidation", "fromMongos", "needsMerge", "isMapReduceCommand"}})
+}
+
+func aggregateCmd(c *Ctx) (bson.D, error) {
+	coll, err := c.aggTarget()
+	if err != nil {
+		return nil, err
+	}
+	pipeline, ok, err := c.array("pipeline")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "BSON field 'aggregate.pipeline' is missing but a required field")
+	}
+	cursorOpts, hasCursor, err := c.doc("cursor")
+	if err != nil {
+		return nil, err
+	}
+	explain, _ := c.boolean("explain")
+	if !hasCursor && !explain {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
+	}
+	p := exec.AggregateParams{}
+	if p.AllowDiskUse, err = c.boolean("allowDiskUse"); err != nil {
+		return nil, err
+	}
+	if v, ok := c.field("hint"); ok {
+		if p.Hint, err = parseHint(v); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := c.field("collation"); ok {
+		if err := checkCollation(v); err != nil {
+			return nil, err
+		}
+	}
+	out, pipeline, err := splitOut(c.DB, pipeline)
+	if err != nil {
+		return nil, err
+	}
+	p.Pipeline = pipeline
+	if explain {
+		return bson.D{{Key: "stages", Value: pipeline}}, nil
+	}
+	it, err := c.D.eng.Aggregate(c.DB, coll, p)
+	if err != nil {
+		return nil, err
+	}
+	if out != nil {
+		if err := c.D.eng.WriteOut(it, out.db, out.coll); err != nil {
+			return nil, err
+		}
+		it = exec.Empty()
+	}
+	n, err := batchSizeFrom(cursorOpts)
+	if err != nil {
+		return nil, err
+	}
+	return c.firstBatch(exec.NewCursor(c.ns(coll), it), n, false)
+}
+
+// aggTarget returns the collection name, or "$cmd.aggregate" for {aggregate: 1}.
+func (c *Ctx) aggTarget() (string, error) {
+	switch v := c.Cmd[0].Value.(type) {
+	case string:
+		return c.collArg()
+	case int32, int64, float64:
+		if n, _ := toFloat(v); n == 1 {
+			return "$cmd.aggregate", nil
+		}
+	}
+	return "", mongoerr.New(mongoerr.FailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1")
+}
+
+func toFloat(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int32:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
+}
+
+func batchSizeFrom(opts bson.D) (int, error) {
+	for _, e := range opts {
+		if e.Key == "batchSize" {
+			n, ok := toFloat(e.Value)
+			if !ok || n < 0 {
+				return 0, mongoerr.New(mongoerr.BadValue, "cursor.batchSize must be a non-negative number")
+			}
+			if n == 0 {
+				return -1, nil
+			}
+			return int(n), nil
+		}
+	}
+	return exec.DefaultFirstBatch, nil
+}
+
+type outTarget struct{ db, coll string }
+
+// splitOut removes a final $out stage and returns its target.
+func splitOut(db string, pipeline bson.A) (*outTarget, bson.A, error) {
+	if len(pipeline) == 0 {
+		return nil, pipeline, nil
+	}
+	last, ok := pipeline[len(pipeline)-1].(bson.D)
+	if !ok || len(last) != 1 || last[0].Key != "$out" {
+		return nil, pipeline, nil
+	}
+	t := &outTarget{db: db}
+	switch v := last[0].Value.(type) {
+	case string:
+		t.coll = v
+	case bson.D:
+		for _, e := range v {
+			s, _ := e.Value.(string)
+			switch e.Key {
+			case "db":
+				t.db = s
+			case "coll":
+				t.coll = s
+			}
+		}
+	}
+	if t.coll == "" {
+		return nil, nil, mongoerr.New(mongoerr.FailedToParse, "$out stage requires a collection name")
+	}
+	return t, pipeline[:len(pipeline)-1], nil
+}

@@ -1,0 +1,199 @@
+package command
+
+import (
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/exec"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// Info describes the process for hello, buildInfo and serverStatus.
+type Info struct {
+	Host      string // host:port as clients reach it
+	Version   string // MongoDB-compatible version we claim
+	GitCommit string
+	StartTime time.Time
+	DBPath    string
+	Shutdown  func() // asks the process to shut down gracefully
+}
+
+// Dispatcher routes requests to commands.
+type Dispatcher struct {
+	eng     *exec.Engine
+	info    Info
+	log     *slog.Logger
+	metrics *Metrics
+	done    chan struct{} // closed when the process begins shutting down
+	once    sync.Once
+}
+
+// NewDispatcher returns a dispatcher over eng.
+func NewDispatcher(eng *exec.Engine, info Info, log *slog.Logger) *Dispatcher {
+	return &Dispatcher{eng: eng, info: info, log: log, metrics: newMetrics(), done: make(chan struct{})}
+}
+
+// BeginShutdown wakes every waiting request (awaitable hello, awaitData).
+func (d *Dispatcher) BeginShutdown() { d.once.Do(func() { close(d.done) }) }
+
+func (d *Dispatcher) shuttingDown() <-chan struct{} { return d.done }
+
+// Metrics returns the per-request counters.
+func (d *Dispatcher) Metrics() *Metrics { return d.metrics }
+
+// ConnClosed releases what a connection held.
+func (d *Dispatcher) ConnClosed(c *Conn) {}
+
+// Handle runs one OP_MSG request and returns the encoded reply document.
+func (d *Dispatcher) Handle(conn *Conn, req *Request) []byte {
+	cmd, err := bsonx.Decode(req.Body)
+	if err != nil {
+		return d.ErrorReply(err)
+	}
+	for _, s := range req.Sequences {
+		arr := make(bson.A, 0, len(s.Docs))
+		for _, raw := range s.Docs {
+			doc, err := bsonx.Decode(raw)
+			if err != nil {
+				return d.ErrorReply(err)
+			}
+			arr = append(arr, doc)
+		}
+		cmd = append(cmd, bson.E{Key: s.Identifier, Value: arr})
+	}
+	db, _ := bsonx.Get(cmd, "$db")
+	dbName, ok := db.(string)
+	if !ok {
+		return d.ErrorReply(mongoerr.New(mongoerr.FailedToParse, "OP_MSG requests require a $db argument"))
+	}
+	return d.run(conn, dbName, cmd, req)
+}
+
+// HandleLegacy runs a command sent as OP_QUERY on "<db>.$cmd" (the first
+// hello of many drivers) and returns the encoded reply document.
+func (d *Dispatcher) HandleLegacy(conn *Conn, fullName string, query []byte) []byte {
+	db, coll, _ := strings.Cut(fullName, ".")
+	if coll != "$cmd" {
+		return d.ErrorReply(mongoerr.New(352, "Unsupported OP_QUERY command: find. The client driver may require an upgrade."))
+	}
+	cmd, err := bsonx.Decode(query)
+	if err != nil {
+		return d.ErrorReply(err)
+	}
+	// Legacy commands may be wrapped as {$query: {...}, $readPreference: ...}.
+	if len(cmd) > 0 && (cmd[0].Key == "$query" || cmd[0].Key == "query") {
+		if inner, ok := cmd[0].Value.(bson.D); ok {
+			cmd = inner
+		}
+	}
+	name := ""
+	if len(cmd) > 0 {
+		name = cmd[0].Key
+	}
+	switch name {
+	case "hello", "isMaster", "ismaster":
+	default:
+		return d.ErrorReply(mongoerr.New(352, "Unsupported OP_QUERY command: %s. The client driver may require an upgrade.", name))
+	}
+	return d.run(conn, db, cmd, &Request{})
+}
+
+func (d *Dispatcher) run(conn *Conn, db string, cmd bson.D, req *Request) (out []byte) {
+	if len(cmd) == 0 {
+		return d.ErrorReply(mongoerr.New(mongoerr.FailedToParse, "Empty command object"))
+	}
+	name := cmd[0].Key
+	c, ok := registry[name]
+	if !ok {
+		d.metrics.unknown.Add(1)
+		return d.ErrorReply(mongoerr.New(mongoerr.CommandNotFound, "no such command: '%s'", name))
+	}
+	start := time.Now()
+	ctx := &Ctx{D: d, Conn: conn, DB: db, Cmd: cmd, Name: name, Req: req}
+	reply, err := d.invoke(c, ctx)
+	d.metrics.observe(c, time.Since(start), err)
+	if err != nil {
+		return d.ErrorReply(err)
+	}
+	reply = append(reply, bson.E{Key: "ok", Value: 1.0})
+	b, merr := bson.Marshal(reply)
+	if merr != nil {
+		return d.ErrorReply(fmt.Errorf("encoding %s reply: %w", name, merr))
+	}
+	if len(b) > maxReplySize {
+		return d.ErrorReply(mongoerr.New(mongoerr.BSONObjectTooLarge, "BSONObj size: %d (0x%X) is invalid. Size must be between 0 and 16793600(16MB)", len(b), len(b)))
+	}
+	return b
+}
+
+// maxReplySize is the 16 MB document limit plus MongoDB's 16 KB headroom.
+const maxReplySize = 16*1024*1024 + 16*1024
+
+func (d *Dispatcher) invoke(c *Command, ctx *Ctx) (reply bson.D, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			d.log.Error("command panicked", "command", c.Name, "panic", r, "stack", string(debug.Stack()))
+			reply, err = nil, mongoerr.New(mongoerr.InternalError, "internal error in %s: %v", c.Name, r)
+		}
+	}()
+	if c.AdminOnly && ctx.DB != "admin" {
+		return nil, mongoerr.New(mongoerr.Unauthorized, "%s may only be run against the admin database.", c.Name)
+	}
+	if err := checkFields(c, ctx.Cmd); err != nil {
+		return nil, err
+	}
+	return c.Handler(ctx)
+}
+
+func checkFields(c *Command, cmd bson.D) error {
+	if c.Fields == nil {
+		return nil
+	}
+	for _, e := range cmd[1:] {
+		if genericFields[e.Key] || contains(c.Fields, e.Key) {
+			continue
+		}
+		return mongoerr.New(40415, "BSON field '%s.%s' is an unknown field.", c.Name, e.Key)
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrorReply encodes err as MongoDB's error reply {ok:0, errmsg, code, codeName}.
+func (d *Dispatcher) ErrorReply(err error) []byte {
+	b, _ := bson.Marshal(errorDoc(err))
+	return b
+}
+
+func errorDoc(err error) bson.D {
+	me := mongoerr.From(err)
+	doc := bson.D{
+		{Key: "ok", Value: 0.0},
+		{Key: "errmsg", Value: me.Msg},
+		{Key: "code", Value: int32(me.Code)},
+		{Key: "codeName", Value: me.Code.Name()},
+	}
+	if len(me.Labels) > 0 {
+		labels := make(bson.A, len(me.Labels))
+		for i, l := range me.Labels {
+			labels[i] = l
+		}
+		doc = append(doc, bson.E{Key: "errorLabels", Value: labels})
+	}
+	return doc
+}

@@ -1,0 +1,114 @@
+package command
+
+import (
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// Wire versions: relaydb speaks MongoDB 7.0's protocol.
+const (
+	minWireVersion = 0
+	maxWireVersion = 21
+	maxBSONSize    = 16 * 1024 * 1024
+	maxMessageSize = 48_000_000
+	maxWriteBatch  = 100_000
+)
+
+// processID identifies this process in topologyVersion.
+var processID = bson.NewObjectID()
+
+func init() {
+	register(&Command{Name: "hello", Help: "describes this member's role to drivers (SDAM)", Handler: helloCmd}, "isMaster", "ismaster")
+}
+
+func helloCmd(c *Ctx) (bson.D, error) {
+	if err := c.waitAwaitable(); err != nil {
+		return nil, err
+	}
+	if meta, ok, err := c.doc("client"); err != nil {
+		return nil, err
+	} else if ok {
+		c.Conn.mu.Lock()
+		if c.Conn.helloDone && c.Conn.clientMeta != nil {
+			c.Conn.mu.Unlock()
+			return nil, mongoerr.New(186, "The client metadata document may only be sent in the first hello")
+		}
+		c.Conn.clientMeta = meta
+		c.Conn.mu.Unlock()
+	}
+	c.Conn.mu.Lock()
+	c.Conn.helloDone = true
+	c.Conn.mu.Unlock()
+
+	reply := bson.D{}
+	if c.Name == "hello" {
+		reply = append(reply, bson.E{Key: "isWritablePrimary", Value: true})
+	} else {
+		reply = append(reply, bson.E{Key: "ismaster", Value: true})
+	}
+	if ok, _ := c.boolean("helloOk"); ok {
+		reply = append(reply, bson.E{Key: "helloOk", Value: true})
+	}
+	reply = append(reply,
+		bson.E{Key: "topologyVersion", Value: bson.D{{Key: "processId", Value: processID}, {Key: "counter", Value: int64(0)}}},
+		bson.E{Key: "maxBsonObjectSize", Value: int32(maxBSONSize)},
+		bson.E{Key: "maxMessageSizeBytes", Value: int32(maxMessageSize)},
+		bson.E{Key: "maxWriteBatchSize", Value: int32(maxWriteBatch)},
+		bson.E{Key: "localTime", Value: bson.NewDateTimeFromTime(time.Now())},
+		bson.E{Key: "logicalSessionTimeoutMinutes", Value: int32(30)},
+		bson.E{Key: "connectionId", Value: int32(c.Conn.ID)},
+		bson.E{Key: "minWireVersion", Value: int32(minWireVersion)},
+		bson.E{Key: "maxWireVersion", Value: int32(maxWireVersion)},
+		bson.E{Key: "readOnly", Value: false},
+	)
+	if comp := c.negotiateCompression(); comp != nil {
+		reply = append(reply, bson.E{Key: "compression", Value: comp})
+	}
+	return reply, nil
+}
+
+// supportedCompressors in relaydb's order of preference.
+var supportedCompressors = map[string]bool{"snappy": true, "zlib": true, "zstd": true}
+
+// negotiateCompression returns the client's compressors relaydb supports, in
+// the client's order, or nil when the client offered none.
+func (c *Ctx) negotiateCompression() bson.A {
+	offered, ok, _ := c.array("compression")
+	if !ok {
+		return nil
+	}
+	out := bson.A{}
+	for _, v := range offered {
+		if s, isStr := v.(string); isStr && supportedCompressors[s] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// waitAwaitable implements awaitable hello: with topologyVersion and
+// maxAwaitTimeMS the reply waits until the topology changes or the time
+// passes. A standalone's topology never changes, so it waits the full time
+// (bounded by shutdown).
+func (c *Ctx) waitAwaitable() error {
+	if _, ok := c.field("topologyVersion"); !ok {
+		return nil
+	}
+	ms, ok, err := c.int64Field("maxAwaitTimeMS")
+	if err != nil || !ok {
+		return err
+	}
+	if ms < 0 {
+		return mongoerr.New(mongoerr.BadValue, "maxAwaitTimeMS must be a non-negative integer")
+	}
+	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-c.D.shuttingDown():
+	}
+	return nil
+}

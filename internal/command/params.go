@@ -1,0 +1,150 @@
+package command
+
+import (
+	"math"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// Ctx is one command invocation.
+type Ctx struct {
+	D    *Dispatcher
+	Conn *Conn
+	DB   string
+	Name string // the command name as sent (aliases included)
+	Cmd  bson.D
+	Req  *Request
+}
+
+// field returns the value of a top-level command field.
+func (c *Ctx) field(name string) (any, bool) { return bsonx.Get(c.Cmd, name) }
+
+// typeErr is MongoDB's IDL type mismatch error.
+func (c *Ctx) typeErr(field string, v any, expected string) error {
+	return mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type%s '%s'",
+		c.Name, field, bsonx.TypeAlias(v), plural(expected), expected)
+}
+
+func plural(expected string) string {
+	if len(expected) > 0 && expected[0] == '[' {
+		return "s"
+	}
+	return ""
+}
+
+// arg returns the command's first value: the collection name for most commands.
+func (c *Ctx) collArg() (string, error) {
+	v := c.Cmd[0].Value
+	s, ok := v.(string)
+	if !ok {
+		return "", mongoerr.New(mongoerr.InvalidNamespace, "collection name has invalid type %s", bsonx.TypeAlias(v))
+	}
+	if s == "" {
+		return "", mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.'", c.DB)
+	}
+	return s, nil
+}
+
+func (c *Ctx) str(name string) (string, bool, error) {
+	v, ok := c.field(name)
+	if !ok {
+		return "", false, nil
+	}
+	s, isStr := v.(string)
+	if !isStr {
+		return "", true, c.typeErr(name, v, "string")
+	}
+	return s, true, nil
+}
+
+func (c *Ctx) boolean(name string) (bool, error) {
+	v, ok := c.field(name)
+	if !ok || v == nil {
+		return false, nil
+	}
+	switch b := v.(type) {
+	case bool:
+		return b, nil
+	case int32, int64, float64, bson.Decimal128:
+		f, _ := bsonx.AsFloat64(b)
+		return f != 0, nil
+	}
+	return false, c.typeErr(name, v, "bool")
+}
+
+// int64Field parses a numeric field; doubles must be integral.
+func (c *Ctx) int64Field(name string) (int64, bool, error) {
+	v, ok := c.field(name)
+	if !ok || v == nil {
+		return 0, false, nil
+	}
+	n, err := c.toInt64(name, v)
+	return n, true, err
+}
+
+func (c *Ctx) toInt64(name string, v any) (int64, error) {
+	switch n := v.(type) {
+	case int32:
+		return int64(n), nil
+	case int64:
+		return n, nil
+	case float64:
+		if math.IsNaN(n) || n != math.Trunc(n) || math.Abs(n) > 9.2e18 {
+			return 0, mongoerr.New(mongoerr.BadValue, "Expected field %s to be an integer, but got %v", name, n)
+		}
+		return int64(n), nil
+	case bson.Decimal128:
+		if i, ok := bsonx.AsInt64(n); ok {
+			return i, nil
+		}
+		return 0, mongoerr.New(mongoerr.BadValue, "Expected field %s to be an integer", name)
+	}
+	return 0, c.typeErr(name, v, "[long, int, decimal, double]")
+}
+
+func (c *Ctx) doc(name string) (bson.D, bool, error) {
+	v, ok := c.field(name)
+	if !ok || v == nil {
+		return nil, false, nil
+	}
+	d, isDoc := v.(bson.D)
+	if !isDoc {
+		return nil, true, c.typeErr(name, v, "object")
+	}
+	return d, true, nil
+}
+
+func (c *Ctx) array(name string) (bson.A, bool, error) {
+	v, ok := c.field(name)
+	if !ok {
+		return nil, false, nil
+	}
+	a, isArr := v.(bson.A)
+	if !isArr {
+		return nil, true, c.typeErr(name, v, "array")
+	}
+	return a, true, nil
+}
+
+// docs parses an array field whose elements must all be documents.
+func (c *Ctx) docs(name string) ([]bson.D, bool, error) {
+	a, ok, err := c.array(name)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	out := make([]bson.D, len(a))
+	for i, v := range a {
+		d, isDoc := v.(bson.D)
+		if !isDoc {
+			return nil, true, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s.%d' is the wrong type '%s', expected type 'object'", c.Name, name, i, bsonx.TypeAlias(v))
+		}
+		out[i] = d
+	}
+	return out, true, nil
+}
+
+// ns returns "db.coll".
+func (c *Ctx) ns(coll string) string { return c.DB + "." + coll }

@@ -1,0 +1,124 @@
+package command
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/exec"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// writeConcern is a parsed {w, j, wtimeout}.
+type writeConcern struct {
+	w        any // int64 count or string mode; nil = default (1)
+	j        bool
+	wtimeout time.Duration
+}
+
+func (wc writeConcern) unacknowledged() bool {
+	n, ok := wc.w.(int64)
+	return ok && n == 0 && !wc.j
+}
+
+func (c *Ctx) writeConcern() (writeConcern, error) {
+	var wc writeConcern
+	d, ok, err := c.doc("writeConcern")
+	if err != nil || !ok {
+		return wc, err
+	}
+	for _, e := range d {
+		switch e.Key {
+		case "w":
+			switch v := e.Value.(type) {
+			case string:
+				wc.w = v
+			default:
+				n, isNum := bsonx.AsInt64(v)
+				if !isNum || n < 0 {
+					return wc, mongoerr.New(mongoerr.FailedToParse, "w has to be a non-negative number and not greater than 50; found: %v", v)
+				}
+				wc.w = n
+			}
+		case "j":
+			b, isBool := e.Value.(bool)
+			if !isBool {
+				f, isNum := bsonx.AsFloat64(e.Value)
+				if !isNum {
+					return wc, mongoerr.New(mongoerr.FailedToParse, "j must be numeric or a boolean value")
+				}
+				b = f != 0
+			}
+			wc.j = b
+		case "wtimeout", "wtimeoutMS":
+			n, _ := bsonx.AsInt64(e.Value)
+			wc.wtimeout = time.Duration(n) * time.Millisecond
+		case "fsync", "provenance", "getLastError":
+		default:
+			return wc, mongoerr.New(mongoerr.FailedToParse, "unrecognized write concern field: %s", e.Key)
+		}
+	}
+	if n, isNum := wc.w.(int64); isNum && n > 1 {
+		return wc, mongoerr.New(mongoerr.BadValue, "cannot use 'w' > 1 on a standalone")
+	}
+	if s, isStr := wc.w.(string); isStr && s != "majority" {
+		return wc, mongoerr.New(79, "No write concern mode named '%s' found in replica set configuration", s)
+	}
+	return wc, nil
+}
+
+// awaitWriteConcern waits for durability when j:true and returns a
+// writeConcernError document when the wait failed, nil otherwise.
+func (c *Ctx) awaitWriteConcern(wc writeConcern, res *exec.WriteResult) bson.D {
+	if !wc.j || res.Last.Seq == 0 {
+		return nil
+	}
+	ctx := context.Background()
+	if wc.wtimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, wc.wtimeout)
+		defer cancel()
+	}
+	if err := c.D.eng.WaitDurable(ctx, res.Last); err != nil {
+		return bson.D{
+			{Key: "code", Value: int32(mongoerr.WriteConcernFailed)},
+			{Key: "codeName", Value: mongoerr.WriteConcernFailed.Name()},
+			{Key: "errmsg", Value: "waiting for replication timed out"},
+			{Key: "errInfo", Value: bson.D{{Key: "wtimeout", Value: true}}},
+		}
+	}
+	return nil
+}
+
+// writeReply builds the reply fields of insert/update/delete.
+func (c *Ctx) writeReply(wc writeConcern, res *exec.WriteResult, withModified bool) bson.D {
+	reply := bson.D{{Key: "n", Value: int32(res.N)}}
+	if withModified {
+		reply = append(reply, bson.E{Key: "nModified", Value: int32(res.NModified)})
+	}
+	if len(res.Upserted) > 0 {
+		ups := bson.A{}
+		for _, u := range res.Upserted {
+			ups = append(ups, bson.D{{Key: "index", Value: int32(u.Index)}, {Key: "_id", Value: u.ID}})
+		}
+		reply = append(reply, bson.E{Key: "upserted", Value: ups})
+	}
+	if len(res.Errors) > 0 {
+		errs := bson.A{}
+		for _, we := range res.Errors {
+			d := bson.D{{Key: "index", Value: int32(we.Index)}, {Key: "code", Value: int32(we.Err.Code)}}
+			if we.KeyPattern != nil {
+				d = append(d, bson.E{Key: "keyPattern", Value: we.KeyPattern}, bson.E{Key: "keyValue", Value: we.KeyValue})
+			}
+			d = append(d, bson.E{Key: "errmsg", Value: we.Err.Msg})
+			errs = append(errs, d)
+		}
+		reply = append(reply, bson.E{Key: "writeErrors", Value: errs})
+	}
+	if wce := c.awaitWriteConcern(wc, res); wce != nil {
+		reply = append(reply, bson.E{Key: "writeConcernError", Value: wce})
+	}
+	return reply
+}

@@ -1,0 +1,162 @@
+package exec
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/agg"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// AggregateParams are aggregate's options.
+type AggregateParams struct {
+	Pipeline     bson.A
+	AllowDiskUse bool
+	Hint         any
+	Let          bson.D
+}
+
+// Aggregate runs a pipeline over db.coll. A leading $match (and a $sort
+// right after it) is pushed down to the planner so it can use an index.
+func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error) {
+	env := agg.Env{DB: db, Lookup: e.lookupSource}
+	pl, err := agg.Compile(p.Pipeline, env)
+	if err != nil {
+		return nil, err
+	}
+	src, _, err := e.Find(db, coll, FindParams{Filter: pl.FirstMatch(), Hint: p.Hint, AllowDiskUse: p.AllowDiskUse})
+	if err != nil {
+		return nil, err
+	}
+	return &fromAgg{it: pl.Run(&toAgg{it: src})}, nil
+}
+
+// lookupSource feeds $lookup and friends with a whole collection.
+func (e *Engine) lookupSource(db, coll string) (agg.Iterator, error) {
+	it, _, err := e.Find(db, coll, FindParams{})
+	if err != nil {
+		return nil, err
+	}
+	return &toAgg{it: it}, nil
+}
+
+// toAgg adapts an exec Iterator to agg's document iterator.
+type toAgg struct{ it Iterator }
+
+func (t *toAgg) Next() (bson.D, bool, error) {
+	r, err := t.it.Next()
+	if err != nil || r == nil {
+		return nil, false, err
+	}
+	d, err := r.decoded()
+	return d, err == nil, err
+}
+
+func (t *toAgg) Close() { t.it.Close() }
+
+// fromAgg adapts agg's iterator back to rows.
+type fromAgg struct{ it agg.Iterator }
+
+func (f *fromAgg) Next() (*Row, error) {
+	d, ok, err := f.it.Next()
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &Row{Doc: d, Pos: -1}, nil
+}
+
+func (f *fromAgg) Close() { f.it.Close() }
+
+// Count counts documents matching filter after skip/limit.
+func (e *Engine) Count(db, coll string, filter bson.D, skip, limit int64, hint any) (int64, error) {
+	col := e.cat.Collection(db, coll)
+	if col != nil && len(filter) == 0 && hint == nil {
+		n := col.Count() - skip
+		if n < 0 {
+			n = 0
+		}
+		if limit > 0 && n > limit {
+			n = limit
+		}
+		return n, nil
+	}
+	it, _, err := e.Find(db, coll, FindParams{Filter: filter, Skip: skip, Limit: limit, Hint: hint})
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	var n int64
+	for {
+		r, err := it.Next()
+		if err != nil {
+			return 0, err
+		}
+		if r == nil {
+			return n, nil
+		}
+		n++
+	}
+}
+
+// Distinct returns the distinct values of key among matching documents;
+// array values contribute their elements, as in MongoDB.
+func (e *Engine) Distinct(db, coll, key string, filter bson.D) (bson.A, error) {
+	if key == "" {
+		return nil, mongoerr.New(mongoerr.InvalidPath, "FieldPath cannot be constructed with empty string")
+	}
+	it, _, err := e.Find(db, coll, FindParams{Filter: filter})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var vals distinctSet
+	for {
+		r, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			return vals.sorted(), nil
+		}
+		d, err := r.decoded()
+		if err != nil {
+			return nil, err
+		}
+		vals.addPath(d, key)
+	}
+}
+
+// Empty returns an iterator with no rows.
+func Empty() Iterator { return &sliceIter{} }
+
+// WriteOut replaces db.coll's contents with it's rows ($out). It is not
+// atomic as MongoDB's (which renames a temporary collection): the target is
+// dropped, then the results are inserted. TODO(#2): build into a temporary
+// collection and rename.
+func (e *Engine) WriteOut(it Iterator, db, coll string) error {
+	defer it.Close()
+	var docs []bson.D
+	for {
+		r, err := it.Next()
+		if err != nil {
+			return err
+		}
+		if r == nil {
+			break
+		}
+		d, err := r.decoded()
+		if err != nil {
+			return err
+		}
+		docs = append(docs, d)
+	}
+	if e.cat.Collection(db, coll) != nil {
+		if err := e.cat.DropCollection(db, coll); err != nil {
+			return err
+		}
+	}
+	res := e.Insert(db, coll, docs, true)
+	if len(res.Errors) > 0 {
+		return res.Errors[0].Err
+	}
+	return nil
+}

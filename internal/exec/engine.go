@@ -1,0 +1,40 @@
+package exec
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/relaydb/relaydb/internal/catalog"
+)
+
+// Engine executes operations on one data node's catalog.
+type Engine struct {
+	cat     *catalog.Catalog
+	cursors *Cursors
+	locks   stripes
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+// New returns an engine over cat.
+func New(cat *catalog.Catalog, log *slog.Logger) *Engine {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Engine{cat: cat, cursors: newCursors(), log: log, now: time.Now}
+}
+
+// Catalog returns the catalog the engine runs on.
+func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
+
+// Cursors returns the open-cursor registry.
+func (e *Engine) Cursors() *Cursors { return e.cursors }
+
+// Close kills every cursor. The catalog is closed by its owner.
+func (e *Engine) Close() { e.cursors.killAll() }
+
+// WaitDurable blocks until the write identified by r is synced (j:true).
+func (e *Engine) WaitDurable(ctx context.Context, r catalog.WriteResult) error {
+	return e.cat.WaitDurable(ctx, r)
+}

@@ -1,0 +1,73 @@
+package exec
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// ExplainFind describes the plan a find would use, in MongoDB's
+// queryPlanner shape: winningPlan names IDHACK, IXSCAN (under FETCH) or
+// COLLSCAN.
+func (e *Engine) ExplainFind(db, coll string, p FindParams) (bson.D, error) {
+	it, plan, err := e.Find(db, coll, p)
+	if err != nil {
+		return nil, err
+	}
+	it.Close()
+	return bson.D{
+		{Key: "namespace", Value: db + "." + coll},
+		{Key: "parsedQuery", Value: orEmpty(p.Filter)},
+		{Key: "winningPlan", Value: planDoc(plan, p)},
+		{Key: "rejectedPlans", Value: bson.A{}},
+	}, nil
+}
+
+func orEmpty(d bson.D) bson.D {
+	if d == nil {
+		return bson.D{}
+	}
+	return d
+}
+
+func planDoc(plan *Plan, p FindParams) bson.D {
+	var stage bson.D
+	switch plan.Kind {
+	case "IXSCAN":
+		dir := "forward"
+		if plan.Reverse {
+			dir = "backward"
+		}
+		ix := bson.D{
+			{Key: "stage", Value: "IXSCAN"},
+			{Key: "keyPattern", Value: plan.Index.Key},
+			{Key: "indexName", Value: plan.Index.Name},
+			{Key: "isMultiKey", Value: plan.Index.Multikey},
+			{Key: "isUnique", Value: plan.Index.Unique},
+			{Key: "isSparse", Value: plan.Index.Sparse},
+			{Key: "direction", Value: dir},
+			{Key: "intervals", Value: int32(len(plan.Intervals))},
+		}
+		stage = bson.D{{Key: "stage", Value: "FETCH"}}
+		if len(p.Filter) > 0 {
+			stage = append(stage, bson.E{Key: "filter", Value: p.Filter})
+		}
+		stage = append(stage, bson.E{Key: "inputStage", Value: ix})
+	case "IDHACK", "EOF":
+		stage = bson.D{{Key: "stage", Value: plan.Kind}}
+	default:
+		dir := "forward"
+		if plan.Reverse {
+			dir = "backward"
+		}
+		stage = bson.D{{Key: "stage", Value: "COLLSCAN"}, {Key: "filter", Value: orEmpty(p.Filter)}, {Key: "direction", Value: dir}}
+	}
+	if len(p.Sort) > 0 && !plan.SortCovered {
+		stage = bson.D{{Key: "stage", Value: "SORT"}, {Key: "sortPattern", Value: p.Sort}, {Key: "inputStage", Value: stage}}
+	}
+	if p.Limit > 0 {
+		stage = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: p.Limit}, {Key: "inputStage", Value: stage}}
+	}
+	if len(p.Projection) > 0 {
+		stage = bson.D{{Key: "stage", Value: "PROJECTION_DEFAULT"}, {Key: "transformBy", Value: p.Projection}, {Key: "inputStage", Value: stage}}
+	}
+	return stage
+}

@@ -1,0 +1,160 @@
+package exec
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/query"
+)
+
+// FindParams are a find's query options.
+type FindParams struct {
+	Filter       bson.D
+	Projection   bson.D
+	Sort         bson.D
+	Hint         any // index name or key pattern
+	Skip, Limit  int64
+	AllowDiskUse bool
+}
+
+// compiled holds a find's parsed parts.
+type compiled struct {
+	m    *query.Matcher
+	sort *query.Sort
+	proj *query.Projection
+}
+
+func compileFind(p FindParams) (*compiled, error) {
+	c := &compiled{}
+	var err error
+	if c.m, err = query.Compile(p.Filter); err != nil {
+		return nil, err
+	}
+	if len(p.Sort) > 0 && !(len(p.Sort) == 1 && p.Sort[0].Key == "$natural") {
+		if c.sort, err = query.CompileSort(p.Sort); err != nil {
+			return nil, err
+		}
+	}
+	if len(p.Projection) > 0 {
+		if c.proj, err = query.CompileProjection(p.Projection); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Find plans and opens a query over db.coll. A missing collection yields
+// an empty result (after validating the query), as in MongoDB.
+func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
+	c, err := compileFind(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	if isOplog(db, coll) {
+		return e.findOplog(c, p)
+	}
+	col := e.cat.Collection(db, coll)
+	if col == nil {
+		return &sliceIter{}, &Plan{Kind: "EOF"}, nil
+	}
+	plan, err := choosePlan(col, planInput{filter: p.Filter, sort: p.Sort, hint: p.Hint})
+	if err != nil {
+		return nil, nil, err
+	}
+	it, err := e.source(col, plan)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(p.Filter) > 0 && plan.Kind != "IDHACK" {
+		it = &filterIter{in: it, m: c.m}
+	}
+	if c.sort != nil && !plan.SortCovered {
+		topK := int64(0)
+		if p.Limit > 0 {
+			topK = p.Skip + p.Limit
+		}
+		if it, err = sortRows(it, c.sort, topK, p.AllowDiskUse); err != nil {
+			return nil, nil, err
+		}
+	}
+	if p.Skip > 0 || p.Limit > 0 {
+		it = &skipLimitIter{in: it, skip: p.Skip, limit: p.Limit}
+	}
+	if c.proj != nil {
+		it = &projectIter{in: it, p: c.proj}
+	}
+	return it, plan, nil
+}
+
+// source opens the plan's scan.
+func (e *Engine) source(col *catalog.Collection, plan *Plan) (Iterator, error) {
+	switch plan.Kind {
+	case "IDHACK":
+		raw, ok, err := col.FindByID(plan.ID)
+		if err != nil || !ok {
+			return &sliceIter{}, err
+		}
+		return &sliceIter{rows: []*Row{{Raw: raw, Pos: -1}}}, nil
+	case "IXSCAN":
+		return &multiScan{col: col, plan: plan}, nil
+	default:
+		return &scanIter{it: col.Scan(plan.Reverse)}, nil
+	}
+}
+
+// multiScan runs one index scan per interval, in order.
+type multiScan struct {
+	col  *catalog.Collection
+	plan *Plan
+	i    int
+	cur  catalog.DocIterator
+	seen map[string]struct{} // _id keys already returned, when intervals may overlap a document
+}
+
+func (m *multiScan) Next() (*Row, error) {
+	for {
+		if m.cur == nil {
+			if m.i >= len(m.plan.Intervals) {
+				return nil, nil
+			}
+			iv := m.plan.Intervals[m.i]
+			m.i++
+			m.cur = m.col.ScanIndex(m.plan.Index, iv.lo, iv.hi, m.plan.Reverse)
+		}
+		raw, ok := m.cur.Next()
+		if ok {
+			if len(m.plan.Intervals) > 1 && m.plan.Index.Multikey && m.dup(raw) {
+				continue
+			}
+			return &Row{Raw: raw, Pos: -1}, nil
+		}
+		err := m.cur.Err()
+		m.cur.Close()
+		m.cur = nil
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// dup reports whether a document was already returned by an earlier
+// interval (a multikey document can match several $in values).
+func (m *multiScan) dup(raw []byte) bool {
+	if m.seen == nil {
+		m.seen = map[string]struct{}{}
+	}
+	id := bson.Raw(raw).Lookup("_id")
+	k := string(id.Value)
+	if _, ok := m.seen[k]; ok {
+		return true
+	}
+	m.seen[k] = struct{}{}
+	return false
+}
+
+func (m *multiScan) Close() {
+	if m.cur != nil {
+		m.cur.Close()
+		m.cur = nil
+	}
+}

@@ -1,0 +1,128 @@
+package exec
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/query"
+	"github.com/relaydb/relaydb/internal/update"
+)
+
+// FindAndModifyParams are findAndModify's options.
+type FindAndModifyParams struct {
+	Query, Sort, Fields bson.D
+	Remove, New, Upsert bool
+	Update              any
+	ArrayFilters        []bson.D
+	Hint                any
+}
+
+// FindAndModifyResult is the command's value and lastErrorObject.
+type FindAndModifyResult struct {
+	Value           bson.D // nil = null
+	N               int64
+	UpdatedExisting bool
+	UpsertedID      any
+	Write           WriteResult
+}
+
+// FindAndModify atomically finds one document and updates or removes it.
+func (e *Engine) FindAndModify(db, coll string, p FindAndModifyParams) (*FindAndModifyResult, error) {
+	if p.Remove == (p.Update != nil) {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "Either an update or remove=true must be specified")
+	}
+	if p.Remove && (p.Upsert || p.New) {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot specify both upsert=true and remove=true")
+	}
+	m, err := query.Compile(p.Query)
+	if err != nil {
+		return nil, err
+	}
+	var proj *query.Projection
+	if len(p.Fields) > 0 {
+		if proj, err = query.CompileProjection(p.Fields); err != nil {
+			return nil, err
+		}
+	}
+	var u *update.Update
+	if p.Update != nil {
+		if u, err = update.Compile(p.Update, update.Options{ArrayFilters: p.ArrayFilters}); err != nil {
+			return nil, err
+		}
+	}
+	res := &FindAndModifyResult{}
+	col := e.cat.Collection(db, coll)
+	if col != nil {
+		ids, err := e.matchIDs(col, p.Query, p.Sort, p.Hint, true)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			if err := e.famOne(col, id, m, u, p, proj, res); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if res.N == 0 && p.Upsert {
+		if err := e.upsert(db, coll, 0, p.Query, u, &res.Write); err != nil {
+			return nil, err
+		}
+		res.N, res.UpsertedID = 1, res.Write.Upserted[0].ID
+		if p.New {
+			c := e.cat.Collection(db, coll)
+			raw, ok, err := c.FindByID(res.UpsertedID)
+			if err == nil && ok {
+				res.Value, err = project(raw, proj, -1)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return res, nil
+}
+
+func (e *Engine) famOne(col *catalog.Collection, id any, m *query.Matcher, u *update.Update, p FindAndModifyParams, proj *query.Projection, res *FindAndModifyResult) error {
+	_, err := e.modifyByID(col, id, m, func(old bson.D, pos int) (bson.D, error) {
+		res.N = 1
+		var after bson.D
+		if p.Remove {
+			w, err := e.cat.Delete(col, old)
+			if err != nil {
+				return nil, err
+			}
+			res.Write.committed(w)
+		} else {
+			res.UpdatedExisting = true
+			var err error
+			if after, err = e.applyUpdate(col, old, pos, u, &res.Write); err != nil {
+				return nil, err
+			}
+		}
+		out := old
+		if p.New {
+			out = after
+		}
+		var err error
+		res.Value, err = projectDoc(out, proj, pos)
+		return nil, err
+	})
+	return err
+}
+
+func project(raw []byte, proj *query.Projection, pos int) (bson.D, error) {
+	r := &Row{Raw: raw}
+	d, err := r.decoded()
+	if err != nil {
+		return nil, err
+	}
+	return projectDoc(d, proj, pos)
+}
+
+func projectDoc(d bson.D, proj *query.Projection, pos int) (bson.D, error) {
+	if proj == nil {
+		return d, nil
+	}
+	return proj.Apply(d, pos)
+}

@@ -1,0 +1,220 @@
+package exec
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/query"
+	"github.com/relaydb/relaydb/internal/storage/keystring"
+	"github.com/relaydb/relaydb/internal/update"
+)
+
+// UpdateStmt is one statement of an update command.
+type UpdateStmt struct {
+	Q            bson.D
+	U            any // operator document, replacement, or pipeline
+	Upsert       bool
+	Multi        bool
+	ArrayFilters []bson.D
+	Hint         any
+}
+
+// Update runs update statements.
+func (e *Engine) Update(db, coll string, stmts []UpdateStmt, ordered bool) *WriteResult {
+	res := &WriteResult{}
+	for i, s := range stmts {
+		if err := e.updateStmt(db, coll, i, s, res); err != nil {
+			if res.fail(i, err, ordered) {
+				break
+			}
+		}
+	}
+	return res
+}
+
+func (e *Engine) updateStmt(db, coll string, i int, s UpdateStmt, res *WriteResult) error {
+	u, err := update.Compile(s.U, update.Options{ArrayFilters: s.ArrayFilters})
+	if err != nil {
+		return err
+	}
+	if s.Multi && u.IsReplacement() {
+		return mongoerr.New(mongoerr.FailedToParse, "multi update is not supported for replacement-style update")
+	}
+	m, err := query.Compile(s.Q)
+	if err != nil {
+		return err
+	}
+	col := e.cat.Collection(db, coll)
+	var ids []any
+	if col != nil {
+		if ids, err = e.matchIDs(col, s.Q, nil, s.Hint, !s.Multi); err != nil {
+			return err
+		}
+	}
+	for _, id := range ids {
+		matched, err := e.modifyByID(col, id, m, func(old bson.D, pos int) (bson.D, error) {
+			return e.applyUpdate(col, old, pos, u, res)
+		})
+		if err != nil {
+			return err
+		}
+		if matched {
+			res.N++
+		}
+	}
+	if len(ids) == 0 && s.Upsert {
+		return e.upsert(db, coll, i, s.Q, u, res)
+	}
+	return nil
+}
+
+// applyUpdate computes and commits one document's update.
+func (e *Engine) applyUpdate(col *catalog.Collection, old bson.D, pos int, u *update.Update, res *WriteResult) (bson.D, error) {
+	r, err := u.Apply(old, update.ApplyContext{MatchedPos: pos, Now: e.now()})
+	if err != nil {
+		return nil, err
+	}
+	if !r.Changed {
+		return old, nil
+	}
+	if err := checkDocSize(r.Doc); err != nil {
+		return nil, err
+	}
+	if err := bsonx.CheckUserDepth(r.Doc); err != nil {
+		return nil, err
+	}
+	w, err := e.cat.Update(col, old, r.Doc, r.Oplog)
+	if err != nil {
+		return nil, err
+	}
+	res.committed(w)
+	res.NModified++
+	return r.Doc, nil
+}
+
+func (e *Engine) upsert(db, coll string, i int, q bson.D, u *update.Update, res *WriteResult) error {
+	doc, err := u.Upsert(q, update.ApplyContext{MatchedPos: -1, IsInsert: true, Now: e.now()})
+	if err != nil {
+		return err
+	}
+	col, err := e.CollectionForWrite(db, coll)
+	if err != nil {
+		return err
+	}
+	doc, err = prepareInsert(doc)
+	if err != nil {
+		return err
+	}
+	w, err := e.cat.Insert(col, doc)
+	if err != nil {
+		return err
+	}
+	res.committed(w)
+	res.N++
+	res.Upserted = append(res.Upserted, Upserted{Index: i, ID: doc[0].Value})
+	return nil
+}
+
+// matchIDs returns the _ids of documents matching filter, in sort order
+// when sort is given; only the first when one is set.
+func (e *Engine) matchIDs(col *catalog.Collection, filter, sort bson.D, hint any, one bool) ([]any, error) {
+	p := FindParams{Filter: filter, Sort: sort, Hint: hint}
+	if one {
+		p.Limit = 1
+	}
+	it, _, err := e.Find(col.DB, col.Name, p)
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var ids []any
+	for {
+		r, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			return ids, nil
+		}
+		d, err := r.decoded()
+		if err != nil {
+			return nil, err
+		}
+		id, _ := bsonx.Get(d, "_id")
+		ids = append(ids, id)
+	}
+}
+
+// modifyByID re-reads the document under its lock stripe, re-checks the
+// filter and calls fn. It reports whether the document still matched.
+func (e *Engine) modifyByID(col *catalog.Collection, id any, m *query.Matcher, fn func(old bson.D, pos int) (bson.D, error)) (bool, error) {
+	mu := e.locks.lock(col.ID, keystring.Key(id))
+	defer mu.Unlock()
+	raw, ok, err := col.FindByID(id)
+	if err != nil || !ok {
+		return false, err
+	}
+	old, err := bsonx.Decode(raw)
+	if err != nil {
+		return false, err
+	}
+	matched, pos := m.MatchPos(old)
+	if !matched {
+		return false, nil
+	}
+	_, err = fn(old, pos)
+	return err == nil, err
+}
+
+// DeleteStmt is one statement of a delete command.
+type DeleteStmt struct {
+	Q     bson.D
+	Limit int64 // 0 = all, 1 = one
+	Hint  any
+}
+
+// Delete runs delete statements.
+func (e *Engine) Delete(db, coll string, stmts []DeleteStmt, ordered bool) *WriteResult {
+	res := &WriteResult{}
+	for i, s := range stmts {
+		if err := e.deleteStmt(db, coll, s, res); err != nil {
+			if res.fail(i, err, ordered) {
+				break
+			}
+		}
+	}
+	return res
+}
+
+func (e *Engine) deleteStmt(db, coll string, s DeleteStmt, res *WriteResult) error {
+	m, err := query.Compile(s.Q)
+	if err != nil {
+		return err
+	}
+	col := e.cat.Collection(db, coll)
+	if col == nil {
+		return nil
+	}
+	ids, err := e.matchIDs(col, s.Q, nil, s.Hint, s.Limit == 1)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		matched, err := e.modifyByID(col, id, m, func(old bson.D, _ int) (bson.D, error) {
+			w, err := e.cat.Delete(col, old)
+			if err == nil {
+				res.committed(w)
+			}
+			return nil, err
+		})
+		if err != nil {
+			return err
+		}
+		if matched {
+			res.N++
+		}
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package exec
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/oplog"
+)
+
+// oplogBatch is how many entries one read of the oplog fetches.
+const oplogBatch = 512
+
+// isOplog reports whether db.coll is local.oplog.rs.
+func isOplog(db, coll string) bool { return db == "local" && coll == "oplog.rs" }
+
+// findOplog reads local.oplog.rs: in ts order from the lower bound of a
+// {ts: {$gt|$gte: T}} filter, or newest first for {$natural: -1}. The scan
+// stops at the visibility point, so a reader never sees a hole.
+func (e *Engine) findOplog(c *compiled, p FindParams) (Iterator, *Plan, error) {
+	l := e.cat.Oplog()
+	var it Iterator
+	if naturalReverse(p.Sort) {
+		raws, err := l.ReadReverse(bson.Timestamp{}, int(p.Skip+p.Limit))
+		if err != nil {
+			return nil, nil, err
+		}
+		rows := make([]*Row, len(raws))
+		for i, r := range raws {
+			rows[i] = &Row{Raw: r, Pos: -1}
+		}
+		it = &sliceIter{rows: rows}
+	} else {
+		start, incl := tsLowerBound(p.Filter)
+		it = &oplogIter{log: l, after: start, incl: incl}
+	}
+	if len(p.Filter) > 0 {
+		it = &filterIter{in: it, m: c.m}
+	}
+	if c.sort != nil && !naturalReverse(p.Sort) {
+		var err error
+		if it, err = sortRows(it, c.sort, 0, p.AllowDiskUse); err != nil {
+			return nil, nil, err
+		}
+	}
+	if p.Skip > 0 || p.Limit > 0 {
+		it = &skipLimitIter{in: it, skip: p.Skip, limit: p.Limit}
+	}
+	if c.proj != nil {
+		it = &projectIter{in: it, p: c.proj}
+	}
+	return it, &Plan{Kind: "COLLSCAN"}, nil
+}
+
+// OplogWaiter returns the awaitData wait for a tailable oplog cursor: it
+// blocks until an entry newer than the last one read is visible.
+func (e *Engine) OplogWaiter(it Iterator) func(ctx context.Context) error {
+	oi := findOplogIter(it)
+	if oi == nil {
+		return nil
+	}
+	return func(ctx context.Context) error { return oi.log.Wait(ctx, oi.after) }
+}
+
+// findOplogIter digs the oplog source out of a pipeline of wrappers.
+func findOplogIter(it Iterator) *oplogIter {
+	for {
+		switch t := it.(type) {
+		case *oplogIter:
+			return t
+		case *filterIter:
+			it = t.in
+		case *skipLimitIter:
+			it = t.in
+		case *projectIter:
+			it = t.in
+		default:
+			return nil
+		}
+	}
+}
+
+// tsLowerBound extracts {ts: {$gt/$gte: T}} from a filter.
+func tsLowerBound(filter bson.D) (bson.Timestamp, bool) {
+	p := predicates(filter)["ts"]
+	if p == nil {
+		return bson.Timestamp{}, true
+	}
+	if len(p.eq) == 1 {
+		if ts, ok := p.eq[0].(bson.Timestamp); ok {
+			return ts, true
+		}
+	}
+	if ts, ok := p.low.(bson.Timestamp); ok {
+		return ts, p.lowIncl
+	}
+	return bson.Timestamp{}, true
+}
+
+// oplogIter reads the oplog forward in batches. At the end of visible
+// data it returns nil but can be called again (tailable cursors).
+type oplogIter struct {
+	log   *oplog.Log
+	after bson.Timestamp
+	incl  bool
+	buf   [][]byte
+}
+
+func (o *oplogIter) Next() (*Row, error) {
+	if len(o.buf) == 0 {
+		raws, err := o.log.ReadRaw(o.after, o.incl, oplogBatch)
+		if err != nil || len(raws) == 0 {
+			return nil, err
+		}
+		o.buf = raws
+	}
+	raw := o.buf[0]
+	o.buf = o.buf[1:]
+	if t, i, ok := bson.Raw(raw).Lookup("ts").TimestampOK(); ok {
+		o.after, o.incl = bson.Timestamp{T: t, I: i}, false
+	}
+	return &Row{Raw: raw, Pos: -1}, nil
+}
+
+func (o *oplogIter) Close() { o.buf = nil }

@@ -1,0 +1,126 @@
+package exec
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// Plan is a chosen access path for one collection.
+type Plan struct {
+	Kind      string // "IDHACK", "IXSCAN" or "COLLSCAN" (MongoDB's stage names)
+	Index     *catalog.Index
+	Intervals []interval // IXSCAN: byte ranges, in scan order
+	Reverse   bool
+	ID        any // IDHACK: the _id looked up
+	// SortCovered is true when the scan order already satisfies the sort.
+	SortCovered bool
+}
+
+type interval struct{ lo, hi []byte }
+
+// planInput is what the planner looks at.
+type planInput struct {
+	filter bson.D
+	sort   bson.D
+	hint   any // index name (string) or key pattern (bson.D); nil = none
+}
+
+// choosePlan picks the access path for coll.
+func choosePlan(coll *catalog.Collection, in planInput) (*Plan, error) {
+	preds := predicates(in.filter)
+	if in.hint != nil {
+		idx, err := hintedIndex(coll, in.hint)
+		if err != nil {
+			return nil, err
+		}
+		return indexPlan(idx, preds, in.sort, true), nil
+	}
+	if id, ok := idEquality(in.filter, preds); ok {
+		return &Plan{Kind: "IDHACK", ID: id, SortCovered: true}, nil
+	}
+	var best *Plan
+	bestScore := 0
+	for _, idx := range coll.Indexes() {
+		if idx.Partial != nil {
+			continue // TODO(#2): use a partial index when the filter implies its filter
+		}
+		p := indexPlan(idx, preds, in.sort, false)
+		if p == nil {
+			continue
+		}
+		if s := score(p, idx, preds, in.sort); s > bestScore {
+			best, bestScore = p, s
+		}
+	}
+	if best != nil {
+		return best, nil
+	}
+	return &Plan{Kind: "COLLSCAN", Reverse: naturalReverse(in.sort)}, nil
+}
+
+// idEquality reports a filter that is exactly {_id: <scalar>}.
+func idEquality(filter bson.D, preds map[string]*pred) (any, bool) {
+	if len(filter) != 1 || filter[0].Key != "_id" {
+		return nil, false
+	}
+	p := preds["_id"]
+	if p == nil || len(p.eq) != 1 {
+		return nil, false
+	}
+	return p.eq[0], true
+}
+
+func naturalReverse(sort bson.D) bool {
+	if len(sort) == 1 && sort[0].Key == "$natural" {
+		n, _ := bsonx.AsFloat64(sort[0].Value)
+		return n < 0
+	}
+	return false
+}
+
+func hintedIndex(coll *catalog.Collection, hint any) (*catalog.Index, error) {
+	for _, idx := range coll.Indexes() {
+		switch h := hint.(type) {
+		case string:
+			if idx.Name == h {
+				return idx, nil
+			}
+		case bson.D:
+			if bsonx.Equal(idx.Key, h) {
+				return idx, nil
+			}
+		}
+	}
+	return nil, mongoerr.New(mongoerr.BadValue, "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index")
+}
+
+// score ranks usable plans: more equality fields, then a range, then sort.
+func score(p *Plan, idx *catalog.Index, preds map[string]*pred, sort bson.D) int {
+	s := 0
+	for _, f := range idx.Key {
+		pr := preds[f.Key]
+		if pr == nil {
+			break
+		}
+		if len(pr.eq) == 1 {
+			s += 10
+			continue
+		}
+		if len(pr.eq) > 1 {
+			s += 6
+		} else {
+			s += 5
+		}
+		break
+	}
+	if s > 0 && idx.Unique {
+		s += 2
+	}
+	if p.SortCovered && len(sort) > 0 {
+		s += 3
+	}
+	return s
+}

@@ -1,0 +1,166 @@
+package exec
+
+import (
+	"errors"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// maxUserDocSize is the 16 MB BSON limit for stored documents.
+const maxUserDocSize = 16 * 1024 * 1024
+
+// WriteError is one failed statement of a write command.
+type WriteError struct {
+	Index int
+	Err   *mongoerr.Error
+	// KeyPattern and KeyValue describe a duplicate key (code 11000).
+	KeyPattern, KeyValue bson.D
+}
+
+// Upserted names a document an upsert inserted.
+type Upserted struct {
+	Index int
+	ID    any
+}
+
+// WriteResult summarises a write command.
+type WriteResult struct {
+	N, NModified int64
+	Upserted     []Upserted
+	Errors       []WriteError
+	// Last is the last committed write (for j:true waits); zero if none.
+	Last catalog.WriteResult
+}
+
+func (r *WriteResult) committed(w catalog.WriteResult) {
+	if w.Seq > r.Last.Seq {
+		r.Last = w
+	}
+}
+
+// fail records err for statement i; it reports whether to stop (ordered).
+func (r *WriteResult) fail(i int, err error, ordered bool) bool {
+	we := WriteError{Index: i, Err: mongoerr.From(err)}
+	var dk interface{ DupKeyInfo() (bson.D, bson.D) }
+	if errors.As(err, &dk) {
+		we.KeyPattern, we.KeyValue = dk.DupKeyInfo()
+	}
+	r.Errors = append(r.Errors, we)
+	return ordered
+}
+
+// CollectionForWrite returns db.coll, creating it implicitly as MongoDB does.
+func (e *Engine) CollectionForWrite(db, coll string) (*catalog.Collection, error) {
+	if c := e.cat.Collection(db, coll); c != nil {
+		return c, nil
+	}
+	c, err := e.cat.CreateCollection(db, coll, nil)
+	if mongoerr.Is(err, mongoerr.NamespaceExists) {
+		if c = e.cat.Collection(db, coll); c != nil {
+			return c, nil
+		}
+	}
+	return c, err
+}
+
+// Insert inserts docs (each gets an ObjectId _id when it has none).
+func (e *Engine) Insert(db, coll string, docs []bson.D, ordered bool) *WriteResult {
+	res := &WriteResult{}
+	col, err := e.CollectionForWrite(db, coll)
+	if err != nil {
+		for i := range docs {
+			if res.fail(i, err, ordered) {
+				break
+			}
+		}
+		return res
+	}
+	for i, d := range docs {
+		if err := e.insertOne(col, d, res); err != nil {
+			if res.fail(i, err, ordered) {
+				break
+			}
+			continue
+		}
+		res.N++
+	}
+	return res
+}
+
+func (e *Engine) insertOne(col *catalog.Collection, d bson.D, res *WriteResult) error {
+	d, err := prepareInsert(d)
+	if err != nil {
+		return err
+	}
+	w, err := e.cat.Insert(col, d)
+	if err != nil {
+		return err
+	}
+	res.committed(w)
+	return nil
+}
+
+// prepareInsert validates a new document and puts _id first, generating
+// an ObjectId when missing.
+func prepareInsert(d bson.D) (bson.D, error) {
+	idPos := -1
+	for i, e := range d {
+		if e.Key == "_id" {
+			idPos = i
+			break
+		}
+	}
+	if idPos < 0 {
+		out := make(bson.D, 0, len(d)+1)
+		out = append(out, bson.E{Key: "_id", Value: bson.NewObjectID()})
+		d = append(out, d...)
+	} else if idPos > 0 {
+		out := make(bson.D, 0, len(d))
+		out = append(out, d[idPos])
+		out = append(out, d[:idPos]...)
+		d = append(out, d[idPos+1:]...)
+	}
+	if err := validateID(d[0].Value); err != nil {
+		return nil, err
+	}
+	if err := checkDocSize(d); err != nil {
+		return nil, err
+	}
+	if err := bsonx.CheckUserDepth(d); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func validateID(id any) error {
+	switch v := id.(type) {
+	case bson.A:
+		return mongoerr.New(mongoerr.InvalidIdField, "The '_id' value cannot be of type array")
+	case bson.Regex:
+		return mongoerr.New(mongoerr.InvalidIdField, "The '_id' value cannot be of type regex")
+	case bson.Undefined:
+		return mongoerr.New(mongoerr.InvalidIdField, "The '_id' value cannot be of type undefined")
+	case bson.D:
+		for _, f := range v {
+			if len(f.Key) > 0 && f.Key[0] == '$' {
+				return mongoerr.New(mongoerr.DollarPrefixedFieldName, "_id fields may not contain '$'-prefixed fields: %s is not valid for storage.", f.Key)
+			}
+		}
+	}
+	return nil
+}
+
+func checkDocSize(d bson.D) error {
+	b, err := bson.Marshal(d)
+	if err != nil {
+		return mongoerr.New(mongoerr.BadValue, "cannot encode document: %v", err)
+	}
+	if len(b) > maxUserDocSize {
+		return mongoerr.New(mongoerr.BadValue, "object to insert too large. size in bytes: %d, max size: %d", len(b), maxUserDocSize)
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package query
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Matcher is a compiled query filter. It is immutable and safe for
+// concurrent use.
+type Matcher struct {
+	root  node
+	preds []Predicate
+}
+
+// matchState carries what a match records besides its verdict.
+type matchState struct {
+	// pos is the array index matched by the first array the matching path
+	// traversed, for the positional $ operator; -1 if none.
+	pos int
+}
+
+// node is a compiled filter predicate over a whole document.
+type node interface {
+	match(doc bson.D, st *matchState) bool
+}
+
+// Compile parses and validates a query filter.
+func Compile(filter bson.D) (*Matcher, error) {
+	c := &compiler{}
+	root, err := c.parseDoc(filter, 0, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Matcher{root: root, preds: c.preds}, nil
+}
+
+// Match reports whether doc satisfies the filter.
+func (m *Matcher) Match(doc bson.D) bool {
+	ok, _ := m.MatchPos(doc)
+	return ok
+}
+
+// MatchPos reports whether doc satisfies the filter and, if so, the array
+// index matched by the first array a matching path traversed (what the
+// positional $ operator of projections and updates refers to), or -1.
+// When several conjuncts traverse arrays, the last one wins, as in MongoDB.
+func (m *Matcher) MatchPos(doc bson.D) (ok bool, pos int) {
+	st := matchState{pos: -1}
+	if !m.root.match(doc, &st) {
+		return false, -1
+	}
+	return true, st.pos
+}
+
+// andNode matches when all children match (and matches everything when
+// empty, as the filter {} does).
+type andNode []node
+
+func (n andNode) match(doc bson.D, st *matchState) bool {
+	for _, c := range n {
+		if !c.match(doc, st) {
+			return false
+		}
+	}
+	return true
+}
+
+// orNode matches when some child matches; only that child's position is
+// recorded.
+type orNode []node
+
+func (n orNode) match(doc bson.D, st *matchState) bool {
+	for _, c := range n {
+		local := matchState{pos: st.pos}
+		if c.match(doc, &local) {
+			*st = local
+			return true
+		}
+	}
+	return false
+}
+
+// notNode negates its child; it never records a position.
+type notNode struct{ child node }
+
+func (n notNode) match(doc bson.D, _ *matchState) bool {
+	return !n.child.match(doc, &matchState{pos: -1})
+}
+
+// norNode matches when no child matches.
+type norNode []node
+
+func (n norNode) match(doc bson.D, _ *matchState) bool {
+	for _, c := range n {
+		if c.match(doc, &matchState{pos: -1}) {
+			return false
+		}
+	}
+	return true
+}
+
+// constNode always or never matches ($alwaysTrue, $alwaysFalse, $all: []).
+type constNode bool
+
+func (n constNode) match(bson.D, *matchState) bool { return bool(n) }
+
+// pathNode applies a value predicate to each candidate value of a path and
+// matches if any candidate does.
+type pathNode struct {
+	w walker
+	m valueMatcher
+}
+
+func (n pathNode) match(doc bson.D, st *matchState) bool {
+	pm, hasPos := n.m.(posMatcher)
+	return n.w.walk(doc, func(v any, missing bool, pos int) bool {
+		if hasPos && !missing {
+			ok, inner := pm.matchPos(v)
+			if ok {
+				st.pos = firstPos(pos, inner)
+			}
+			return ok
+		}
+		if n.m.matchValue(v, missing) {
+			if pos >= 0 {
+				st.pos = pos
+			}
+			return true
+		}
+		return false
+	})
+}
+
+// valueMatcher is a predicate on one value (what MongoDB calls
+// matchesSingleElement). missing reports a path that led nowhere.
+type valueMatcher interface {
+	matchValue(v any, missing bool) bool
+}
+
+// posMatcher is a valueMatcher that can report which element of an array
+// value matched ($elemMatch).
+type posMatcher interface {
+	matchPos(v any) (bool, int)
+}
+
+// notValue negates a value predicate (inside $elemMatch).
+type notValue struct{ m valueMatcher }
+
+func (n notValue) matchValue(v any, missing bool) bool { return !n.m.matchValue(v, missing) }
+
+// andValue is a conjunction of value predicates.
+type andValue []valueMatcher
+
+func (n andValue) matchValue(v any, missing bool) bool {
+	for _, m := range n {
+		if !m.matchValue(v, missing) {
+			return false
+		}
+	}
+	return true
+}

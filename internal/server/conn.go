@@ -1,0 +1,146 @@
+package server
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"sync/atomic"
+
+	"github.com/relaydb/relaydb/internal/command"
+	"github.com/relaydb/relaydb/internal/wire"
+)
+
+// maxMessageSize is MongoDB's maxMessageSizeBytes.
+const maxMessageSize = 48_000_000
+
+type conn struct {
+	srv   *Server
+	nc    net.Conn
+	r     *bufio.Reader
+	state *command.Conn
+	out   []byte // reply buffer, reused
+	reqID atomic.Int32
+}
+
+func newConn(s *Server, nc net.Conn, id int64) *conn {
+	return &conn{
+		srv:   s,
+		nc:    nc,
+		r:     bufio.NewReaderSize(nc, 16<<10),
+		state: command.NewConn(id, nc.RemoteAddr().String(), nc.LocalAddr().String()),
+	}
+}
+
+// closeRead unblocks a connection waiting for its next request.
+func (c *conn) closeRead() {
+	if tc, ok := c.nc.(*net.TCPConn); ok {
+		tc.CloseRead()
+		return
+	}
+	c.nc.Close()
+}
+
+func (c *conn) serve() {
+	defer func() {
+		if r := recover(); r != nil {
+			c.srv.log.Error("connection handler panicked; closing connection", "conn", c.state.ID, "panic", r)
+		}
+		c.srv.cmds.ConnClosed(c.state)
+		c.nc.Close()
+		c.srv.dropConn(c)
+	}()
+	for {
+		hdr, body, err := wire.ReadMessage(c.r, maxMessageSize)
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				c.srv.log.Debug("closing connection after read error", "conn", c.state.ID, "err", err)
+			}
+			return
+		}
+		if !c.handle(hdr, body) {
+			return
+		}
+		if c.srv.isClosed() && c.r.Buffered() == 0 {
+			return
+		}
+	}
+}
+
+// handle serves one message; false closes the connection.
+func (c *conn) handle(hdr wire.Header, body []byte) bool {
+	op, compressor := hdr.OpCode, byte(0)
+	if op == wire.OpCompressed {
+		orig, data, err := wire.ParseCompressed(body, maxMessageSize)
+		if err != nil {
+			c.srv.log.Info("closing connection: bad OP_COMPRESSED", "conn", c.state.ID, "err", err)
+			return false
+		}
+		op, body, compressor = orig, data, body[8]
+	}
+	switch op {
+	case wire.OpMsg:
+		return c.handleMsg(hdr, body, compressor)
+	case wire.OpQuery:
+		return c.handleQuery(hdr, body, compressor)
+	default:
+		c.srv.log.Info("closing connection: unsupported opcode", "conn", c.state.ID, "opcode", int32(op))
+		return false
+	}
+}
+
+func (c *conn) handleMsg(hdr wire.Header, body []byte, compressor byte) bool {
+	msg, err := wire.ParseMsg(body)
+	if err != nil {
+		if msg == nil || msg.Flags&wire.MoreToCome != 0 {
+			return false
+		}
+		reply := c.srv.cmds.ErrorReply(err)
+		return c.send(hdr, wire.OpMsg, reply, compressor)
+	}
+	req := &command.Request{Body: msg.Body, MoreToCome: msg.Flags&wire.MoreToCome != 0}
+	for _, s := range msg.Sequences {
+		req.Sequences = append(req.Sequences, command.Sequence{Identifier: s.Identifier, Docs: s.Docs})
+	}
+	reply := c.srv.cmds.Handle(c.state, req)
+	if req.MoreToCome {
+		return true
+	}
+	return c.send(hdr, wire.OpMsg, reply, compressor)
+}
+
+func (c *conn) handleQuery(hdr wire.Header, body []byte, compressor byte) bool {
+	q, err := wire.ParseQuery(body)
+	if err != nil {
+		c.srv.log.Info("closing connection: bad OP_QUERY", "conn", c.state.ID, "err", err)
+		return false
+	}
+	reply := c.srv.cmds.HandleLegacy(c.state, q.FullCollectionName, q.Query)
+	return c.send(hdr, wire.OpReply, reply, compressor)
+}
+
+// send frames reply (a BSON document) as the given opcode and writes it.
+func (c *conn) send(req wire.Header, op wire.OpCode, reply []byte, compressor byte) bool {
+	id := c.reqID.Add(1)
+	c.out = c.out[:0]
+	if op == wire.OpReply {
+		c.out = wire.AppendReply(c.out, id, req.RequestID, 0, 0, 0, reply)
+	} else {
+		c.out = wire.AppendMsg(c.out, id, req.RequestID, 0, reply)
+	}
+	if compressor != 0 {
+		out, err := wire.AppendCompressed(nil, id, req.RequestID, op, compressor, c.out[16:])
+		if err != nil {
+			c.srv.log.Error("compressing reply failed", "conn", c.state.ID, "err", err)
+			return false
+		}
+		c.out = out
+	}
+	if _, err := c.nc.Write(c.out); err != nil {
+		return false
+	}
+	if cap(c.out) > 1<<20 {
+		c.out = nil // don't pin large buffers on idle connections
+	}
+	return true
+}

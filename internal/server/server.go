@@ -1,0 +1,167 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/relaydb/relaydb/internal/command"
+)
+
+// Config is what the server needs beyond the command layer.
+type Config struct {
+	Addrs    []string // host:port to listen on
+	MaxConns int      // 0 = unlimited
+	Logger   *slog.Logger
+}
+
+// Server accepts connections and serves the wire protocol.
+type Server struct {
+	cfg       Config
+	cmds      *command.Dispatcher
+	log       *slog.Logger
+	listeners []net.Listener
+
+	nextConnID atomic.Int64
+	open       atomic.Int64
+
+	mu struct {
+		sync.Mutex
+		conns  map[*conn]struct{}
+		closed bool
+	}
+	wg sync.WaitGroup
+}
+
+// New returns a server; Listen binds its addresses.
+func New(cfg Config, cmds *command.Dispatcher) *Server {
+	s := &Server{cfg: cfg, cmds: cmds, log: cfg.Logger}
+	s.mu.conns = map[*conn]struct{}{}
+	return s
+}
+
+// ErrAddrInUse is returned by Listen when a port is taken.
+var ErrAddrInUse = errors.New("address already in use")
+
+// Listen binds every configured address. It fails as a whole.
+func (s *Server) Listen() error {
+	for _, a := range s.cfg.Addrs {
+		l, err := net.Listen("tcp", a)
+		if err != nil {
+			for _, o := range s.listeners {
+				o.Close()
+			}
+			if isAddrInUse(err) {
+				return fmt.Errorf("listen on %s: %w", a, ErrAddrInUse)
+			}
+			return fmt.Errorf("listen on %s: %w", a, err)
+		}
+		s.listeners = append(s.listeners, l)
+	}
+	return nil
+}
+
+// Addr returns the first bound address (useful with port 0).
+func (s *Server) Addr() net.Addr { return s.listeners[0].Addr() }
+
+// Serve accepts connections until Shutdown. It blocks.
+func (s *Server) Serve() {
+	var wg sync.WaitGroup
+	for _, l := range s.listeners {
+		wg.Add(1)
+		go func(l net.Listener) {
+			defer wg.Done()
+			s.acceptLoop(l)
+		}(l)
+	}
+	wg.Wait()
+}
+
+func (s *Server) acceptLoop(l net.Listener) {
+	for {
+		nc, err := l.Accept()
+		if err != nil {
+			if s.isClosed() {
+				return
+			}
+			s.log.Warn("accept failed", "err", err)
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		if s.cfg.MaxConns > 0 && s.open.Load() >= int64(s.cfg.MaxConns) {
+			s.log.Warn("connection refused: too many open connections", "remote", nc.RemoteAddr().String())
+			nc.Close()
+			continue
+		}
+		c := s.newConn(nc)
+		if c == nil {
+			nc.Close()
+			return
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			c.serve()
+		}()
+	}
+}
+
+func (s *Server) newConn(nc net.Conn) *conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mu.closed {
+		return nil
+	}
+	if tc, ok := nc.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+	}
+	c := newConn(s, nc, s.nextConnID.Add(1))
+	s.mu.conns[c] = struct{}{}
+	s.open.Add(1)
+	s.cmds.Metrics().ConnOpened()
+	return c
+}
+
+func (s *Server) dropConn(c *conn) {
+	s.mu.Lock()
+	delete(s.mu.conns, c)
+	s.mu.Unlock()
+	s.open.Add(-1)
+	s.cmds.Metrics().ConnClosed()
+}
+
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mu.closed
+}
+
+// Shutdown stops accepting, closes idle connections and waits (bounded by
+// ctx) for in-flight requests to finish.
+func (s *Server) Shutdown(ctx context.Context) {
+	s.mu.Lock()
+	s.mu.closed = true
+	for _, l := range s.listeners {
+		l.Close()
+	}
+	for c := range s.mu.conns {
+		c.closeRead()
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		s.mu.Lock()
+		for c := range s.mu.conns {
+			c.nc.Close()
+		}
+		s.mu.Unlock()
+	}
+}
