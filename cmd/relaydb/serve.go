@@ -56,7 +56,7 @@ func serve(args []string) int {
 func run(cfg *config.Serve, log *slog.Logger) int {
 	log.Info("relaydb starting", "version", Version, "pid", os.Getpid(), "dbpath", cfg.DBPath, "port", cfg.Port)
 	cat, err := catalog.Open(catalog.Options{
-		Storage: storage.Options{Dir: cfg.DBPath, InMemory: cfg.InMemory, CommitInterval: cfg.JournalCommitInterval, Logger: log},
+		Storage:     storage.Options{Dir: cfg.DBPath, InMemory: cfg.InMemory, CommitInterval: cfg.JournalCommitInterval, Logger: log},
 		OplogSizeMB: cfg.OplogSizeMB,
 		Logger:      log,
 	})

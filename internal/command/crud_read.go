@@ -104,6 +104,7 @@ func findCmd(c *Ctx) (bson.D, error) {
 		return nil, err
 	}
 	cur := exec.NewCursor(c.ns(coll), it)
+	cur.Limit = p.Limit
 	if tailable {
 		cur.Tailable, cur.AwaitData = true, await
 		cur.Wait = c.D.eng.OplogWaiter(it)
@@ -205,7 +206,7 @@ func killCursorsCmd(c *Ctx) (bson.D, error) {
 	}
 	killed, notFound := bson.A{}, bson.A{}
 	for _, v := range ids {
-		id, isLong := v.(int64)
+		id, isLong := cursorID(v)
 		if !isLong {
 			return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'killCursors.cursors' is the wrong type '%s', expected type 'long'", bsonx.TypeAlias(v))
 		}
@@ -221,4 +222,16 @@ func killCursorsCmd(c *Ctx) (bson.D, error) {
 		{Key: "cursorsAlive", Value: bson.A{}},
 		{Key: "cursorsUnknown", Value: bson.A{}},
 	}, nil
+}
+
+// cursorID accepts a cursor id sent as long or int (some clients send small
+// ids as int32).
+func cursorID(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case int32:
+		return int64(n), true
+	}
+	return 0, false
 }

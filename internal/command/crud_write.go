@@ -4,6 +4,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
@@ -20,6 +21,9 @@ func init() {
 // writePrelude parses what insert/update/delete share.
 func (c *Ctx) writePrelude(listField string) (coll string, list []bson.D, ordered bool, wc writeConcern, err error) {
 	if coll, err = c.collArg(); err != nil {
+		return
+	}
+	if err = catalog.ValidateCollName(c.DB, coll); err != nil {
 		return
 	}
 	if wc, err = c.writeConcern(); err != nil {

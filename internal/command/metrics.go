@@ -23,7 +23,6 @@ func (m *Metrics) ConnOpened() { m.current.Add(1); m.total.Add(1) }
 // ConnClosed is called when a connection ends.
 func (m *Metrics) ConnClosed() { m.current.Add(-1) }
 
-
 func (m *Metrics) observe(c *Command, d time.Duration, err error) {
 	c.calls.Add(1)
 	if err != nil {

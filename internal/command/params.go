@@ -2,10 +2,12 @@ package command
 
 import (
 	"math"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -42,8 +44,11 @@ func (c *Ctx) collArg() (string, error) {
 	if !ok {
 		return "", mongoerr.New(mongoerr.InvalidNamespace, "collection name has invalid type %s", bsonx.TypeAlias(v))
 	}
-	if s == "" {
-		return "", mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.'", c.DB)
+	if s == "" || s[0] == '.' || strings.ContainsRune(s, 0) {
+		return "", mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.%s'", c.DB, s)
+	}
+	if err := catalog.ValidateDBName(c.DB); err != nil {
+		return "", err
 	}
 	return s, nil
 }

@@ -21,10 +21,12 @@ const (
 
 // Cursor is a query result the client reads in batches.
 type Cursor struct {
-	ID    int64
-	NS    string
-	it    Iterator
-	limit int64 // 0 = none; documents returned so far count against it
+	ID int64
+	NS string
+	it Iterator
+	// Limit (0 = none) closes the cursor as soon as that many documents
+	// were returned, so the last batch reports cursor id 0 as MongoDB's does.
+	Limit int64
 	sent  int64
 
 	// Tailable cursors stay open at the end of data; Wait (if set) blocks
@@ -76,6 +78,11 @@ func (c *Cursor) NextBatch(ctx context.Context, n int) (bson.A, bool, error) {
 		}
 		size += len(b)
 		out = append(out, bson.Raw(b))
+		c.sent++
+		if c.Limit > 0 && c.sent >= c.Limit {
+			c.close()
+			break
+		}
 	}
 	return out, c.done, nil
 }

@@ -45,9 +45,9 @@ func (r *WriteResult) committed(w catalog.WriteResult) {
 // fail records err for statement i; it reports whether to stop (ordered).
 func (r *WriteResult) fail(i int, err error, ordered bool) bool {
 	we := WriteError{Index: i, Err: mongoerr.From(err)}
-	var dk interface{ DupKeyInfo() (bson.D, bson.D) }
+	var dk *catalog.DuplicateKeyError
 	if errors.As(err, &dk) {
-		we.KeyPattern, we.KeyValue = dk.DupKeyInfo()
+		we.KeyPattern, we.KeyValue = dk.KeyPattern, dk.KeyValue
 	}
 	r.Errors = append(r.Errors, we)
 	return ordered

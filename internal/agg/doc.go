@@ -1,0 +1,135 @@
+// Package agg runs MongoDB aggregation pipelines over document iterators.
+// It is pure: the only way out is Env.Lookup, which resolves a namespace to
+// an Iterator for $lookup and $unionWith.
+//
+// Invariants:
+//   - Compile validates the whole pipeline (stage names, specs,
+//     expressions) before any document flows; Run never fails on a spec.
+//   - Stages never mutate their input documents: a stage that changes a
+//     document builds a new one (sharing unchanged sub-values).
+//   - Streaming stages ($match, $project, $unwind, ...) hold one document;
+//     blocking stages ($sort, $group, $facet, $sample, $bucket) drain
+//     their input first. Errors surface from Next.
+//   - Documents are bson.D; a missing value is expr.Missing and never
+//     appears in an output document.
+package agg
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Iterator yields documents. Next returns ok=false at the end. Close
+// releases resources; it is safe to call more than once.
+type Iterator interface {
+	Next() (doc bson.D, ok bool, err error)
+	Close()
+}
+
+// Env is what a pipeline may use from outside.
+type Env struct {
+	// DB is the database that unqualified "from"/"coll" names refer to.
+	DB string
+	// Lookup opens a collection for $lookup and $unionWith; nil means those
+	// stages fail with NamespaceNotFound at run time.
+	Lookup func(db, coll string) (Iterator, error)
+	// Now is $$NOW; zero means the wall clock when Run starts.
+	Now time.Time
+	// Let holds the command's "let" variables ($$name in expressions).
+	Let bson.D
+	// Rand drives $sample; nil uses a randomly seeded source.
+	Rand *rand.Rand
+}
+
+// Slice returns an Iterator over docs.
+func Slice(docs []bson.D) Iterator { return &sliceIter{docs: docs} }
+
+type sliceIter struct {
+	docs []bson.D
+	i    int
+}
+
+func (s *sliceIter) Next() (bson.D, bool, error) {
+	if s.i >= len(s.docs) {
+		return nil, false, nil
+	}
+	s.i++
+	return s.docs[s.i-1], true, nil
+}
+
+func (s *sliceIter) Close() {}
+
+// Drain reads every document of it and closes it.
+func Drain(it Iterator) ([]bson.D, error) {
+	defer it.Close()
+	var out []bson.D
+	for {
+		d, ok, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return out, nil
+		}
+		out = append(out, d)
+	}
+}
+
+// funcIter adapts a next function; close closes the upstream.
+type funcIter struct {
+	next  func() (bson.D, bool, error)
+	close func()
+}
+
+func (f *funcIter) Next() (bson.D, bool, error) { return f.next() }
+func (f *funcIter) Close() {
+	if f.close != nil {
+		f.close()
+		f.close = nil
+	}
+}
+
+// mapIter applies fn to each document; fn returning nil drops it.
+func mapIter(in Iterator, fn func(bson.D) (bson.D, error)) Iterator {
+	return &funcIter{close: in.Close, next: func() (bson.D, bool, error) {
+		for {
+			d, ok, err := in.Next()
+			if err != nil || !ok {
+				return nil, false, err
+			}
+			out, err := fn(d)
+			if err != nil {
+				return nil, false, err
+			}
+			if out != nil {
+				return out, true, nil
+			}
+		}
+	}}
+}
+
+// blockingIter drains in on the first Next, hands the documents to fn and
+// then yields fn's result.
+func blockingIter(in Iterator, fn func([]bson.D) ([]bson.D, error)) Iterator {
+	var out Iterator
+	return &funcIter{close: in.Close, next: func() (bson.D, bool, error) {
+		if out == nil {
+			docs, err := Drain(in)
+			if err == nil {
+				docs, err = fn(docs)
+			}
+			if err != nil {
+				return nil, false, err
+			}
+			out = Slice(docs)
+		}
+		return out.Next()
+	}}
+}
+
+// errIter fails on the first Next.
+func errIter(in Iterator, err error) Iterator {
+	return &funcIter{close: in.Close, next: func() (bson.D, bool, error) { return nil, false, err }}
+}

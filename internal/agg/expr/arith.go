@@ -1,0 +1,261 @@
+package expr
+
+import (
+	"math"
+	"math/bits"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func registerArith() {
+	nary("$add", 0, -1, evalAdd)
+	nary("$multiply", 0, -1, evalMultiply)
+	nary("$subtract", 2, 2, evalSubtract)
+	nary("$divide", 2, 2, evalDivide)
+	nary("$mod", 2, 2, evalMod)
+	nary("$abs", 1, 1, evalAbs)
+	nary("$ceil", 1, 1, unaryRound(math.Ceil))
+	nary("$floor", 1, 1, unaryRound(math.Floor))
+	nary("$round", 1, 2, placeRound(math.RoundToEven))
+	nary("$trunc", 1, 2, placeRound(math.Trunc))
+	nary("$sqrt", 1, 1, unaryFloat(func(f float64) (float64, error) {
+		if f < 0 {
+			return 0, errf(28714, "$sqrt's argument must be greater than or equal to 0")
+		}
+		return math.Sqrt(f), nil
+	}))
+	nary("$exp", 1, 1, unaryFloat(func(f float64) (float64, error) { return math.Exp(f), nil }))
+	nary("$ln", 1, 1, unaryFloat(func(f float64) (float64, error) {
+		if f <= 0 {
+			return 0, errf(28766, "$ln's argument must be a positive number, but is %v", f)
+		}
+		return math.Log(f), nil
+	}))
+	nary("$log10", 1, 1, unaryFloat(func(f float64) (float64, error) {
+		if f <= 0 {
+			return 0, errf(28761, "$log10's argument must be a positive number, but is %v", f)
+		}
+		return math.Log10(f), nil
+	}))
+	nary("$log", 2, 2, evalLog)
+	nary("$pow", 2, 2, evalPow)
+}
+
+// addNum adds two numbers with MongoDB's widening: int32 overflow becomes
+// long, long overflow becomes double.
+func addNum(a, b number) number {
+	k := maxKind(a.k, b.k)
+	if k >= kDouble {
+		return number{k: k, f: a.float() + b.float()}
+	}
+	s := a.i + b.i
+	if (s > a.i) != (b.i > 0) {
+		return number{k: kDouble, f: float64(a.i) + float64(b.i)}
+	}
+	return intResult(k, s)
+}
+
+func mulNum(a, b number) number {
+	k := maxKind(a.k, b.k)
+	if k >= kDouble {
+		return number{k: k, f: a.float() * b.float()}
+	}
+	hi, lo := bits.Mul64(uint64(abs64(a.i)), uint64(abs64(b.i)))
+	if hi != 0 || lo > math.MaxInt64 || a.i == math.MinInt64 || b.i == math.MinInt64 {
+		return number{k: kDouble, f: float64(a.i) * float64(b.i)}
+	}
+	return intResult(k, a.i*b.i)
+}
+
+func abs64(i int64) int64 {
+	if i < 0 {
+		return -i
+	}
+	return i
+}
+
+func evalAdd(name string, args []any) (any, error) {
+	sum := number{k: kInt}
+	var date *bson.DateTime
+	for _, a := range args {
+		if IsNullish(a) {
+			return nil, nil
+		}
+		if d, ok := a.(bson.DateTime); ok {
+			if date != nil {
+				return nil, errf(16612, "only one date allowed in an $add expression")
+			}
+			date = &d
+			continue
+		}
+		n, ok := toNumber(a)
+		if !ok {
+			return nil, errf(16554, "$add only supports numeric or date types, not %s", typeName(a))
+		}
+		sum = addNum(sum, n)
+	}
+	if date != nil {
+		return addToDate(*date, sum), nil
+	}
+	return sum.value(), nil
+}
+
+func addToDate(d bson.DateTime, n number) bson.DateTime {
+	if n.k <= kLong {
+		return d + bson.DateTime(n.i)
+	}
+	return d + bson.DateTime(math.Round(n.f))
+}
+
+func evalMultiply(name string, args []any) (any, error) {
+	prod := number{k: kInt, i: 1}
+	for _, a := range args {
+		if IsNullish(a) {
+			return nil, nil
+		}
+		n, ok := toNumber(a)
+		if !ok {
+			return nil, errf(16555, "$multiply only supports numeric types, not %s", typeName(a))
+		}
+		prod = mulNum(prod, n)
+	}
+	return prod.value(), nil
+}
+
+func evalSubtract(name string, args []any) (any, error) {
+	a, b := args[0], args[1]
+	if IsNullish(a) || IsNullish(b) {
+		return nil, nil
+	}
+	da, aDate := a.(bson.DateTime)
+	db, bDate := b.(bson.DateTime)
+	nb, bNum := toNumber(b)
+	switch {
+	case aDate && bDate:
+		return int64(da) - int64(db), nil
+	case aDate && bNum:
+		return addToDate(da, number{k: nb.k, i: -nb.i, f: -nb.f}), nil
+	case aDate:
+		return nil, errf(16613, "can't $subtract %s from Date", typeName(b))
+	case bDate:
+		return nil, errf(16556, "can't $subtract Date from %s", typeName(a))
+	}
+	na, aNum := toNumber(a)
+	if !aNum || !bNum {
+		return nil, errf(16556, "can't $subtract %s from %s", typeName(b), typeName(a))
+	}
+	if na.k <= kLong && nb.k <= kLong && nb.i == math.MinInt64 {
+		return float64(na.i) - float64(nb.i), nil
+	}
+	return addNum(na, number{k: nb.k, i: -nb.i, f: -nb.f}).value(), nil
+}
+
+func numArgs(name string, args []any) ([]number, bool, error) {
+	out := make([]number, len(args))
+	for i, a := range args {
+		if IsNullish(a) {
+			return nil, true, nil
+		}
+		n, ok := toNumber(a)
+		if !ok {
+			return nil, false, errf(16609, "%s only supports numeric types, not %s and %s", name, typeName(args[0]), typeName(args[len(args)-1]))
+		}
+		out[i] = n
+	}
+	return out, false, nil
+}
+
+func evalDivide(name string, args []any) (any, error) {
+	ns, null, err := numArgs(name, args)
+	if null || err != nil {
+		return nil, err
+	}
+	if ns[1].float() == 0 {
+		return nil, errf(2, "can't $divide by zero")
+	}
+	q := ns[0].float() / ns[1].float()
+	if maxKind(ns[0].k, ns[1].k) == kDecimal {
+		return decimalFromFloat(q), nil
+	}
+	return q, nil
+}
+
+func evalMod(name string, args []any) (any, error) {
+	ns, null, err := numArgs(name, args)
+	if null || err != nil {
+		if err != nil {
+			err = errf(16611, "$mod only supports numeric types, not %s and %s", typeName(args[0]), typeName(args[1]))
+		}
+		return nil, err
+	}
+	a, b := ns[0], ns[1]
+	k := maxKind(a.k, b.k)
+	if b.float() == 0 {
+		return nil, errf(16610, "can't $mod by zero")
+	}
+	if k >= kDouble {
+		return number{k: k, f: math.Mod(a.float(), b.float())}.value(), nil
+	}
+	if b.i == -1 {
+		return intResult(k, 0).value(), nil
+	}
+	return intResult(k, a.i%b.i).value(), nil
+}
+
+func evalAbs(name string, args []any) (any, error) {
+	a := args[0]
+	if IsNullish(a) {
+		return nil, nil
+	}
+	n, ok := toNumber(a)
+	if !ok {
+		return nil, errf(28765, "%s only supports numeric types, not %s", name, typeName(a))
+	}
+	if n.k >= kDouble {
+		return number{k: n.k, f: math.Abs(n.f)}.value(), nil
+	}
+	if n.i == math.MinInt64 {
+		return nil, errf(28680, "can't take $abs of long long min")
+	}
+	return intResult(n.k, abs64(n.i)).value(), nil
+}
+
+func unaryRound(fn func(float64) float64) func(string, []any) (any, error) {
+	return func(name string, args []any) (any, error) {
+		a := args[0]
+		if IsNullish(a) {
+			return nil, nil
+		}
+		n, ok := toNumber(a)
+		if !ok {
+			return nil, errf(28765, "%s only supports numeric types, not %s", name, typeName(a))
+		}
+		if n.k <= kLong {
+			return a, nil
+		}
+		return number{k: n.k, f: fn(n.f)}.value(), nil
+	}
+}
+
+// unaryFloat applies fn to a number; the result is a double (decimal for a
+// decimal input).
+func unaryFloat(fn func(float64) (float64, error)) func(string, []any) (any, error) {
+	return func(name string, args []any) (any, error) {
+		a := args[0]
+		if IsNullish(a) {
+			return nil, nil
+		}
+		n, ok := toNumber(a)
+		if !ok {
+			return nil, errf(28765, "%s only supports numeric types, not %s", name, typeName(a))
+		}
+		f, err := fn(n.float())
+		if err != nil {
+			return nil, err
+		}
+		if n.k == kDecimal {
+			return decimalFromFloat(f), nil
+		}
+		return f, nil
+	}
+}

@@ -1,0 +1,130 @@
+package expr
+
+import "math"
+
+// placeRound implements $round and $trunc: [number, place], place in
+// [-20, 100].
+func placeRound(fn func(float64) float64) func(string, []any) (any, error) {
+	return func(name string, args []any) (any, error) {
+		place := int64(0)
+		if len(args) == 2 {
+			if IsNullish(args[1]) {
+				return nil, nil
+			}
+			p, ok := asInt(args[1])
+			if !ok {
+				return nil, errf(51081, "%s requires \"place\" argument to be an integral value, found %s", name, typeName(args[1]))
+			}
+			if p < -20 || p > 100 {
+				return nil, errf(51083, "cannot apply %s with precision value %d value must be in [-20, 100]", name, p)
+			}
+			place = p
+		}
+		a := args[0]
+		if IsNullish(a) {
+			return nil, nil
+		}
+		n, ok := toNumber(a)
+		if !ok {
+			return nil, errf(51081, "%s only supports numeric types, not %s", name, typeName(a))
+		}
+		return roundAt(n, place, fn).value(), nil
+	}
+}
+
+func roundAt(n number, place int64, fn func(float64) float64) number {
+	if n.k <= kLong {
+		if place >= 0 {
+			return n
+		}
+		if place < -18 {
+			return intResult(n.k, 0)
+		}
+		scale := int64(math.Pow10(int(-place)))
+		f := fn(float64(n.i) / float64(scale))
+		return intResult(n.k, int64(f)*scale)
+	}
+	if math.IsNaN(n.f) || math.IsInf(n.f, 0) {
+		return n
+	}
+	scale := math.Pow10(int(place))
+	r := fn(n.f*scale) / scale
+	if math.IsInf(n.f*scale, 0) {
+		r = n.f
+	}
+	return number{k: n.k, f: r}
+}
+
+func evalLog(name string, args []any) (any, error) {
+	ns, null, err := numArgs(name, args)
+	if null || err != nil {
+		if err != nil {
+			err = errf(28756, "$log's argument must be numeric, not %s", typeName(args[0]))
+		}
+		return nil, err
+	}
+	x, b := ns[0].float(), ns[1].float()
+	if x <= 0 {
+		return nil, errf(28758, "$log's argument must be a positive number, but is %v", x)
+	}
+	if b <= 0 || b == 1 {
+		return nil, errf(28759, "$log's base must be a positive number not equal to 1, but is %v", b)
+	}
+	r := math.Log(x) / math.Log(b)
+	if maxKind(ns[0].k, ns[1].k) == kDecimal {
+		return decimalFromFloat(r), nil
+	}
+	return r, nil
+}
+
+func evalPow(name string, args []any) (any, error) {
+	ns, null, err := numArgs(name, args)
+	if null || err != nil {
+		if err != nil {
+			err = errf(28762, "$pow's base must be numeric, not %s", typeName(args[0]))
+		}
+		return nil, err
+	}
+	base, exp := ns[0], ns[1]
+	if base.float() == 0 && exp.float() < 0 {
+		return nil, errf(28764, "$pow cannot take a base of 0 and a negative exponent")
+	}
+	k := maxKind(base.k, exp.k)
+	if k <= kLong && exp.i >= 0 {
+		if r, ok := intPow(base.i, exp.i); ok {
+			return intResult(k, r).value(), nil
+		}
+	}
+	r := math.Pow(base.float(), exp.float())
+	if k == kDecimal {
+		return decimalFromFloat(r), nil
+	}
+	return r, nil
+}
+
+// intPow computes b^e exactly, reporting false on int64 overflow.
+func intPow(b, e int64) (int64, bool) {
+	switch b {
+	case 0, 1:
+		if e == 0 {
+			return 1, true
+		}
+		return b, true
+	case -1:
+		if e%2 == 0 {
+			return 1, true
+		}
+		return -1, true
+	}
+	if e > 63 {
+		return 0, false
+	}
+	r := number{k: kLong, i: 1}
+	x := number{k: kLong, i: b}
+	for ; e > 0; e-- {
+		if r = mulNum(r, x); r.k != kLong {
+			return 0, false
+		}
+	}
+	return r.i, true
+}

@@ -1,0 +1,138 @@
+package expr
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+)
+
+func bsonxIsNumber(v any) bool { return bsonx.IsNumber(v) }
+
+// indexOf implements $indexOfBytes (cp false) and $indexOfCP (cp true).
+func indexOf(cp bool) func(string, []any) (any, error) {
+	return func(name string, args []any) (any, error) {
+		if IsNullish(args[0]) {
+			return nil, nil
+		}
+		s, ok := args[0].(string)
+		if !ok {
+			return nil, errf(40091, "%s requires a string as the first argument, found: %s", name, typeName(args[0]))
+		}
+		sub, ok := args[1].(string)
+		if !ok {
+			return nil, errf(40092, "%s requires a string as the second argument, found: %s", name, typeName(args[1]))
+		}
+		units := []rune(nil)
+		n := int64(len(s))
+		if cp {
+			units = []rune(s)
+			n = int64(len(units))
+		}
+		start, end, err := indexBounds(name, args[2:], n)
+		if err != nil || start > end || start > n {
+			return int32(-1), err
+		}
+		if cp {
+			i := strings.Index(string(units[start:end]), sub)
+			if i < 0 {
+				return int32(-1), nil
+			}
+			return int32(start) + int32(utf8.RuneCountInString(string(units[start:end])[:i])), nil
+		}
+		i := strings.Index(s[start:end], sub)
+		if i < 0 {
+			return int32(-1), nil
+		}
+		return int32(start) + int32(i), nil
+	}
+}
+
+// indexBounds reads the optional [start, end] of $indexOf*, clamped to n.
+func indexBounds(name string, args []any, n int64) (int64, int64, error) {
+	start, end := int64(0), n
+	for i, a := range args {
+		v, ok := asInt32Arg(a)
+		if !ok {
+			return 0, 0, errf(40096, "%s requires an integral starting index, found a value of type: %s, with value: %v", name, typeName(a), a)
+		}
+		if v < 0 {
+			return 0, 0, errf(40097, "%s requires a nonnegative start index, found: %d", name, v)
+		}
+		if i == 0 {
+			start = v
+		} else {
+			end = min(v, n)
+		}
+	}
+	return start, end, nil
+}
+
+const defaultTrimChars = "\x00 \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+
+func compileTrim(left, right bool) compileFn {
+	return func(name string, raw any, sc *scope) (Expr, error) {
+		m, err := namedArgs(name, raw, sc, []string{"input", "chars"}, "input")
+		if err != nil {
+			return nil, err
+		}
+		return funcExpr(func(doc bson.D, vars *Vars) (any, error) {
+			in, err := m["input"].Eval(doc, vars)
+			if err != nil || IsNullish(in) {
+				return nil, err
+			}
+			s, ok := in.(string)
+			if !ok {
+				return nil, errf(50699, "%s requires its input to be a string, got %v (of type %s) instead.", name, in, typeName(in))
+			}
+			chars, err := evalOpt(m["chars"], doc, vars)
+			if err != nil || (m["chars"] != nil && IsNullish(chars)) {
+				return nil, err
+			}
+			cutset := defaultTrimChars
+			if m["chars"] != nil {
+				if cutset, ok = chars.(string); !ok {
+					return nil, errf(50700, "%s requires 'chars' to be a string, got %v (of type %s) instead.", name, chars, typeName(chars))
+				}
+			}
+			if left {
+				s = strings.TrimLeft(s, cutset)
+			}
+			if right {
+				s = strings.TrimRight(s, cutset)
+			}
+			return s, nil
+		}), nil
+	}
+}
+
+func compileReplace(n int) compileFn {
+	return func(name string, raw any, sc *scope) (Expr, error) {
+		m, err := namedArgs(name, raw, sc, []string{"input", "find", "replacement"}, "input", "find", "replacement")
+		if err != nil {
+			return nil, err
+		}
+		return funcExpr(func(doc bson.D, vars *Vars) (any, error) {
+			var vals [3]any
+			null := false
+			for i, k := range []string{"input", "find", "replacement"} {
+				v, err := m[k].Eval(doc, vars)
+				if err != nil {
+					return nil, err
+				}
+				if IsNullish(v) {
+					null = true
+				} else if _, ok := v.(string); !ok {
+					return nil, errf(51746, "%s requires that '%s' be a string, found: %v", name, k, v)
+				}
+				vals[i] = v
+			}
+			if null {
+				return nil, nil
+			}
+			return strings.Replace(vals[0].(string), vals[1].(string), vals[2].(string), n), nil
+		}), nil
+	}
+}

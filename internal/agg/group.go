@@ -1,0 +1,197 @@
+package agg
+
+import (
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/agg/expr"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+type accSpec struct {
+	field string
+	arg   expr.Expr
+	make  func() accumulator
+}
+
+type groupStage struct {
+	id   expr.Expr
+	accs []accSpec
+	// keyOf, if set, replaces evaluating id ($bucket).
+	keyOf func(doc bson.D, vars *expr.Vars) (any, error)
+	// order, if set, orders the output groups ($bucket).
+	order func(out []bson.D)
+}
+
+func compileGroup(spec any, cc *compileCtx) ([]stage, error) {
+	d, ok := spec.(bson.D)
+	if !ok {
+		return nil, mongoerr.New(15947, "a group's fields must be specified in an object")
+	}
+	g := &groupStage{}
+	for _, e := range d {
+		if e.Key == "_id" {
+			id, err := cc.compileExpr(e.Value)
+			if err != nil {
+				return nil, err
+			}
+			g.id = id
+			continue
+		}
+		a, err := compileAccumulator(e.Key, e.Value, cc)
+		if err != nil {
+			return nil, err
+		}
+		g.accs = append(g.accs, a)
+	}
+	if g.id == nil {
+		return nil, mongoerr.New(15955, "a group specification must include an _id")
+	}
+	return []stage{g}, nil
+}
+
+func compileAccumulator(name string, v any, cc *compileCtx) (accSpec, error) {
+	if strings.HasPrefix(name, "$") {
+		return accSpec{}, mongoerr.New(40236, "The field name '%s' cannot be an operator name", name)
+	}
+	if strings.Contains(name, ".") {
+		return accSpec{}, mongoerr.New(40235, "The field name '%s' cannot contain '.'", name)
+	}
+	d, ok := v.(bson.D)
+	if !ok {
+		return accSpec{}, mongoerr.New(40234, "The field '%s' must be an accumulator object", name)
+	}
+	if len(d) != 1 {
+		return accSpec{}, mongoerr.New(40238, "The field '%s' must specify one accumulator", name)
+	}
+	op, arg := d[0].Key, d[0].Value
+	if op == "$count" {
+		if a, ok := arg.(bson.D); !ok || len(a) != 0 {
+			return accSpec{}, mongoerr.New(mongoerr.TypeMismatch, "$count takes no arguments, i.e. $count:{}")
+		}
+		op, arg = "$sum", int32(1)
+	}
+	mk, ok := accumulators[op]
+	if !ok {
+		return accSpec{}, mongoerr.New(15952, "unknown group operator '%s'", op)
+	}
+	if _, isArr := arg.(bson.A); isArr {
+		return accSpec{}, mongoerr.New(40237, "The %s accumulator is a unary operator", op)
+	}
+	e, err := cc.compileExpr(arg)
+	if err != nil {
+		return accSpec{}, err
+	}
+	return accSpec{field: name, arg: e, make: mk}, nil
+}
+
+type group struct {
+	id   any
+	accs []accumulator
+}
+
+func (g *groupStage) run(in Iterator, rc *runCtx) Iterator {
+	return blockingIter(in, func(docs []bson.D) ([]bson.D, error) {
+		return g.groupDocs(docs, rc)
+	})
+}
+
+func (g *groupStage) groupDocs(docs []bson.D, rc *runCtx) ([]bson.D, error) {
+	byKey := map[string]*group{}
+	var order []*group
+	for _, d := range docs {
+		vars := rc.varsFor(d)
+		id, err := g.key(d, vars)
+		if err != nil {
+			return nil, err
+		}
+		k := groupKey(id)
+		grp := byKey[k]
+		if grp == nil {
+			grp = &group{id: nullIfMissing(id), accs: make([]accumulator, len(g.accs))}
+			for i, a := range g.accs {
+				grp.accs[i] = a.make()
+			}
+			byKey[k] = grp
+			order = append(order, grp)
+		}
+		if err := g.accumulate(grp, d, vars); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]bson.D, len(order))
+	for i, grp := range order {
+		out[i] = g.output(grp)
+	}
+	if g.order != nil {
+		g.order(out)
+	}
+	return out, nil
+}
+
+func (g *groupStage) key(d bson.D, vars *expr.Vars) (any, error) {
+	if g.keyOf != nil {
+		return g.keyOf(d, vars)
+	}
+	return g.id.Eval(d, vars)
+}
+
+func (g *groupStage) accumulate(grp *group, d bson.D, vars *expr.Vars) error {
+	for i, a := range g.accs {
+		v, err := a.arg.Eval(d, vars)
+		if err != nil {
+			return err
+		}
+		if err := grp.accs[i].add(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *groupStage) output(grp *group) bson.D {
+	out := make(bson.D, 0, len(g.accs)+1)
+	out = append(out, bson.E{Key: "_id", Value: grp.id})
+	for i, a := range g.accs {
+		out = append(out, bson.E{Key: a.field, Value: grp.accs[i].result()})
+	}
+	return out
+}
+
+func compileCount(spec any, cc *compileCtx) ([]stage, error) {
+	name, ok := spec.(string)
+	switch {
+	case !ok || name == "":
+		return nil, mongoerr.New(40156, "the count field must be a non-empty string")
+	case strings.HasPrefix(name, "$"):
+		return nil, mongoerr.New(40158, "the count field cannot be a $-prefixed path")
+	case strings.Contains(name, "."):
+		return nil, mongoerr.New(40160, "the count field cannot contain '.'")
+	}
+	return compileSub(bson.A{
+		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: name, Value: bson.D{{Key: "$sum", Value: int32(1)}}}}}},
+		bson.D{{Key: "$project", Value: bson.D{{Key: "_id", Value: int32(0)}}}},
+	}, cc)
+}
+
+func compileSortByCount(spec any, cc *compileCtx) ([]stage, error) {
+	s, isStr := spec.(string)
+	d, isDoc := spec.(bson.D)
+	if !(isStr && strings.HasPrefix(s, "$")) && !(isDoc && len(d) == 1 && strings.HasPrefix(d[0].Key, "$")) {
+		return nil, mongoerr.New(40148, "the sortByCount field must be defined as a $-prefixed path or an expression")
+	}
+	return compileSub(bson.A{
+		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: spec}, {Key: "count", Value: bson.D{{Key: "$sum", Value: int32(1)}}}}}},
+		bson.D{{Key: "$sort", Value: bson.D{{Key: "count", Value: int32(-1)}}}},
+	}, cc)
+}
+
+// compileSub compiles stages a stage desugars into.
+func compileSub(pipeline bson.A, cc *compileCtx) ([]stage, error) {
+	p, err := compileStages(pipeline, cc)
+	if err != nil {
+		return nil, err
+	}
+	return p.stages, nil
+}

@@ -1,0 +1,238 @@
+package agg
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/agg/expr"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/query"
+)
+
+type lookupStage struct {
+	from         string
+	localField   []string
+	foreignField string
+	as           []string
+	sub          *Pipeline // pipeline form, or nil
+}
+
+func compileLookup(spec any, cc *compileCtx) ([]stage, error) {
+	d, ok := spec.(bson.D)
+	if !ok {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "the $lookup specification must be an Object, but found %s", typeOf(spec))
+	}
+	s := &lookupStage{}
+	var local, as string
+	var pipeline bson.A
+	for _, e := range d {
+		if e.Key == "pipeline" {
+			arr, ok := e.Value.(bson.A)
+			if !ok {
+				return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup argument 'pipeline' must be an array")
+			}
+			pipeline = arr
+			continue
+		}
+		if e.Key == "let" {
+			// TODO(#2): correlated sub-pipelines ($lookup let).
+			return nil, mongoerr.New(mongoerr.NotImplemented, "$lookup with 'let' is not supported yet")
+		}
+		str, ok := e.Value.(string)
+		if !ok {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup argument '%s' must be a string, found %s", e.Key, typeOf(e.Value))
+		}
+		switch e.Key {
+		case "from":
+			s.from = str
+		case "localField":
+			local = str
+		case "foreignField":
+			s.foreignField = str
+		case "as":
+			as = str
+		default:
+			return nil, mongoerr.New(mongoerr.FailedToParse, "unknown argument to $lookup: %s", e.Key)
+		}
+	}
+	return s.finish(local, as, pipeline, cc)
+}
+
+func (s *lookupStage) finish(local, as string, pipeline bson.A, cc *compileCtx) ([]stage, error) {
+	if as == "" {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "must specify 'as' field for a $lookup")
+	}
+	if s.from == "" {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "must specify 'from' field for a $lookup")
+	}
+	var err error
+	if s.as, err = splitDotted(as); err != nil {
+		return nil, err
+	}
+	if (local == "") != (s.foreignField == "") {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup requires both or neither of 'localField' and 'foreignField' to be specified")
+	}
+	if local == "" && pipeline == nil {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified")
+	}
+	if local != "" {
+		if s.localField, err = splitDotted(local); err != nil {
+			return nil, err
+		}
+	}
+	if pipeline != nil {
+		if s.sub, err = compileStages(pipeline, cc); err != nil {
+			return nil, err
+		}
+	}
+	return []stage{s}, nil
+}
+
+func (s *lookupStage) run(in Iterator, rc *runCtx) Iterator {
+	var foreign []bson.D
+	loaded := false
+	return mapIter(in, func(d bson.D) (bson.D, error) {
+		if !loaded {
+			docs, err := openColl(rc, s.from)
+			if err != nil {
+				return nil, err
+			}
+			foreign, loaded = docs, true
+		}
+		matches, err := s.matches(d, foreign, rc)
+		if err != nil {
+			return nil, err
+		}
+		return withPath(d, s.as, matches), nil
+	})
+}
+
+// openColl reads a whole collection of the pipeline's database.
+// TODO(#2): use an index on foreignField instead of scanning.
+func openColl(rc *runCtx, coll string) ([]bson.D, error) {
+	if rc.env.Lookup == nil {
+		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "no collection resolver for %s.%s", rc.env.DB, coll)
+	}
+	it, err := rc.env.Lookup(rc.env.DB, coll)
+	if err != nil {
+		return nil, err
+	}
+	return Drain(it)
+}
+
+func (s *lookupStage) matches(d bson.D, foreign []bson.D, rc *runCtx) (bson.A, error) {
+	candidates := foreign
+	if s.localField != nil {
+		m, err := query.Compile(bson.D{{Key: s.foreignField, Value: bson.D{{Key: "$in", Value: localValues(d, s.localField)}}}})
+		if err != nil {
+			return nil, err
+		}
+		candidates = nil
+		for _, f := range foreign {
+			if m.Match(f) {
+				candidates = append(candidates, f)
+			}
+		}
+	}
+	if s.sub != nil {
+		docs, err := Drain(s.sub.runWith(Slice(candidates), rc, -1))
+		if err != nil {
+			return nil, err
+		}
+		candidates = docs
+	}
+	out := make(bson.A, len(candidates))
+	for i, c := range candidates {
+		out[i] = c
+	}
+	return out, nil
+}
+
+// localValues are the values a local document matches by: the elements of
+// an array (none for an empty array), the value itself otherwise, null
+// when missing.
+func localValues(d bson.D, path []string) bson.A {
+	e, _ := expr.Compile("$" + joinPath(path))
+	v, _ := e.Eval(d, nil)
+	switch t := v.(type) {
+	case bson.A:
+		return t
+	case expr.MissingValue:
+		return bson.A{nil}
+	}
+	return bson.A{v}
+}
+
+func joinPath(p []string) string {
+	s := p[0]
+	for _, x := range p[1:] {
+		s += "." + x
+	}
+	return s
+}
+
+type unionWithStage struct {
+	coll string
+	sub  *Pipeline
+}
+
+func compileUnionWith(spec any, cc *compileCtx) ([]stage, error) {
+	s := &unionWithStage{}
+	switch t := spec.(type) {
+	case string:
+		s.coll = t
+	case bson.D:
+		for _, e := range t {
+			switch e.Key {
+			case "coll":
+				s.coll, _ = e.Value.(string)
+			case "pipeline":
+				arr, ok := e.Value.(bson.A)
+				if !ok {
+					return nil, mongoerr.New(mongoerr.TypeMismatch, "$unionWith 'pipeline' must be an array")
+				}
+				p, err := compileStages(arr, cc)
+				if err != nil {
+					return nil, err
+				}
+				s.sub = p
+			default:
+				return nil, mongoerr.New(40415, "BSON field '$unionWith.%s' is an unknown field.", e.Key)
+			}
+		}
+	default:
+		return nil, mongoerr.New(mongoerr.FailedToParse, "the $unionWith stage specification must be an object or string, but found %s", typeOf(spec))
+	}
+	if s.coll == "" {
+		return nil, mongoerr.New(40414, "BSON field '$unionWith.coll' is missing but a required field")
+	}
+	return []stage{s}, nil
+}
+
+func (s *unionWithStage) run(in Iterator, rc *runCtx) Iterator {
+	var second Iterator
+	return &funcIter{
+		close: func() {
+			in.Close()
+			if second != nil {
+				second.Close()
+			}
+		},
+		next: func() (bson.D, bool, error) {
+			if second == nil {
+				d, ok, err := in.Next()
+				if err != nil || ok {
+					return d, ok, err
+				}
+				docs, err := openColl(rc, s.coll)
+				if err != nil {
+					return nil, false, err
+				}
+				second = Slice(docs)
+				if s.sub != nil {
+					second = s.sub.runWith(second, rc, -1)
+				}
+			}
+			return second.Next()
+		},
+	}
+}

@@ -1,0 +1,43 @@
+package catalog
+
+import (
+	"strings"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// maxNSLen is MongoDB's limit on a full namespace "db.coll" in bytes.
+const maxNSLen = 255
+
+// allowedSystem lists the system.* collections a user may create.
+var allowedSystem = map[string]bool{
+	"system.js": true, "system.views": true, "system.profile": true,
+	"system.users": true, "system.roles": true, "system.version": true,
+}
+
+// ValidateDBName checks a database name as MongoDB does.
+func ValidateDBName(db string) error {
+	if db == "" || len(db) >= 64 || strings.ContainsAny(db, "/\\. \"$\x00") {
+		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid database name: '%s'", db)
+	}
+	return nil
+}
+
+// ValidateCollName checks a collection name (for creation) as MongoDB does.
+func ValidateCollName(db, name string) error {
+	if err := ValidateDBName(db); err != nil {
+		return err
+	}
+	switch {
+	case name == "" || strings.HasPrefix(name, ".") || strings.ContainsRune(name, 0):
+		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid collection name: %s", name)
+	case strings.ContainsRune(name, '$'):
+		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid collection name: %s", name)
+	case len(db)+1+len(name) > maxNSLen:
+		return mongoerr.New(mongoerr.InvalidNamespace,
+			"Fully qualified namespace is too long. Namespace: %s.%s Max: %d", db, name, maxNSLen)
+	case strings.HasPrefix(name, "system.") && !allowedSystem[name] && !strings.HasPrefix(name, "system.buckets."):
+		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid system namespace: %s.%s", db, name)
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package catalog
+
+import (
+	"fmt"
+
+	"github.com/relaydb/relaydb/internal/storage"
+	"github.com/relaydb/relaydb/internal/storage/keystring"
+)
+
+// FindByID returns the raw BSON of the document whose _id equals id.
+func (coll *Collection) FindByID(id any) ([]byte, bool, error) {
+	return coll.cat.eng.Get(storage.DocKey(coll.ID, keystring.AppendValue(nil, id, false)))
+}
+
+// Scan iterates over the documents in _id order. The iterator holds a
+// Pebble iterator: a consistent point-in-time view as of Scan, valid until
+// Close, so cursors may keep it across getMore.
+func (coll *Collection) Scan(reverse bool) DocIterator {
+	p := storage.DocPrefix(coll.ID)
+	it, err := coll.cat.eng.NewIter(p, storage.PrefixEnd(p))
+	return &docIter{it: it, err: err, reverse: reverse}
+}
+
+// docIter yields values of a storage iterator.
+type docIter struct {
+	it      *storage.Iter
+	err     error
+	reverse bool
+	started bool
+}
+
+func (d *docIter) Next() ([]byte, bool) {
+	if d.err != nil || d.it == nil {
+		return nil, false
+	}
+	if !d.step() {
+		d.err = d.it.Error()
+		return nil, false
+	}
+	return append([]byte(nil), d.it.Value()...), true
+}
+
+func (d *docIter) step() bool {
+	if !d.started {
+		d.started = true
+		if d.reverse {
+			return d.it.Last()
+		}
+		return d.it.First()
+	}
+	if d.reverse {
+		return d.it.Prev()
+	}
+	return d.it.Next()
+}
+
+func (d *docIter) Err() error { return d.err }
+
+func (d *docIter) Close() error {
+	if d.it == nil {
+		return nil
+	}
+	err := d.it.Close()
+	d.it = nil
+	return err
+}
+
+// ScanIndex iterates over the documents whose idx entry (the encoded key
+// bytes after the index id, as built with keystring) lies in [lo, hi); nil
+// means unbounded. Documents come in index order, each _id once (multikey
+// indexes are deduplicated). For _id_ the range applies to keystring(_id).
+// It holds a Pebble snapshot (point-in-time view) until Close.
+func (coll *Collection) ScanIndex(idx *Index, lo, hi []byte, reverse bool) DocIterator {
+	if idx.IsID() {
+		p := storage.DocPrefix(coll.ID)
+		it, err := coll.cat.eng.NewIter(bound(p, lo, false), bound(p, hi, true))
+		return &docIter{it: it, err: err, reverse: reverse}
+	}
+	snap := coll.cat.eng.NewSnapshot()
+	p := storage.IndexPrefix(idx.ID)
+	it, err := snap.NewIter(bound(p, lo, false), bound(p, hi, true))
+	ix := &indexIter{coll: coll, idx: idx, snap: snap}
+	ix.docIter = docIter{it: it, err: err, reverse: reverse}
+	if idx.Multikey {
+		ix.seen = map[string]bool{}
+	}
+	return ix
+}
+
+// bound returns prefix+b, or the prefix's range end for a nil upper bound.
+func bound(prefix, b []byte, upper bool) []byte {
+	if b == nil {
+		if upper {
+			return storage.PrefixEnd(prefix)
+		}
+		return prefix
+	}
+	return append(append([]byte(nil), prefix...), b...)
+}
+
+// indexIter walks index entries and fetches their documents.
+type indexIter struct {
+	docIter
+	coll *Collection
+	idx  *Index
+	snap *storage.Snapshot
+	seen map[string]bool // _ids already returned (multikey only)
+}
+
+func (x *indexIter) Next() ([]byte, bool) {
+	for x.err == nil && x.it != nil && x.step() {
+		idKS, err := x.entryID()
+		if err != nil {
+			x.err = err
+			return nil, false
+		}
+		if x.seen != nil {
+			if x.seen[string(idKS)] {
+				continue
+			}
+			x.seen[string(idKS)] = true
+		}
+		doc, ok, err := x.snap.Get(storage.DocKey(x.coll.ID, idKS))
+		if err != nil {
+			x.err = fmt.Errorf("catalog: fetch document: %w", err)
+			return nil, false
+		}
+		if ok {
+			return doc, true
+		}
+	}
+	if x.err == nil && x.it != nil {
+		x.err = x.it.Error()
+	}
+	return nil, false
+}
+
+// entryID returns keystring(_id) of the current entry.
+func (x *indexIter) entryID() ([]byte, error) {
+	if x.idx.Unique {
+		return append([]byte(nil), x.it.Value()...), nil
+	}
+	id, err := splitIDFromKey(x.idx, x.it.Key()[5:])
+	return append([]byte(nil), id...), err
+}
+
+func (x *indexIter) Close() error {
+	err := x.docIter.Close()
+	if x.snap != nil {
+		if cerr := x.snap.Close(); err == nil {
+			err = cerr
+		}
+		x.snap = nil
+	}
+	return err
+}

@@ -1,0 +1,224 @@
+package catalog
+
+import (
+	"bytes"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/oplog"
+	"github.com/relaydb/relaydb/internal/storage"
+	"github.com/relaydb/relaydb/internal/storage/keystring"
+)
+
+// idKey returns keystring(_id) of doc.
+func idKey(doc bson.D) ([]byte, any, error) {
+	id, ok := bsonx.Get(doc, "_id")
+	if !ok {
+		return nil, nil, mongoerr.New(mongoerr.InvalidIdField, "document has no _id")
+	}
+	return keystring.AppendValue(nil, id, false), id, nil
+}
+
+// liveLocked returns the current published value of coll (by id), or
+// NamespaceNotFound if it was dropped. REQUIRES: c.writeMu.
+func (c *Catalog) liveLocked(coll *Collection) (*Collection, error) {
+	c.mu.RLock()
+	live := c.mu.byID[coll.ID]
+	c.mu.RUnlock()
+	if live == nil {
+		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "collection %s was dropped", coll.NS())
+	}
+	return live, nil
+}
+
+// write is one document write being assembled under c.writeMu.
+type write struct {
+	c        *Catalog
+	coll     *Collection
+	b        *storage.Batch
+	multikey map[uint32]bool // indexes that become multikey
+	dCount   int64
+	dSize    int64
+}
+
+// Insert writes doc (which must have an _id), its index entries and its
+// oplog entry in one batch. Errors: DuplicateKey (*DuplicateKeyError),
+// CannotIndexParallelArrays (171).
+func (c *Catalog) Insert(coll *Collection, doc bson.D) (WriteResult, error) {
+	raw, err := bson.Marshal(doc)
+	if err != nil {
+		return WriteResult{}, fmt.Errorf("catalog: encode document: %w", err)
+	}
+	idKS, id, err := idKey(doc)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	w, err := c.newWrite(coll)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	defer w.b.Close()
+	if err := w.putDoc(idKS, id, raw, nil); err != nil {
+		return WriteResult{}, err
+	}
+	if err := w.addEntries(doc, idKS, nil); err != nil {
+		return WriteResult{}, err
+	}
+	w.dCount, w.dSize = 1, int64(len(raw))
+	e := &oplog.Entry{Op: oplog.OpInsert, NS: w.coll.NS(), UI: &w.coll.UUID, O: doc,
+		O2: bson.D{{Key: "_id", Value: id}}}
+	return w.commit(e)
+}
+
+// Update replaces oldDoc by newDoc (same _id), maintaining only the index
+// entries whose keys changed; o is the oplog form of the update.
+func (c *Catalog) Update(coll *Collection, oldDoc, newDoc bson.D, o bson.D) (WriteResult, error) {
+	raw, err := bson.Marshal(newDoc)
+	if err != nil {
+		return WriteResult{}, fmt.Errorf("catalog: encode document: %w", err)
+	}
+	idKS, id, err := idKey(oldDoc)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	w, err := c.newWrite(coll)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	defer w.b.Close()
+	old, err := w.current(idKS, id, oldDoc)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	if err := w.b.Set(storage.DocKey(w.coll.ID, idKS), raw); err != nil {
+		return WriteResult{}, err
+	}
+	if err := w.addEntries(newDoc, idKS, oldDoc); err != nil {
+		return WriteResult{}, err
+	}
+	w.dSize = int64(len(raw) - len(old))
+	e := &oplog.Entry{Op: oplog.OpUpdate, NS: w.coll.NS(), UI: &w.coll.UUID, O: o,
+		O2: bson.D{{Key: "_id", Value: id}}}
+	return w.commit(e)
+}
+
+// Delete removes doc (found by its _id), its index entries, and writes the
+// oplog entry, in one batch.
+func (c *Catalog) Delete(coll *Collection, doc bson.D) (WriteResult, error) {
+	idKS, id, err := idKey(doc)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	w, err := c.newWrite(coll)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	defer w.b.Close()
+	old, err := w.current(idKS, id, doc)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	if err := w.b.Delete(storage.DocKey(w.coll.ID, idKS)); err != nil {
+		return WriteResult{}, err
+	}
+	if err := w.removeEntries(doc, idKS); err != nil {
+		return WriteResult{}, err
+	}
+	w.dCount, w.dSize = -1, -int64(len(old))
+	e := &oplog.Entry{Op: oplog.OpDelete, NS: w.coll.NS(), UI: &w.coll.UUID, O: bson.D{{Key: "_id", Value: id}}}
+	return w.commit(e)
+}
+
+// current returns the stored document, which must equal expect: a caller
+// computed its update or delete from expect outside the write lock, so a
+// concurrent change makes it a WriteConflict (112) the caller retries.
+func (w *write) current(idKS []byte, id any, expect bson.D) ([]byte, error) {
+	old, ok, err := w.b.Get(storage.DocKey(w.coll.ID, idKS))
+	if err != nil || !ok {
+		return nil, notFoundOr(err, w.coll, id)
+	}
+	want, err := bson.Marshal(expect)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: encode document: %w", err)
+	}
+	if !bytes.Equal(old, want) {
+		return nil, mongoerr.New(mongoerr.WriteConflict, "WriteConflict: document %v changed concurrently", id)
+	}
+	return old, nil
+}
+
+// ErrDocumentNotFound is returned by Update/Delete when the _id is absent.
+var ErrDocumentNotFound = fmt.Errorf("catalog: document not found")
+
+func notFoundOr(err error, coll *Collection, id any) error {
+	if err != nil {
+		return fmt.Errorf("catalog: read %s: %w", coll.NS(), err)
+	}
+	return fmt.Errorf("%w: %s _id %v", ErrDocumentNotFound, coll.NS(), id)
+}
+
+// newWrite starts a write on coll's live value. REQUIRES: c.writeMu.
+func (c *Catalog) newWrite(coll *Collection) (*write, error) {
+	live, err := c.liveLocked(coll)
+	if err != nil {
+		return nil, err
+	}
+	return &write{c: c, coll: live, b: c.eng.NewBatch()}, nil
+}
+
+// putDoc stores a new document, failing with DuplicateKey on _id_.
+func (w *write) putDoc(idKS []byte, id any, raw []byte, _ bson.D) error {
+	key := storage.DocKey(w.coll.ID, idKS)
+	if _, exists, err := w.b.Get(key); err != nil {
+		return err
+	} else if exists {
+		return newDupKey(w.coll, w.coll.Indexes()[0], bson.D{{Key: "_id", Value: id}})
+	}
+	return w.b.Set(key, raw)
+}
+
+// commit writes counters, multikey changes and the oplog entry, commits
+// the batch and publishes the new counters. REQUIRES: c.writeMu.
+func (w *write) commit(e *oplog.Entry) (WriteResult, error) {
+	count, size := w.coll.count.Load()+w.dCount, w.coll.size.Load()+w.dSize
+	if err := putStats(w.b, w.coll.ID, count, size); err != nil {
+		return WriteResult{}, err
+	}
+	var newIdxs []*Index
+	if len(w.multikey) > 0 {
+		newIdxs = withMultikey(w.coll.Indexes(), w.multikey)
+		if err := putEntry(w.b, w.coll, newIdxs); err != nil {
+			return WriteResult{}, err
+		}
+	}
+	return w.c.commitLocked(w.b, []*oplog.Entry{e}, func() {
+		w.coll.count.Store(count)
+		w.coll.size.Store(size)
+		if newIdxs != nil {
+			w.coll.indexes.Store(&newIdxs)
+		}
+	})
+}
+
+// withMultikey returns idxs with the given indexes marked multikey (copies).
+func withMultikey(idxs []*Index, ids map[uint32]bool) []*Index {
+	out := make([]*Index, len(idxs))
+	for i, idx := range idxs {
+		if ids[idx.ID] && !idx.Multikey {
+			cp := *idx
+			cp.Multikey = true
+			idx = &cp
+		}
+		out[i] = idx
+	}
+	return out
+}

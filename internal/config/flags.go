@@ -1,0 +1,88 @@
+package config
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// BindFlags registers mongod's flag names on fs, bound to s's fields. It
+// calls s.EnsureDefaults first so the flags' defaults are the documented
+// ones. After fs.Parse, call Resolve.
+func BindFlags(fs *flag.FlagSet, s *Serve) {
+	s.EnsureDefaults()
+	fs.IntVar(&s.Port, "port", s.Port, "TCP port to listen on")
+	fs.StringVar(&s.BindIP, "bind_ip", s.BindIP, "comma-separated addresses to listen on")
+	fs.BoolFunc("bind_ip_all", "listen on all IPv4 and IPv6 addresses", func(string) error {
+		s.BindIP = "0.0.0.0,::"
+		return nil
+	})
+	fs.StringVar(&s.DBPath, "dbpath", s.DBPath, "data directory")
+	fs.StringVar(&s.ConfigPath, "config", s.ConfigPath, "mongod-style YAML configuration file")
+	fs.Var((*millis)(&s.JournalCommitInterval), "journalCommitInterval",
+		"longest wait in milliseconds before a j:false write is synced (1-500)")
+	fs.IntVar(&s.OplogSizeMB, "oplogSize", s.OplogSizeMB, "oplog size in megabytes")
+	fs.StringVar(&s.LogPath, "logpath", s.LogPath, "log file (default stderr)")
+	fs.BoolVar(&s.LogAppend, "logappend", s.LogAppend, "append to the log file instead of rotating it")
+	fs.IntVar(&s.MaxConns, "maxConns", s.MaxConns, "maximum simultaneous connections")
+	fs.StringVar(&s.ReplSet, "replSet", s.ReplSet, "replica set name")
+	fs.IntVar(&s.MetricsPort, "metricsPort", s.MetricsPort, "Prometheus metrics HTTP port (0 = off)")
+	fs.BoolVar(&s.InMemory, "inMemory", s.InMemory, "keep data in memory only (tests)")
+	// TODO(#2): mongod's repeatable -v/-vv verbosity flags.
+}
+
+// Resolve finishes configuration after fs.Parse, with mongod's precedence:
+// explicitly set flags override the config file (s.ConfigPath), which
+// overrides defaults (filled by BindFlags). It then validates; it does not
+// call EnsureDefaults again, so an explicit zero (--port=0,
+// commitIntervalMs: 0) is reported rather than silently replaced.
+func Resolve(fs *flag.FlagSet, s *Serve) error {
+	if s.ConfigPath != "" {
+		explicit := map[string]string{}
+		var order []string
+		fs.Visit(func(f *flag.Flag) {
+			explicit[f.Name] = f.Value.String()
+			order = append(order, f.Name)
+		})
+		if err := LoadYAML(s.ConfigPath, s); err != nil {
+			return err
+		}
+		for _, name := range order { // re-apply: flags win over the file
+			if err := fs.Set(name, explicit[name]); err != nil {
+				return fmt.Errorf("config: re-applying --%s: %w", name, err)
+			}
+		}
+	}
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return nil
+}
+
+// millis is a time.Duration flag given in milliseconds, as mongod's
+// --journalCommitInterval; a Go duration ("50ms") is accepted too.
+type millis time.Duration
+
+func (m *millis) String() string {
+	if m == nil {
+		return "0"
+	}
+	if d := time.Duration(*m); d%time.Millisecond != 0 {
+		return d.String()
+	}
+	return strconv.FormatInt(time.Duration(*m).Milliseconds(), 10)
+}
+
+func (m *millis) Set(v string) error {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		*m = millis(time.Duration(n) * time.Millisecond)
+		return nil
+	}
+	if d, err := time.ParseDuration(strings.TrimSpace(v)); err == nil {
+		*m = millis(d)
+		return nil
+	}
+	return fmt.Errorf("%q is not a number of milliseconds", v)
+}

@@ -1,0 +1,121 @@
+package oplog
+
+import (
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Op types, as MongoDB writes them in the "op" field.
+const (
+	OpInsert  = "i"
+	OpUpdate  = "u"
+	OpDelete  = "d"
+	OpCommand = "c"
+	OpNoop    = "n"
+)
+
+// Entry is one oplog entry (a document of local.oplog.rs).
+type Entry struct {
+	TS   bson.Timestamp // ts
+	Term int64          // t
+	V    int            // v (2)
+	Op   string         // op
+	NS   string         // ns
+	UI   *bson.Binary   // ui: collection UUID (subtype 4), absent for some "c"/"n"
+	O    bson.D         // o
+	O2   bson.D         // o2 (nil = absent)
+	Wall time.Time      // wall (bson.DateTime, millisecond precision)
+}
+
+// Marshal encodes e as BSON with MongoDB's field order:
+// ts, t, v, op, ns, ui, o, o2, wall.
+func (e *Entry) Marshal() ([]byte, error) {
+	return bson.Marshal(e.Doc())
+}
+
+// Doc returns e as a bson.D in MongoDB's field order.
+func (e *Entry) Doc() bson.D {
+	v := e.V
+	if v == 0 {
+		v = 2
+	}
+	d := bson.D{{Key: "ts", Value: e.TS}, {Key: "t", Value: e.Term},
+		{Key: "v", Value: int64(v)}, {Key: "op", Value: e.Op}, {Key: "ns", Value: e.NS}}
+	if e.UI != nil {
+		d = append(d, bson.E{Key: "ui", Value: *e.UI})
+	}
+	o := e.O
+	if o == nil {
+		o = bson.D{}
+	}
+	d = append(d, bson.E{Key: "o", Value: o})
+	if e.O2 != nil {
+		d = append(d, bson.E{Key: "o2", Value: e.O2})
+	}
+	return append(d, bson.E{Key: "wall", Value: bson.NewDateTimeFromTime(e.Wall)})
+}
+
+// Unmarshal decodes a BSON oplog entry.
+func Unmarshal(raw []byte) (*Entry, error) {
+	var d bson.D
+	if err := bson.Unmarshal(raw, &d); err != nil {
+		return nil, fmt.Errorf("oplog: decode entry: %w", err)
+	}
+	e := &Entry{}
+	for _, f := range d {
+		if err := e.setField(f); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+func (e *Entry) setField(f bson.E) error {
+	var ok bool
+	switch f.Key {
+	case "ts":
+		e.TS, ok = f.Value.(bson.Timestamp)
+	case "t":
+		e.Term, ok = asInt64(f.Value)
+	case "v":
+		var v int64
+		v, ok = asInt64(f.Value)
+		e.V = int(v)
+	case "op":
+		e.Op, ok = f.Value.(string)
+	case "ns":
+		e.NS, ok = f.Value.(string)
+	case "ui":
+		var b bson.Binary
+		b, ok = f.Value.(bson.Binary)
+		e.UI = &b
+	case "o":
+		e.O, ok = f.Value.(bson.D)
+	case "o2":
+		e.O2, ok = f.Value.(bson.D)
+	case "wall":
+		var w bson.DateTime
+		w, ok = f.Value.(bson.DateTime)
+		e.Wall = w.Time()
+	default:
+		ok = true // unknown fields are ignored
+	}
+	if !ok {
+		return fmt.Errorf("oplog: field %q has unexpected type %T", f.Key, f.Value)
+	}
+	return nil
+}
+
+func asInt64(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int32:
+		return int64(n), true
+	case int64:
+		return n, true
+	case float64:
+		return int64(n), true
+	}
+	return 0, false
+}

@@ -1,0 +1,234 @@
+// Package oplog is relaydb's operation log (local.oplog.rs): the entry type,
+// a monotonic timestamp allocator, the visibility point, a tailing reader and
+// truncation by size.
+//
+// Invariants:
+//   - Timestamps are allocated strictly increasing, also across restarts
+//     (the allocator is seeded from the last entry at Open).
+//   - An entry is appended inside the batch of the write it describes
+//     (storage batch), never on its own.
+//   - Visibility point: readers (Read, Wait) see entries up to Visible() only.
+//     Visible() is the largest committed ts such that every ts allocated
+//     before it is committed or aborted: a reader never observes a hole
+//     (entry N+1 is never visible before N commits). Slots are tracked in
+//     allocation order, so this stays correct if commits become concurrent.
+//   - Truncation deletes the oldest entries only, and never past Visible().
+package oplog
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/storage"
+)
+
+// Options configure Open.
+type Options struct {
+	// SizeMB caps the oplog; 0 means 1024.
+	SizeMB int
+	// Now is the wall clock; nil means time.Now.
+	Now func() time.Time
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// Log is the oplog of one engine.
+type Log struct {
+	eng    *storage.Engine
+	now    func() time.Time
+	logger *slog.Logger
+
+	mu struct {
+		sync.Mutex
+		last     bson.Timestamp // last allocated ts
+		term     int64
+		lastTerm int64          // term of the last committed entry
+		visible  bson.Timestamp // visibility point
+		slots    []*Slot        // allocated, not yet retired, in ts order
+		changed  chan struct{}  // closed when visible advances
+		bytes    int64          // running size estimate of all entries
+		first    bson.Timestamp // oldest entry (zero if empty)
+		maxBytes int64
+	}
+	truncMu sync.Mutex // serializes Truncate
+}
+
+// Slot is an allocated timestamp whose entry is being written.
+type Slot struct {
+	TS    bson.Timestamp
+	state int8 // 0 pending, 1 committed, 2 aborted
+	bytes int64
+}
+
+// Open loads the oplog's last entry and size from eng.
+func Open(eng *storage.Engine, opts Options) (*Log, error) {
+	if opts.SizeMB <= 0 {
+		opts.SizeMB = 1024
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	l := &Log{eng: eng, now: opts.Now, logger: opts.Logger}
+	l.mu.changed = make(chan struct{})
+	l.mu.maxBytes = int64(opts.SizeMB) << 20
+	if err := l.load(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// load scans the oplog for its bounds, size and last term.
+// TODO(#2): persist the size estimate instead of scanning at open.
+func (l *Log) load() error {
+	lo, hi := storage.OplogBounds()
+	it, err := l.eng.NewIter(lo, hi)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		l.mu.bytes += int64(len(it.Value()))
+	}
+	if it.First() {
+		l.mu.first, _ = storage.OplogTS(it.Key())
+	}
+	if it.Last() {
+		e, err := Unmarshal(it.Value())
+		if err != nil {
+			return fmt.Errorf("oplog: last entry: %w", err)
+		}
+		l.mu.last, l.mu.visible = e.TS, e.TS
+		l.mu.term, l.mu.lastTerm = e.Term, e.Term
+	}
+	return it.Error()
+}
+
+// SetTerm sets the term stamped on entries appended from now on.
+func (l *Log) SetTerm(term int64) {
+	l.mu.Lock()
+	l.mu.term = term
+	l.mu.Unlock()
+}
+
+// Reserve allocates the next timestamp. The caller must Append the entry to
+// its batch and then call Commit or Abort exactly once.
+func (l *Log) Reserve() *Slot {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.mu.last = nextTS(l.mu.last, l.now())
+	s := &Slot{TS: l.mu.last}
+	l.mu.slots = append(l.mu.slots, s)
+	return s
+}
+
+// Append fills in e's ts, term and wall time from s and writes it to b.
+func (l *Log) Append(b *storage.Batch, s *Slot, e *Entry) error {
+	l.mu.Lock()
+	e.TS, e.Term = s.TS, l.mu.term
+	l.mu.Unlock()
+	if e.Wall.IsZero() {
+		e.Wall = l.now()
+	}
+	raw, err := e.Marshal()
+	if err != nil {
+		return fmt.Errorf("oplog: encode entry: %w", err)
+	}
+	s.bytes += int64(len(raw))
+	return b.Set(storage.OplogKey(s.TS), raw)
+}
+
+// Commit marks s's batch as committed.
+func (l *Log) Commit(s *Slot) { l.retire(s, 1) }
+
+// Abort marks s as never to be written (its batch was discarded).
+func (l *Log) Abort(s *Slot) { l.retire(s, 2) }
+
+// retire records s's outcome and advances the visibility point over every
+// leading slot that is no longer pending.
+func (l *Log) retire(s *Slot, state int8) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s.state = state
+	if state == 1 {
+		l.mu.bytes += s.bytes
+		l.mu.lastTerm = l.mu.term
+	}
+	advanced := false
+	for len(l.mu.slots) > 0 && l.mu.slots[0].state != 0 {
+		head := l.mu.slots[0]
+		l.mu.slots = l.mu.slots[1:]
+		if head.state == 1 {
+			l.mu.visible = head.TS
+			if l.mu.first.IsZero() {
+				l.mu.first = head.TS
+			}
+			advanced = true
+		}
+	}
+	if advanced {
+		close(l.mu.changed)
+		l.mu.changed = make(chan struct{})
+	}
+}
+
+// Visible returns the visibility point: every entry <= it is committed, and
+// readers see nothing beyond it.
+func (l *Log) Visible() bson.Timestamp {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.mu.visible
+}
+
+// Last returns the newest visible entry's ts and the current term.
+func (l *Log) Last() (bson.Timestamp, int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.mu.visible, l.mu.term
+}
+
+// First returns the oldest entry's ts (zero if the oplog is empty).
+func (l *Log) First() bson.Timestamp {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.mu.first
+}
+
+// SizeBytes returns the running size estimate of all entries.
+func (l *Log) SizeBytes() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.mu.bytes
+}
+
+// MaxBytes returns the configured cap.
+func (l *Log) MaxBytes() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.mu.maxBytes
+}
+
+// Wait blocks until an entry newer than after is visible, or ctx ends.
+// It is woken by commits; it never polls.
+func (l *Log) Wait(ctx context.Context, after bson.Timestamp) error {
+	for {
+		l.mu.Lock()
+		vis, ch := l.mu.visible, l.mu.changed
+		l.mu.Unlock()
+		if vis.After(after) {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
