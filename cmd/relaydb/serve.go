@@ -55,6 +55,9 @@ func serve(args []string) int {
 
 func run(cfg *config.Serve, log *slog.Logger) int {
 	log.Info("relaydb starting", "version", Version, "pid", os.Getpid(), "dbpath", cfg.DBPath, "port", cfg.Port)
+	for _, w := range cfg.Warnings {
+		log.Warn("configuration", "warning", w)
+	}
 	cat, err := catalog.Open(catalog.Options{
 		Storage:     storage.Options{Dir: cfg.DBPath, InMemory: cfg.InMemory, CommitInterval: cfg.JournalCommitInterval, Logger: log},
 		OplogSizeMB: cfg.OplogSizeMB,
@@ -71,6 +74,7 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 		return exitError
 	}
 	defer cat.Close()
+	defer startProfile(log)()
 	eng := exec.New(cat, log)
 	defer eng.Close()
 

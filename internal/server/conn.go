@@ -76,6 +76,13 @@ func (c *conn) handle(hdr wire.Header, body []byte) bool {
 			c.srv.log.Info("closing connection: bad OP_COMPRESSED", "conn", c.state.ID, "err", err)
 			return false
 		}
+		if orig == wire.OpMsg {
+			inner := wire.Header{RequestID: hdr.RequestID, ResponseTo: hdr.ResponseTo, OpCode: orig}
+			if err := wire.VerifyChecksum(inner, data); err != nil {
+				c.srv.log.Info("closing connection: bad checksum in OP_COMPRESSED", "conn", c.state.ID, "err", err)
+				return false
+			}
+		}
 		op, body, compressor = orig, data, body[8]
 	}
 	switch op {

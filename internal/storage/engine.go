@@ -57,6 +57,8 @@ type Options struct {
 	CommitInterval time.Duration
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// CacheSizeMB is the block cache size; 0 = DefaultCacheSizeMB.
+	CacheSizeMB int
 }
 
 // Engine is one open data directory.
@@ -102,7 +104,8 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e := &Engine{logger: opts.Logger, opts: opts, syncDone: make(chan struct{}),
 		syncReq: make(chan struct{}, 1), stop: make(chan struct{})}
-	popts := &pebble.Options{ReadOnly: opts.ReadOnly, Logger: pebbleLogger{opts.Logger}}
+	popts := pebbleOptions(opts)
+	defer popts.Cache.Unref()
 	dir := opts.Dir
 	if opts.InMemory {
 		popts.FS = opts.FS
