@@ -19,17 +19,16 @@ func compileMatch(spec any, cc *compileCtx) ([]stage, error) {
 	if !ok {
 		return nil, mongoerr.New(15959, "the match filter must be an expression in an object")
 	}
-	// TODO(#2): $expr inside $match cannot see the pipeline's let variables.
-	m, err := query.Compile(d)
+	m, err := query.CompileWithVars(d, cc.scopeVars())
 	if err != nil {
 		return nil, err
 	}
 	return []stage{&matchStage{m: m}}, nil
 }
 
-func (s *matchStage) run(in Iterator, _ *runCtx) Iterator {
+func (s *matchStage) run(in Iterator, rc *runCtx) Iterator {
 	return mapIter(in, func(d bson.D) (bson.D, error) {
-		if s.m.Match(d) {
+		if ok, _ := s.m.MatchVars(d, rc.vars); ok {
 			return d, nil
 		}
 		return nil, nil
@@ -215,9 +214,4 @@ func (s *sampleStage) run(in Iterator, rc *runCtx) Iterator {
 		}
 		return docs, nil
 	})
-}
-
-func compileOutMerge(spec any, cc *compileCtx) ([]stage, error) {
-	// TODO(#2): $out and $merge are executed by the engine layer.
-	return nil, mongoerr.New(mongoerr.NotImplemented, "$out and $merge are not supported yet")
 }

@@ -12,6 +12,10 @@
 //     their input first. Errors surface from Next.
 //   - Documents are bson.D; a missing value is expr.Missing and never
 //     appears in an output document.
+//   - $out and $merge never run here: SplitOutput removes a final one and
+//     parses it (OutSpec, MergeSpec); MergeSpec.Apply decides each write
+//     purely; the engine performs them. Compile rejects any left over.
+//   - Command let variables are evaluated once, at Compile (expr.EvalLet).
 package agg
 
 import (
@@ -19,6 +23,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/agg/expr"
 )
 
 // Iterator yields documents. Next returns ok=false at the end. Close
@@ -35,10 +41,20 @@ type Env struct {
 	// Lookup opens a collection for $lookup and $unionWith; nil means those
 	// stages fail with NamespaceNotFound at run time.
 	Lookup func(db, coll string) (Iterator, error)
+	// LocalSessions lists the server's in-memory logical sessions for
+	// $listLocalSessions (documents {_id: {id, uid}, lastUse}); nil yields
+	// none.
+	LocalSessions func() ([]bson.D, error)
 	// Now is $$NOW; zero means the wall clock when Run starts.
 	Now time.Time
-	// Let holds the command's "let" variables ($$name in expressions).
+	// Let is the command's raw "let" document: each value is an expression,
+	// evaluated once by Compile (see expr.EvalLet) and visible as $$name
+	// everywhere in the pipeline, $match's $expr and sub-pipelines included.
 	Let bson.D
+	// Vars are variables already evaluated by the caller (expr.EvalLet of a
+	// command's let, shared with its filter), visible like Let; Let is
+	// evaluated on top of them. Vars.Now, when set, is $$NOW.
+	Vars *expr.Vars
 	// Rand drives $sample; nil uses a randomly seeded source.
 	Rand *rand.Rand
 }

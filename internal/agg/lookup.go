@@ -13,7 +13,9 @@ type lookupStage struct {
 	localField   []string
 	foreignField string
 	as           []string
-	sub          *Pipeline // pipeline form, or nil
+	sub          *Pipeline   // pipeline form, or nil
+	letNames     []string    // the 'let' variables of the sub-pipeline
+	letVals      []expr.Expr // their expressions, evaluated per local doc
 }
 
 func compileLookup(spec any, cc *compileCtx) ([]stage, error) {
@@ -24,6 +26,7 @@ func compileLookup(spec any, cc *compileCtx) ([]stage, error) {
 	s := &lookupStage{}
 	var local, as string
 	var pipeline bson.A
+	var let bson.D
 	for _, e := range d {
 		if e.Key == "pipeline" {
 			arr, ok := e.Value.(bson.A)
@@ -34,8 +37,10 @@ func compileLookup(spec any, cc *compileCtx) ([]stage, error) {
 			continue
 		}
 		if e.Key == "let" {
-			// TODO(#2): correlated sub-pipelines ($lookup let).
-			return nil, mongoerr.New(mongoerr.NotImplemented, "$lookup with 'let' is not supported yet")
+			if let, ok = e.Value.(bson.D); !ok {
+				return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup argument 'let' must be an object, is type %s", typeOf(e.Value))
+			}
+			continue
 		}
 		str, ok := e.Value.(string)
 		if !ok {
@@ -54,7 +59,49 @@ func compileLookup(spec any, cc *compileCtx) ([]stage, error) {
 			return nil, mongoerr.New(mongoerr.FailedToParse, "unknown argument to $lookup: %s", e.Key)
 		}
 	}
-	return s.finish(local, as, pipeline, cc)
+	if let != nil && pipeline == nil {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup with 'let' must also specify a 'pipeline'")
+	}
+	sub, err := s.compileLet(let, cc)
+	if err != nil {
+		return nil, err
+	}
+	return s.finish(local, as, pipeline, sub)
+}
+
+// compileLet compiles the let expressions (which see the outer variables
+// and the local document) and returns the context for the sub-pipeline,
+// where the let names are in scope too.
+func (s *lookupStage) compileLet(let bson.D, cc *compileCtx) (*compileCtx, error) {
+	for _, e := range let {
+		if err := expr.ValidateVarName(e.Key); err != nil {
+			return nil, err
+		}
+		v, err := cc.compileExpr(e.Value)
+		if err != nil {
+			return nil, err
+		}
+		s.letNames = append(s.letNames, e.Key)
+		s.letVals = append(s.letVals, v)
+	}
+	return cc.withVars(s.letNames...), nil
+}
+
+// subCtx binds the let variables evaluated against the local document d.
+func (s *lookupStage) subCtx(d bson.D, rc *runCtx) (*runCtx, error) {
+	if len(s.letNames) == 0 {
+		return rc, nil
+	}
+	outer := rc.varsFor(d)
+	vars := rc.vars
+	for i, e := range s.letVals {
+		v, err := e.Eval(d, outer)
+		if err != nil {
+			return nil, err
+		}
+		vars = vars.Bind(s.letNames[i], v)
+	}
+	return &runCtx{env: rc.env, vars: vars}, nil
 }
 
 func (s *lookupStage) finish(local, as string, pipeline bson.A, cc *compileCtx) ([]stage, error) {
@@ -134,7 +181,11 @@ func (s *lookupStage) matches(d bson.D, foreign []bson.D, rc *runCtx) (bson.A, e
 		}
 	}
 	if s.sub != nil {
-		docs, err := Drain(s.sub.runWith(Slice(candidates), rc, -1))
+		sub, err := s.subCtx(d, rc)
+		if err != nil {
+			return nil, err
+		}
+		docs, err := Drain(s.sub.runWith(Slice(candidates), sub, -1))
 		if err != nil {
 			return nil, err
 		}

@@ -24,6 +24,8 @@ type runCtx struct {
 // times, concurrently.
 type Pipeline struct {
 	env         Env
+	vars        *expr.Vars // let variables, evaluated at Compile
+	fixedNow    bool       // $$NOW came from Env; else it is read at Run
 	stages      []stage
 	names       []string
 	firstMatch  bson.D
@@ -50,32 +52,42 @@ func init() {
 		"$count": compileCount, "$unwind": compileUnwind, "$replaceRoot": compileReplaceRoot,
 		"$replaceWith": compileReplaceWith, "$lookup": compileLookup, "$sample": compileSample,
 		"$facet": compileFacet, "$sortByCount": compileSortByCount, "$bucket": compileBucket,
-		"$unionWith": compileUnionWith, "$out": compileOutMerge, "$merge": compileOutMerge,
+		"$unionWith": compileUnionWith, "$documents": compileDocuments,
+		"$listLocalSessions": compileListLocalSessions,
 	}
 }
 
-// Compile validates and compiles pipeline.
+// Compile validates and compiles pipeline. The command's let variables
+// (env.Let, on top of env.Vars) are evaluated here, once.
 func Compile(pipeline bson.A, env Env) (*Pipeline, error) {
-	names := make([]string, 0, len(env.Let))
-	for _, e := range env.Let {
-		if err := expr.ValidateVarName(e.Key); err != nil {
-			return nil, err
-		}
-		names = append(names, e.Key)
+	base := env.Vars
+	if !env.Now.IsZero() {
+		base = base.WithNow(env.Now)
 	}
-	p, err := compileStages(pipeline, &compileCtx{env: &env, vars: names})
+	vars, err := expr.EvalLet(env.Let, base)
 	if err != nil {
 		return nil, err
 	}
-	p.env = env
+	p, err := compileStages(pipeline, &compileCtx{env: &env, vars: vars.Names()})
+	if err != nil {
+		return nil, err
+	}
+	p.env, p.vars = env, vars
+	p.fixedNow = !env.Now.IsZero() || env.Vars != nil && !env.Vars.Now.IsZero()
 	return p, nil
 }
 
 func compileStages(pipeline bson.A, cc *compileCtx) (*Pipeline, error) {
 	p := &Pipeline{sortIndex: -1}
-	for _, raw := range pipeline {
+	for i, raw := range pipeline {
 		name, spec, err := splitStage(raw)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkOutputStage(name, i == len(pipeline)-1); err != nil {
+			return nil, err
+		}
+		if err := checkFirstOnly(name, i); err != nil {
 			return nil, err
 		}
 		sc, ok := stageCompilers[name]
@@ -154,13 +166,9 @@ func (p *Pipeline) run(in Iterator, skipSort int) Iterator {
 }
 
 func (p *Pipeline) newRunCtx() *runCtx {
-	now := p.env.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	vars := &expr.Vars{Now: now}
-	for _, e := range p.env.Let {
-		vars = vars.Bind(e.Key, e.Value)
+	vars := p.vars
+	if !p.fixedNow {
+		vars = vars.WithNow(time.Now())
 	}
 	return &runCtx{env: &p.env, vars: vars}
 }
@@ -182,4 +190,21 @@ func (rc *runCtx) varsFor(doc bson.D) *expr.Vars { return rc.vars.WithRoot(doc) 
 // compileExpr compiles an expression with the pipeline's let variables.
 func (cc *compileCtx) compileExpr(v any) (expr.Expr, error) {
 	return expr.CompileWithVars(v, cc.vars)
+}
+
+// scopeVars returns variables binding every name in scope (to null), for
+// compiling filters whose variable values only come at run time.
+func (cc *compileCtx) scopeVars() *expr.Vars {
+	var v *expr.Vars
+	for i := len(cc.vars) - 1; i >= 0; i-- {
+		v = v.Bind(cc.vars[i], nil)
+	}
+	return v
+}
+
+// withVars returns a copy of cc with names added to the variables in scope.
+func (cc *compileCtx) withVars(names ...string) *compileCtx {
+	c := *cc
+	c.vars = append(append([]string(nil), cc.vars...), names...)
+	return &c
 }

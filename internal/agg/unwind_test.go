@@ -42,7 +42,7 @@ func TestLookupFacetUnion(t *testing.T) {
 			{"_id": 1, "item": "a", "x": {"y": [{"_id": 1}]}}]`},
 		{pipeline: `[{"$lookup": {"from": "inventory", "localField": "item", "as": "x"}}]`, code: 9},
 		{pipeline: `[{"$lookup": {"from": "inventory", "localField": "a", "foreignField": "b"}}]`, code: 9},
-		{pipeline: `[{"$lookup": {"from": "i", "let": {}, "pipeline": [], "as": "x"}}]`, code: 238},
+		{pipeline: `[{"$lookup": {"from": "i", "let": 5, "pipeline": [], "as": "x"}}]`, code: 9},
 		{pipeline: `[{"$facet": {"n": [{"$count": "n"}], "ids": [{"$project": {"_id": 1}}, {"$limit": 2}]}}]`, input: orders, want: `[
 			{"n": [{"n": 4}], "ids": [{"_id": 1}, {"_id": 2}]}]`},
 		{pipeline: `[{"$facet": {"n": [{"$out": "x"}]}}]`, code: 40600},

@@ -37,7 +37,7 @@ type Workload struct {
 	scanLength   generator.Number
 	keyChooser   generator.Number
 	ops          *generator.Discrete
-	loadKeys     *generator.Counter   // keys of the load phase
+	loadKeys     *generator.Counter    // keys of the load phase
 	insertKeys   *generator.AckCounter // keys of transaction inserts
 }
 
@@ -47,7 +47,7 @@ func NewWorkload(p Properties) (*Workload, error) {
 	if err := w.readCounts(p); err != nil {
 		return nil, err
 	}
-	if err := w.readFields(p); err != nil {
+	if err := w.readFieldProps(p); err != nil {
 		return nil, err
 	}
 	w.ReadAllFields = p.Bool("readallfields", true)
@@ -93,7 +93,7 @@ func (w *Workload) readCounts(p Properties) error {
 	return err
 }
 
-func (w *Workload) readFields(p Properties) error {
+func (w *Workload) readFieldProps(p Properties) error {
 	n, err := p.Int64("fieldcount", 10)
 	if err != nil {
 		return err

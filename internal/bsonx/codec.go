@@ -1,8 +1,6 @@
 package bsonx
 
 import (
-	"fmt"
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/mongoerr"
@@ -27,42 +25,27 @@ func Decode(raw []byte) (bson.D, error) {
 // DecodeMaxDepth is Decode with a caller-chosen nesting limit (the top-level
 // document is depth 1).
 func DecodeMaxDepth(raw []byte, maxDepth int) (doc bson.D, err error) {
-	n, err := validator{maxDepth: maxDepth}.document(raw, 1)
+	defer func() {
+		if r := recover(); r != nil { // unreachable: every read is bounds checked
+			doc, err = nil, invalid("decoder panic: %v", r)
+		}
+	}()
+	doc, n, err := decoder{maxDepth: maxDepth}.document(raw, 1)
 	if err != nil {
 		return nil, err
 	}
 	if n != len(raw) {
 		return nil, invalid("%d trailing bytes after the document", len(raw)-n)
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			doc, err = nil, invalid("decoder panic: %v", r)
-		}
-	}()
-	if err := bson.Unmarshal(raw, &doc); err != nil {
-		return nil, invalid("%v", err)
-	}
-	if doc == nil {
-		doc = bson.D{}
-	}
 	return doc, nil
 }
 
-// Encode marshals doc to BSON bytes. The driver renumbers array keys and
-// sorts regex options, so Encode(Decode(raw)) may differ from raw for such
-// input; it is byte-identical otherwise.
-//
-// TODO(#2): a hand-written encoder could skip reflection and keep regex
-// options as given, as MongoDB stores them.
+// Encode marshals doc to BSON bytes, exactly as bson.Marshal does (see
+// AppendDocument). The driver renumbers array keys and sorts regex
+// options, so Encode(Decode(raw)) may differ from raw for such input; it is
+// byte-identical otherwise.
 func Encode(doc bson.D) ([]byte, error) {
-	if doc == nil {
-		doc = bson.D{}
-	}
-	b, err := bson.Marshal(doc)
-	if err != nil {
-		return nil, fmt.Errorf("bsonx: encode document: %w", err)
-	}
-	return b, nil
+	return encodePooled(doc)
 }
 
 // Depth returns how deeply doc nests: a document of scalars is 1, and each

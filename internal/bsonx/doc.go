@@ -23,4 +23,13 @@
 //     that form, so keystring bytes order exactly as Compare orders values.
 //   - Decode never panics; any malformed input yields a *mongoerr.Error with
 //     code InvalidBSON (22), or Overflow (15) for over-deep nesting.
+//   - Decode yields exactly what bson.Unmarshal yields into a bson.D (empty
+//     documents and arrays are non-nil, binData is never nil) and nothing
+//     it returns aliases its input. Keys, short strings and binData of one
+//     document level share two allocations (see arena), so keeping one
+//     value keeps at most its level's share alive.
+//   - Encode and AppendDocument write the bytes bson.Marshal writes for
+//     every document it accepts, except that they refuse bson.M and
+//     map[string]any (random key order) and embed a bson.Raw whose length
+//     and terminator frame it without checking its elements.
 package bsonx

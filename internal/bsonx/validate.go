@@ -1,19 +1,30 @@
 package bsonx
 
 import (
+	"bytes"
 	"encoding/binary"
 
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
+// Validate checks raw exactly as DecodeMaxDepth does, with the same
+// errors, without building anything: for code that keeps or forwards raw
+// bytes and needs only to know they are well formed.
+func Validate(raw []byte, maxDepth int) error {
+	n, err := validator{maxDepth: maxDepth}.document(raw, 1)
+	if err != nil {
+		return err
+	}
+	if n != len(raw) {
+		return invalid("%d trailing bytes after the document", len(raw)-n)
+	}
+	return nil
+}
+
 // validator walks raw BSON without decoding it. Every read is bounds
 // checked, so no input can make it (or the decoder run after it) panic.
 type validator struct {
 	maxDepth int
-}
-
-func invalid(format string, args ...any) error {
-	return mongoerr.New(mongoerr.InvalidBSON, "invalid BSON: "+format, args...)
 }
 
 // document checks the document at the start of b and returns its length.
@@ -62,15 +73,9 @@ func (v validator) element(b []byte, depth int) (int, error) {
 	return pos + n, nil
 }
 
-var fixedSize = map[byte]int{
-	TypeDouble: 8, TypeUndefined: 0, TypeObjectID: 12, TypeDate: 8, TypeNull: 0,
-	TypeInt32: 4, TypeTimestamp: 8, TypeInt64: 8, TypeDecimal: 16,
-	TypeMinKey: 0, TypeMaxKey: 0,
-}
-
 // value checks a value of type t at the start of b and returns its size.
 func (v validator) value(t byte, b []byte, depth int) (int, error) {
-	if n, ok := fixedSize[t]; ok {
+	if n, ok := scalarSize(t); ok {
 		return need(b, n)
 	}
 	switch t {
@@ -107,12 +112,55 @@ func need(b []byte, n int) (int, error) {
 	return n, nil
 }
 
+func regex(b []byte) (int, error) {
+	p, err := cstring(b)
+	if err != nil {
+		return 0, err
+	}
+	o, err := cstring(b[p:])
+	if err != nil {
+		return 0, err
+	}
+	return p + o, nil
+}
+
+// codeWithScope checks int32 total, string code, scope document; the total
+// must account for exactly those parts.
+func (v validator) codeWithScope(b []byte, depth int) (int, error) {
+	total, err := int32At(b)
+	if err != nil {
+		return 0, err
+	}
+	if total < 14 || total > len(b) {
+		return 0, invalid("code with scope length %d out of range", total)
+	}
+	body := b[4:total]
+	s, err := bsonString(body)
+	if err != nil {
+		return 0, err
+	}
+	d, err := v.document(body[s:], depth+1)
+	if err != nil {
+		return 0, err
+	}
+	if 4+s+d != total {
+		return 0, invalid("code with scope length %d does not match its parts", total)
+	}
+	return total, nil
+}
+
+// The checks below are shared with the decoder: each returns the size of a
+// well-formed item at the start of b or an InvalidBSON error, and never
+// reads past b.
+
+func invalid(format string, args ...any) error {
+	return mongoerr.New(mongoerr.InvalidBSON, "invalid BSON: "+format, args...)
+}
+
 // cstring returns the length of the NUL-terminated string at b, NUL included.
 func cstring(b []byte) (int, error) {
-	for i, c := range b {
-		if c == 0 {
-			return i + 1, nil
-		}
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return i + 1, nil
 	}
 	return 0, invalid("unterminated cstring")
 }
@@ -154,41 +202,4 @@ func binData(b []byte) (int, error) {
 		}
 	}
 	return 5 + l, nil
-}
-
-func regex(b []byte) (int, error) {
-	p, err := cstring(b)
-	if err != nil {
-		return 0, err
-	}
-	o, err := cstring(b[p:])
-	if err != nil {
-		return 0, err
-	}
-	return p + o, nil
-}
-
-// codeWithScope checks int32 total, string code, scope document; the total
-// must account for exactly those parts.
-func (v validator) codeWithScope(b []byte, depth int) (int, error) {
-	total, err := int32At(b)
-	if err != nil {
-		return 0, err
-	}
-	if total < 14 || total > len(b) {
-		return 0, invalid("code with scope length %d out of range", total)
-	}
-	body := b[4:total]
-	s, err := bsonString(body)
-	if err != nil {
-		return 0, err
-	}
-	d, err := v.document(body[s:], depth+1)
-	if err != nil {
-		return 0, err
-	}
-	if 4+s+d != total {
-		return 0, invalid("code with scope length %d does not match its parts", total)
-	}
-	return total, nil
 }

@@ -119,3 +119,5 @@ var _ = time.Second
 func mongoerrAs(err error, target **DuplicateKeyError) bool {
 	return errors.As(err, target)
 }
+
+func catalogKeyOf(coll *Collection) []byte { return storage.CatalogKey(coll.ID) }

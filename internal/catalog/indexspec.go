@@ -119,6 +119,8 @@ func (idx *Index) validate() error {
 			return mongoerr.New(mongoerr.CannotCreateIndex, "TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number")
 		}
 	}
+	// TODO(#2): restrict partialFilterExpression operators as MongoDB does
+	// ($eq, $exists:true, $gt/$gte/$lt/$lte, $type, $and, $or, $in).
 	if idx.Partial != nil {
 		m, err := query.Compile(idx.Partial)
 		if err != nil {

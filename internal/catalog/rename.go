@@ -39,6 +39,7 @@ func (c *Catalog) RenameCollection(fromDB, from, toDB, to string, dropTarget boo
 		}
 		o = append(o, bson.E{Key: "dropTarget", Value: target.UUID})
 	}
+	// TODO(#2): MongoDB gives a cross-database rename a new UUID.
 	moved := &Collection{DB: toDB, Name: to, ID: src.ID, UUID: src.UUID, Options: src.Options, cat: c}
 	moved.indexes.Store(src.indexes.Load())
 	moved.count.Store(src.count.Load())

@@ -52,6 +52,9 @@ func (c *Catalog) Insert(coll *Collection, doc bson.D) (WriteResult, error) {
 	if err != nil {
 		return WriteResult{}, fmt.Errorf("catalog: encode document: %w", err)
 	}
+	if len(raw) > MaxDocSize {
+		return WriteResult{}, mongoerr.New(mongoerr.BadValue, "object to insert too large. size in bytes: %d, max size: %d", len(raw), MaxDocSize)
+	}
 	idKS, id, err := idKey(doc)
 	if err != nil {
 		return WriteResult{}, err
@@ -75,12 +78,18 @@ func (c *Catalog) Insert(coll *Collection, doc bson.D) (WriteResult, error) {
 	return w.commit(e)
 }
 
+// MaxDocSize is MongoDB's 16 MB limit on a stored document.
+const MaxDocSize = 16 * 1024 * 1024
+
 // Update replaces oldDoc by newDoc (same _id), maintaining only the index
 // entries whose keys changed; o is the oplog form of the update.
 func (c *Catalog) Update(coll *Collection, oldDoc, newDoc bson.D, o bson.D) (WriteResult, error) {
 	raw, err := bson.Marshal(newDoc)
 	if err != nil {
 		return WriteResult{}, fmt.Errorf("catalog: encode document: %w", err)
+	}
+	if len(raw) > MaxDocSize {
+		return WriteResult{}, mongoerr.New(17419, "Resulting document after update is larger than %d", MaxDocSize)
 	}
 	idKS, id, err := idKey(oldDoc)
 	if err != nil {

@@ -16,6 +16,25 @@ type Conn struct {
 	helloDone  bool
 }
 
+// appName returns the client's application name from its hello metadata.
+func (c *Conn) appName() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range c.clientMeta {
+		if e.Key == "application" {
+			if d, ok := e.Value.(bson.D); ok {
+				for _, f := range d {
+					if f.Key == "name" {
+						s, _ := f.Value.(string)
+						return s
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // NewConn returns the state for a new connection.
 func NewConn(id int64, remote, local string) *Conn {
 	return &Conn{ID: id, Remote: remote, Local: local}
@@ -26,6 +45,9 @@ type Request struct {
 	Body       []byte
 	Sequences  []Sequence
 	MoreToCome bool
+	// CloseConn is set by the command layer when the connection must be
+	// closed instead of answered (the failCommand fail point).
+	CloseConn bool
 }
 
 // Sequence is an OP_MSG kind-1 section.

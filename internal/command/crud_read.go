@@ -99,17 +99,22 @@ func findCmd(c *Ctx) (bson.D, error) {
 	if await && !tailable {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
 	}
+	if tailable && !(c.DB == "local" && coll == "oplog.rs") {
+		return nil, mongoerr.New(mongoerr.BadValue, "error processing query: tailable cursor requested on non capped collection")
+	}
 	it, _, err := c.D.eng.Find(c.DB, coll, p)
 	if err != nil {
 		return nil, err
 	}
 	cur := exec.NewCursor(c.ns(coll), it)
 	cur.Limit = p.Limit
-	if tailable {
-		cur.Tailable, cur.AwaitData = true, await
+	cur.Tailable, cur.AwaitData = tailable, await
+	reply, err := c.firstBatch(cur, n, single)
+	if tailable && err == nil {
+		// Only getMore waits for data; the first batch answers at once.
 		cur.Wait = c.D.eng.OplogWaiter(it)
 	}
-	return c.firstBatch(cur, n, single)
+	return reply, err
 }
 
 // firstBatch returns the cursor reply for a new cursor, registering the

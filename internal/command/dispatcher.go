@@ -1,6 +1,7 @@
 package command
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -11,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
@@ -117,7 +119,16 @@ func (d *Dispatcher) run(conn *Conn, db string, cmd bson.D, req *Request) (out [
 	}
 	start := time.Now()
 	ctx := &Ctx{D: d, Conn: conn, DB: db, Cmd: cmd, Name: name, Req: req}
+	fp := failCommand.check(name, conn)
+	if fp != nil {
+		if err := fp.before(req); err != nil {
+			return d.ErrorReply(err)
+		}
+	}
 	reply, err := d.invoke(c, ctx)
+	if fp != nil && err == nil {
+		reply = fp.after(reply)
+	}
 	d.metrics.observe(c, time.Since(start), err)
 	if err != nil {
 		return d.ErrorReply(err)
@@ -187,6 +198,10 @@ func errorDoc(err error) bson.D {
 		{Key: "errmsg", Value: me.Msg},
 		{Key: "code", Value: int32(me.Code)},
 		{Key: "codeName", Value: me.Code.Name()},
+	}
+	var dk *catalog.DuplicateKeyError
+	if errors.As(err, &dk) {
+		doc = append(doc, bson.E{Key: "keyPattern", Value: dk.KeyPattern}, bson.E{Key: "keyValue", Value: dk.KeyValue})
 	}
 	if len(me.Labels) > 0 {
 		labels := make(bson.A, len(me.Labels))

@@ -1,6 +1,8 @@
 package command
 
 import (
+	"sort"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/catalog"
@@ -32,14 +34,17 @@ func listDatabasesCmd(c *Ctx) (bson.D, error) {
 	cat := c.D.eng.Catalog()
 	dbs := bson.A{}
 	var total int64
-	for _, name := range cat.Databases() {
+	for _, name := range withSystemDBs(cat.Databases()) {
 		var size int64
 		for _, col := range cat.Collections(name) {
 			size += col.DataSize()
 		}
+		if name == "local" {
+			size += cat.Oplog().SizeBytes()
+		}
 		d := bson.D{{Key: "name", Value: name}}
 		if !nameOnly {
-			d = append(d, bson.E{Key: "sizeOnDisk", Value: size}, bson.E{Key: "empty", Value: size == 0})
+			d = append(d, bson.E{Key: "sizeOnDisk", Value: size}, bson.E{Key: "empty", Value: size == 0 && name != "admin" && name != "local"})
 		}
 		if m.Match(d) {
 			dbs = append(dbs, d)
@@ -107,4 +112,20 @@ func (c *Ctx) collection(coll string) (*catalog.Collection, error) {
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist: %s", c.ns(coll))
 	}
 	return col, nil
+}
+
+// withSystemDBs adds admin and local, which a MongoDB node always lists
+// (admin holds system.version, local the oplog), in sorted order.
+func withSystemDBs(dbs []string) []string {
+	seen := map[string]bool{}
+	for _, d := range dbs {
+		seen[d] = true
+	}
+	for _, d := range []string{"admin", "local"} {
+		if !seen[d] {
+			dbs = append(dbs, d)
+		}
+	}
+	sort.Strings(dbs)
+	return dbs
 }

@@ -28,6 +28,11 @@ func indexPlan(idx *catalog.Index, preds map[string]*pred, sort bson.D, forced b
 		desc := isDesc(f.Value)
 		used++
 		if len(pr.eq) == 0 {
+			if idx.Multikey {
+				// Different array elements may satisfy each side of a
+				// range, so a multikey path gets one bound only.
+				pr = oneSided(pr)
+			}
 			lo, hi := rangeBytes(pr, desc)
 			for _, p := range prefixes {
 				ranged = append(ranged, interval{lo: concat(p, lo), hi: concat(p, hi)})
@@ -44,7 +49,7 @@ func indexPlan(idx *catalog.Index, preds map[string]*pred, sort bson.D, forced b
 		}
 	}
 	reverse, covered := sortDirection(idx, sort)
-	if used == 0 && !covered && !forced {
+	if !forced && !usable(idx, used, covered && len(sort) > 0) {
 		return nil
 	}
 	ivs := ranged
@@ -60,6 +65,27 @@ func indexPlan(idx *catalog.Index, preds map[string]*pred, sort bson.D, forced b
 		}
 	}
 	return &Plan{Kind: "IXSCAN", Index: idx, Intervals: ivs, Reverse: reverse, SortCovered: covered}
+}
+
+// usable reports whether an unhinted plan over idx is complete and useful:
+// a sparse index lacks documents missing its fields, so it may serve only
+// a filter that excludes those documents (a non-null predicate on its first
+// field, which nulls never reach here).
+func usable(idx *catalog.Index, used int, helpsSort bool) bool {
+	if idx.Sparse {
+		return used > 0
+	}
+	return used > 0 || helpsSort
+}
+
+// oneSided keeps the lower bound of a range (or the upper when there is none).
+func oneSided(p *pred) *pred {
+	if p.low == nil || p.high == nil {
+		return p
+	}
+	q := *p
+	q.high, q.highIncl = nil, false
+	return &q
 }
 
 func concat(a, b []byte) []byte { return append(append([]byte(nil), a...), b...) }

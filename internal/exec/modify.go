@@ -79,9 +79,6 @@ func (e *Engine) applyUpdate(col *catalog.Collection, old bson.D, pos int, u *up
 	if !r.Changed {
 		return old, nil
 	}
-	if err := checkDocSize(r.Doc); err != nil {
-		return nil, err
-	}
 	if err := bsonx.CheckUserDepth(r.Doc); err != nil {
 		return nil, err
 	}
@@ -147,9 +144,24 @@ func (e *Engine) matchIDs(col *catalog.Collection, filter, sort bson.D, hint any
 	}
 }
 
+// maxWriteConflictRetries bounds retries when a document changed between
+// the re-read and the commit (possible only with writers that bypass the
+// lock stripes, such as the TTL reaper).
+const maxWriteConflictRetries = 10
+
 // modifyByID re-reads the document under its lock stripe, re-checks the
-// filter and calls fn. It reports whether the document still matched.
+// filter and calls fn, retrying on WriteConflict. It reports whether the
+// document still matched.
 func (e *Engine) modifyByID(col *catalog.Collection, id any, m *query.Matcher, fn func(old bson.D, pos int) (bson.D, error)) (bool, error) {
+	for attempt := 0; ; attempt++ {
+		matched, err := e.modifyOnce(col, id, m, fn)
+		if !mongoerr.Is(err, mongoerr.WriteConflict) || attempt >= maxWriteConflictRetries {
+			return matched, err
+		}
+	}
+}
+
+func (e *Engine) modifyOnce(col *catalog.Collection, id any, m *query.Matcher, fn func(old bson.D, pos int) (bson.D, error)) (bool, error) {
 	mu := e.locks.lock(col.ID, keystring.Key(id))
 	defer mu.Unlock()
 	raw, ok, err := col.FindByID(id)

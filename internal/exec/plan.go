@@ -31,6 +31,10 @@ type planInput struct {
 // choosePlan picks the access path for coll.
 func choosePlan(coll *catalog.Collection, in planInput) (*Plan, error) {
 	preds := predicates(in.filter)
+	if h, ok := in.hint.(bson.D); ok && len(h) == 1 && h[0].Key == "$natural" {
+		n, _ := bsonx.AsFloat64(h[0].Value)
+		return &Plan{Kind: "COLLSCAN", Reverse: n < 0}, nil
+	}
 	if in.hint != nil {
 		idx, err := hintedIndex(coll, in.hint)
 		if err != nil {
@@ -44,8 +48,8 @@ func choosePlan(coll *catalog.Collection, in planInput) (*Plan, error) {
 	var best *Plan
 	bestScore := 0
 	for _, idx := range coll.Indexes() {
-		if idx.Partial != nil {
-			continue // TODO(#2): use a partial index when the filter implies its filter
+		if idx.Partial != nil && !implies(preds, idx.Partial) {
+			continue
 		}
 		p := indexPlan(idx, preds, in.sort, false)
 		if p == nil {

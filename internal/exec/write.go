@@ -10,9 +10,6 @@ import (
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// maxUserDocSize is the 16 MB BSON limit for stored documents.
-const maxUserDocSize = 16 * 1024 * 1024
-
 // WriteError is one failed statement of a write command.
 type WriteError struct {
 	Index int
@@ -127,9 +124,6 @@ func prepareInsert(d bson.D) (bson.D, error) {
 	if err := validateID(d[0].Value); err != nil {
 		return nil, err
 	}
-	if err := checkDocSize(d); err != nil {
-		return nil, err
-	}
 	if err := bsonx.CheckUserDepth(d); err != nil {
 		return nil, err
 	}
@@ -154,13 +148,3 @@ func validateID(id any) error {
 	return nil
 }
 
-func checkDocSize(d bson.D) error {
-	b, err := bson.Marshal(d)
-	if err != nil {
-		return mongoerr.New(mongoerr.BadValue, "cannot encode document: %v", err)
-	}
-	if len(b) > maxUserDocSize {
-		return mongoerr.New(mongoerr.BadValue, "object to insert too large. size in bytes: %d, max size: %d", len(b), maxUserDocSize)
-	}
-	return nil
-}

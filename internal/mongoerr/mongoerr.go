@@ -105,6 +105,7 @@ const (
 	OplogOperationUnsupported       Code = 62
 	ConversionFailure               Code = 241
 	NotARetryableWriteCommand       Code = 336
+	CannotIndexParallelArrays       Code = 171
 )
 
 var names = map[Code]string{
@@ -154,6 +155,7 @@ var names = map[Code]string{
 	NoProgressMade: "NoProgressMade", ObjectIsBusy: "ObjectIsBusy",
 	TooManyFilesOpen: "TooManyFilesOpen", OplogOperationUnsupported: "OplogOperationUnsupported",
 	ConversionFailure: "ConversionFailure", NotARetryableWriteCommand: "NotARetryableWriteCommand",
+	CannotIndexParallelArrays: "CannotIndexParallelArrays",
 }
 
 // Name returns the codeName MongoDB uses for c, or "Location<code>" for the

@@ -19,5 +19,8 @@
 //     path predicate, not each element: {a: {$ne: 1}} rejects {a: [1, 2]}.
 //   - Comparisons ($gt, $lt, ...) only match values of the same canonical
 //     type bracket (bsonx.CanonicalType), except for MinKey/MaxKey bounds.
+//   - $expr sees only the variables given to CompileWithVars (a command's
+//     let) or, per evaluation, to MatchVars; Compile allows system
+//     variables only.
 //   - Client-facing errors are *mongoerr.Error with MongoDB's codes.
 package query

@@ -2,6 +2,8 @@ package query
 
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/agg/expr"
 )
 
 // Matcher is a compiled query filter. It is immutable and safe for
@@ -16,6 +18,8 @@ type matchState struct {
 	// pos is the array index matched by the first array the matching path
 	// traversed, for the positional $ operator; -1 if none.
 	pos int
+	// vars, if not nil, overrides the variables $expr was compiled with.
+	vars *expr.Vars
 }
 
 // node is a compiled filter predicate over a whole document.
@@ -24,8 +28,13 @@ type node interface {
 }
 
 // Compile parses and validates a query filter.
-func Compile(filter bson.D) (*Matcher, error) {
-	c := &compiler{}
+func Compile(filter bson.D) (*Matcher, error) { return CompileWithVars(filter, nil) }
+
+// CompileWithVars is Compile for a filter whose $expr clauses may reference
+// the user variables bound in vars (a command's "let", see expr.EvalLet)
+// and whose $$NOW is vars.Now. vars may be nil.
+func CompileWithVars(filter bson.D, vars *expr.Vars) (*Matcher, error) {
+	c := &compiler{vars: vars}
 	root, err := c.parseDoc(filter, 0, true)
 	if err != nil {
 		return nil, err
@@ -44,7 +53,15 @@ func (m *Matcher) Match(doc bson.D) bool {
 // positional $ operator of projections and updates refers to), or -1.
 // When several conjuncts traverse arrays, the last one wins, as in MongoDB.
 func (m *Matcher) MatchPos(doc bson.D) (ok bool, pos int) {
-	st := matchState{pos: -1}
+	return m.MatchVars(doc, nil)
+}
+
+// MatchVars is MatchPos with $expr evaluated under vars instead of the
+// variables given to CompileWithVars (nil keeps those). It serves filters
+// whose variables change per evaluation, as in a $lookup sub-pipeline;
+// vars must bind every name the filter was compiled with.
+func (m *Matcher) MatchVars(doc bson.D, vars *expr.Vars) (ok bool, pos int) {
+	st := matchState{pos: -1, vars: vars}
 	if !m.root.match(doc, &st) {
 		return false, -1
 	}
@@ -70,7 +87,7 @@ type orNode []node
 
 func (n orNode) match(doc bson.D, st *matchState) bool {
 	for _, c := range n {
-		local := matchState{pos: st.pos}
+		local := matchState{pos: st.pos, vars: st.vars}
 		if c.match(doc, &local) {
 			*st = local
 			return true
@@ -82,16 +99,16 @@ func (n orNode) match(doc bson.D, st *matchState) bool {
 // notNode negates its child; it never records a position.
 type notNode struct{ child node }
 
-func (n notNode) match(doc bson.D, _ *matchState) bool {
-	return !n.child.match(doc, &matchState{pos: -1})
+func (n notNode) match(doc bson.D, st *matchState) bool {
+	return !n.child.match(doc, &matchState{pos: -1, vars: st.vars})
 }
 
 // norNode matches when no child matches.
 type norNode []node
 
-func (n norNode) match(doc bson.D, _ *matchState) bool {
+func (n norNode) match(doc bson.D, st *matchState) bool {
 	for _, c := range n {
-		if c.match(doc, &matchState{pos: -1}) {
+		if c.match(doc, &matchState{pos: -1, vars: st.vars}) {
 			return false
 		}
 	}

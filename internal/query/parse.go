@@ -3,6 +3,7 @@ package query
 import (
 	"strings"
 
+	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -11,6 +12,7 @@ import (
 // planner's predicates from top-level conjuncts on the way.
 type compiler struct {
 	preds []Predicate
+	vars  *expr.Vars // variables $expr may reference, or nil
 }
 
 // opSpec is one parsed field operator, before it is bound to a path.
@@ -63,7 +65,7 @@ func (c *compiler) parseTopOp(e bson.E, depth int, top bool) (node, error) {
 	case "$comment":
 		return nil, nil
 	case "$expr":
-		return parseExpr(e.Value)
+		return parseExpr(e.Value, c.vars)
 	case "$alwaysTrue", "$alwaysFalse":
 		if !isOne(e.Value) {
 			return nil, badValue("%s must be an integer value of 1", e.Key)

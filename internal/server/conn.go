@@ -110,6 +110,9 @@ func (c *conn) handleMsg(hdr wire.Header, body []byte, compressor byte) bool {
 		req.Sequences = append(req.Sequences, command.Sequence{Identifier: s.Identifier, Docs: s.Docs})
 	}
 	reply := c.srv.cmds.Handle(c.state, req)
+	if req.CloseConn {
+		return false
+	}
 	if req.MoreToCome {
 		return true
 	}

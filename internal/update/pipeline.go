@@ -24,17 +24,17 @@ func compilePipeline(p bson.A, opts Options) (*Update, error) {
 			return nil, mongoerr.New(mongoerr.InvalidOptions, "%s is not allowed to be used within an update", d[0].Key)
 		}
 	}
-	if _, err := agg.Compile(p, agg.Env{}); err != nil {
+	if _, err := agg.Compile(p, agg.Env{Vars: opts.Vars}); err != nil {
 		return nil, err
 	}
-	return &Update{pipeline: p}, nil
+	return &Update{pipeline: p, vars: opts.Vars}, nil
 }
 
 // applyPipeline runs the pipeline on doc. The result replaces doc, keeping
 // its _id; the oplog form is the full new document.
 // TODO(#2): compile once per Apply-context instead of per document ($$NOW).
 func (u *Update) applyPipeline(doc bson.D, ctx ApplyContext) (Result, error) {
-	p, err := agg.Compile(u.pipeline, agg.Env{Now: ctx.Now})
+	p, err := agg.Compile(u.pipeline, agg.Env{Now: ctx.Now, Vars: u.vars})
 	if err != nil {
 		return Result{}, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -18,6 +19,7 @@ func P(t testing.TB, s string) bson.A {
 func TestPipeline(t *testing.T) {
 	cases := []struct {
 		name, doc, pipeline, want string
+		let                       string
 		filters                   bool
 		noop                      bool
 		code                      mongoerr.Code
@@ -29,11 +31,24 @@ func TestPipeline(t *testing.T) {
 		{name: "noop", doc: `{"_id": 1, "a": 2}`, pipeline: `[{"$set": {"a": 2}}]`, want: `{"_id": 1, "a": 2}`, noop: true},
 		{name: "changes _id", doc: `{"_id": 1}`, pipeline: `[{"$set": {"_id": 2}}]`, code: mongoerr.ImmutableField},
 		{name: "stage not allowed", doc: `{"_id": 1}`, pipeline: `[{"$match": {}}]`, code: mongoerr.InvalidOptions},
+		{name: "let", doc: `{"_id": 1}`, let: `{"x": "foo", "y": {"$literal": "bar"}}`, pipeline: `[{"$set": {"x": "$$x", "y": "$$y"}}]`, want: `{"_id": 1, "x": "foo", "y": "bar"}`},
+		{name: "let undefined", doc: `{"_id": 1}`, let: `{"x": 1}`, pipeline: `[{"$set": {"y": "$$y"}}]`, code: 17276},
+		{name: "setField dollar key", doc: `{"_id": 1}`, pipeline: `[{"$replaceWith": {"$setField": {"field": {"$literal": "$a"}, "value": "", "input": "$$ROOT"}}}]`, want: `{"_id": 1, "$a": ""}`},
+		{name: "setField dotted key", doc: `{"_id": 1}`, pipeline: `[{"$replaceWith": {"$setField": {"field": {"$literal": "a.b"}, "value": 2, "input": "$$ROOT"}}}]`, want: `{"_id": 1, "a.b": 2}`},
+		{name: "setField in embedded doc", doc: `{"_id": 1, "a": {}}`, pipeline: `[{"$set": {"a": {"$setField": {"field": {"$literal": "$b"}, "value": 3, "input": "$a"}}}}]`, want: `{"_id": 1, "a": {"$b": 3}}`},
+		{name: "unsetField dollar key", doc: `{"_id": 1, "$a": 1, "b": 2}`, pipeline: `[{"$replaceWith": {"$unsetField": {"field": {"$literal": "$a"}, "input": "$$ROOT"}}}]`, want: `{"_id": 1, "b": 2}`},
 		{name: "array filters", doc: `{"_id": 1}`, pipeline: `[{"$set": {"a": 1}}]`, filters: true, code: mongoerr.FailedToParse},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var opts Options
+			if c.let != "" {
+				vars, err := expr.EvalLet(D(t, c.let), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts.Vars = vars
+			}
 			if c.filters {
 				opts.ArrayFilters = []bson.D{D(t, `{"x": 1}`)}
 			}

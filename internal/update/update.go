@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
@@ -13,6 +14,9 @@ import (
 type Options struct {
 	// ArrayFilters are the filters named by $[<id>] path components.
 	ArrayFilters []bson.D
+	// Vars are the command's let variables (expr.EvalLet), visible as
+	// $$name in pipeline-style updates. nil means none.
+	Vars *expr.Vars
 }
 
 // ApplyContext carries the per-document inputs of Apply.
@@ -41,11 +45,12 @@ type Result struct {
 
 // Update is a compiled update. It is immutable and safe for concurrent use.
 type Update struct {
-	ops         []*op   // operator update, sorted by path
-	replacement bson.D  // replacement update (nil for operator updates)
-	isReplace   bool    // true for replacements (even an empty one)
-	pipeline    bson.A  // pipeline-style update (nil otherwise)
-	filters     filters // array filters by identifier
+	ops         []*op      // operator update, sorted by path
+	replacement bson.D     // replacement update (nil for operator updates)
+	isReplace   bool       // true for replacements (even an empty one)
+	pipeline    bson.A     // pipeline-style update (nil otherwise)
+	filters     filters    // array filters by identifier
+	vars        *expr.Vars // let variables for pipeline-style updates
 }
 
 // IsReplacement reports whether u replaces whole documents.

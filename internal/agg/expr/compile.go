@@ -12,6 +12,22 @@ import (
 type scope struct {
 	name string
 	next *scope
+	info *compileInfo // shared by every scope of one compilation, or nil
+}
+
+// compileInfo records what a compiled expression depends on.
+type compileInfo struct {
+	// docAccess is set when the expression reads the document (a field
+	// path, $$ROOT or $$CURRENT).
+	docAccess bool
+}
+
+// noteDocAccess records that the expression being compiled reads the
+// document.
+func (s *scope) noteDocAccess() {
+	if s != nil && s.info != nil {
+		s.info.docAccess = true
+	}
 }
 
 func (s *scope) has(name string) bool {
@@ -24,8 +40,12 @@ func (s *scope) has(name string) bool {
 }
 
 func (s *scope) with(names ...string) *scope {
+	var info *compileInfo
+	if s != nil {
+		info = s.info
+	}
 	for _, n := range names {
-		s = &scope{name: n, next: s}
+		s = &scope{name: n, next: s, info: info}
 	}
 	return s
 }
@@ -74,6 +94,7 @@ func compileString(s string, sc *scope) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	sc.noteDocAccess()
 	return &fieldPath{path: path}, nil
 }
 
@@ -104,7 +125,10 @@ func compileVariable(s string, sc *scope) (Expr, error) {
 		path = p
 	}
 	switch name {
-	case "ROOT", "CURRENT", "REMOVE", "NOW", "CLUSTER_TIME":
+	case "ROOT", "CURRENT":
+		sc.noteDocAccess()
+		return &variable{name: name, system: true, path: path}, nil
+	case "REMOVE", "NOW", "CLUSTER_TIME":
 		return &variable{name: name, system: true, path: path}, nil
 	}
 	if name == "" {

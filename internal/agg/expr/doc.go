@@ -53,7 +53,10 @@ type Vars struct {
 	Root    bson.D
 	HasRoot bool
 	Now     time.Time
-	frame   *frame
+	// ClusterTime is $$CLUSTER_TIME; zero means unavailable (standalone),
+	// and referencing it fails with 51144.
+	ClusterTime bson.Timestamp
+	frame       *frame
 }
 
 type frame struct {
@@ -74,6 +77,16 @@ func (v *Vars) WithRoot(root bson.D) *Vars {
 		c = *v
 	}
 	c.Root, c.HasRoot = root, true
+	return &c
+}
+
+// WithNow returns a copy of v (which may be nil) with $$NOW set to now.
+func (v *Vars) WithNow(now time.Time) *Vars {
+	var c Vars
+	if v != nil {
+		c = *v
+	}
+	c.Now = now
 	return &c
 }
 

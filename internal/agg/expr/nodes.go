@@ -112,8 +112,13 @@ func (v *variable) base(doc bson.D, vars *Vars) (any, error) {
 		return Missing, nil
 	case "NOW":
 		return bson.NewDateTimeFromTime(vars.now()), nil
+	case "CLUSTER_TIME":
+		if vars == nil || vars.ClusterTime.IsZero() {
+			return nil, mongoerr.New(51144, "Builtin variable '$$CLUSTER_TIME' is not available")
+		}
+		return vars.ClusterTime, nil
 	}
-	return nil, mongoerr.New(mongoerr.NotImplemented, "variable $$%s is not supported", v.name) // TODO(#2): $$CLUSTER_TIME
+	return nil, mongoerr.New(mongoerr.InternalError, "unknown system variable $$%s", v.name)
 }
 
 // docExpr is a document whose values are expressions; Missing values drop

@@ -22,6 +22,8 @@ func init() {
 	registerDate()
 	registerObject()
 	registerSet()
+	registerSetField()
+	registerRand()
 }
 
 // nary registers an operator taking between min and max (-1: unbounded)

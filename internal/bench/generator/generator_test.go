@@ -208,3 +208,28 @@ func TestDiscrete(t *testing.T) {
 		t.Fatal("zero-weight value chosen")
 	}
 }
+
+func TestAckCounterConcurrent(t *testing.T) {
+	c := NewAckCounter(100)
+	z := NewZipfian(0, 99, ZipfianConstant)
+	done := make(chan struct{})
+	for g := 0; g < 8; g++ {
+		go func(seed uint64) {
+			defer func() { done <- struct{}{} }()
+			r := newRand(seed)
+			for i := 0; i < 1000; i++ {
+				v := c.Next(nil)
+				if n := z.NextN(r, c.Last()+1); n < 0 || n > c.Last()+1 {
+					t.Errorf("zipfian draw %d beyond %d", n, c.Last()+1)
+				}
+				c.Acknowledge(v)
+			}
+		}(uint64(g))
+	}
+	for g := 0; g < 8; g++ {
+		<-done
+	}
+	if c.Last() != 100+8000-1 {
+		t.Fatalf("Last = %d, want %d", c.Last(), 100+8000-1)
+	}
+}

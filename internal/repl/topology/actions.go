@@ -98,7 +98,7 @@ func (a ChangeSyncSource) String() string {
 	return fmt.Sprintf("sync-source %d", a.ID)
 }
 func (a CommitPointAdvanced) String() string { return "commit-point " + a.OpTime.String() }
-func (a StateChanged) String() string      { return fmt.Sprintf("state %s -> %s", a.From, a.To) }
+func (a StateChanged) String() string        { return fmt.Sprintf("state %s -> %s", a.From, a.To) }
 
 func ids(v []int) string {
 	s := make([]string, len(v))

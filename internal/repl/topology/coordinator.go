@@ -47,6 +47,7 @@ type Coordinator struct {
 	term     int64
 	lastVote PersistVote
 
+	selfHost     string
 	primary      int  // index of the primary we know of, -1 if none
 	writable     bool // primary past catch-up; implies state == PRIMARY
 	electionAt   time.Time
@@ -66,7 +67,8 @@ type Coordinator struct {
 
 	syncSource       int // index, -1 for none
 	syncSourceForced bool
-	forceSyncSource  int // index requested by replSetSyncFrom, -1 for none
+	rttChanges       []time.Time // ping-based sync-source changes in the last hour
+	forceSyncSource  int         // index requested by replSetSyncFrom, -1 for none
 }
 
 // New returns a Coordinator for the member with host opts.SelfHost.
@@ -79,6 +81,7 @@ func New(opts Options) *Coordinator {
 		c.rng = rand.New(rand.NewPCG(1, 2))
 	}
 	c.term = max(c.term, c.lastVote.Term, opts.Applied.Term)
+	c.selfHost = opts.SelfHost
 	c.installConfig(opts.Config, opts.SelfHost)
 	if c.self >= 0 {
 		me := &c.members[c.self]
@@ -109,6 +112,7 @@ func (c *Coordinator) installConfig(cfg Config, selfHost string) {
 	c.state = c.initialState()
 	if c.self >= 0 {
 		c.members[c.self].up = true
+		c.members[c.self].state = c.state
 	}
 }
 
@@ -118,7 +122,8 @@ func (c *Coordinator) initialState() MemberState {
 		return StateRemoved
 	case c.cfg.Members[c.self].ArbiterOnly:
 		return StateArbiter
-	case c.state == StatePrimary || c.state == StateRollback || c.state == StateRecovering:
+	case c.state == StatePrimary || c.state == StateRollback ||
+		c.state == StateRecovering || c.state == StateStartup2:
 		return c.state
 	}
 	return StateSecondary
@@ -180,14 +185,17 @@ func (c *Coordinator) setState(s MemberState, acts []Action) []Action {
 
 // updateTerm adopts a newer term seen in a message; a primary or candidate
 // steps down. Returns the actions that follow.
-func (c *Coordinator) updateTerm(term int64, acts []Action) []Action {
+func (c *Coordinator) updateTerm(now time.Time, term int64, acts []Action) []Action {
 	if term <= c.term {
 		return acts
 	}
 	c.term = term
-	c.election = nil
+	if c.election != nil {
+		c.election = nil
+		c.resetElectionTimer(now)
+	}
 	if c.state == StatePrimary {
-		acts = c.stepDown("saw a newer term", acts)
+		acts = c.stepDown(now, "saw a newer term", acts)
 	}
 	return acts
 }

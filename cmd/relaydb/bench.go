@@ -1,0 +1,16 @@
+package main
+
+import (
+	"os"
+
+	"github.com/relaydb/relaydb/internal/bench"
+	"github.com/relaydb/relaydb/internal/bench/suite"
+)
+
+// benchMain is "relaydb bench load|run|suite": the YCSB-compatible load
+// generator (issue #3). It speaks to any mongodb:// target.
+func benchMain(args []string) int {
+	suite.BuildCommit = gitCommit
+	bench.RegisterSuite(suite.Main)
+	return bench.Main(args, os.Stdout, os.Stderr)
+}

@@ -1,0 +1,91 @@
+package suite
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+
+	"github.com/relaydb/relaydb/internal/bench"
+)
+
+// BuildCommit is the commit the binary was built from (main.gitCommit);
+// empty or "unknown" falls back to the Go build's VCS stamp, then to git.
+var BuildCommit string
+
+// Main is "relaydb bench suite [flags]".
+func Main(args []string, stdout, stderr io.Writer) int {
+	var cfg Config
+	var threads, workloads string
+	var quiet bool
+	fs := flag.NewFlagSet("relaydb bench suite", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.URI, "uri", "", "target mongodb:// URI (default "+bench.DefaultURI+")")
+	fs.BoolVar(&cfg.StartServer, "start-server", false, "start this relaydb binary on a free loopback port with a temp dbpath, and stop it afterwards")
+	fs.StringVar(&cfg.Binary, "relaydb", "", "relaydb binary for --start-server (default: this executable)")
+	fs.StringVar(&cfg.Name, "name", "", "results file name stem (default relaydb-<UTC date>)")
+	fs.StringVar(&cfg.OutDir, "out", "bench/results", "results directory")
+	fs.Int64Var(&cfg.RecordCount, "recordcount", 100000, "records loaded for the workloads")
+	fs.Int64Var(&cfg.OperationCount, "operationcount", 30000, "operations per workload run")
+	fs.Int64Var(&cfg.DurabilityRecords, "durability-recordcount", 5000, "records per durability-matrix load")
+	fs.StringVar(&threads, "threads", "1,8,32", "comma-separated client thread counts")
+	fs.StringVar(&workloads, "workloads", "a,b,c,f", "comma-separated YCSB core workloads")
+	fs.Uint64Var(&cfg.Seed, "seed", 0, "random seed (0 = random)")
+	fs.BoolVar(&quiet, "q", false, "no status lines during phases")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return bench.ExitOK
+		}
+		return bench.ExitBadOptions
+	}
+	var err error
+	if cfg.Threads, err = parseInts(threads); err == nil && fs.NArg() > 0 {
+		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err == nil && cfg.StartServer && cfg.Binary == "" {
+		cfg.Binary, err = os.Executable()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "relaydb bench suite: %v\n", err)
+		return bench.ExitBadOptions
+	}
+	cfg.Workloads = strings.Split(workloads, ",")
+	cfg.Log = stderr
+	cfg.GitCommit = BuildCommit
+	if !quiet {
+		cfg.Status = stderr
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer cancel()
+	rep, err := Run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "relaydb bench suite: %v\n", err)
+		return bench.ExitError
+	}
+	paths, err := Write(rep, cfg.OutDir, "relaydb bench suite "+strings.Join(args, " "))
+	if err != nil {
+		fmt.Fprintf(stderr, "relaydb bench suite: %v\n", err)
+		return bench.ExitError
+	}
+	for _, p := range paths {
+		fmt.Fprintln(stdout, p)
+	}
+	return bench.ExitOK
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("thread count %q: want a positive integer", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -1,0 +1,4 @@
+package bsonx
+
+// DecodeLegacy exposes the former decoder to the external tests.
+var DecodeLegacy = decodeLegacy

@@ -1,0 +1,211 @@
+package topology
+
+import (
+	"math"
+	"time"
+)
+
+// maxRTTChangesPerHour is MongoDB's maxNumSyncSourceChangesPerHour: how
+// often a closer candidate alone may move us off a working source.
+const maxRTTChangesPerHour = 3
+
+// syncsFromPrimaryOnly reports whether this member must pull from the
+// primary: chaining disallowed, or chainingMode "auto" and a voter.
+func (c *Coordinator) syncsFromPrimaryOnly() bool {
+	s := c.cfg.Settings
+	if !s.ChainingAllowed {
+		return true
+	}
+	return s.ChainingMode == "auto" && c.cfg.Members[c.self].Voter()
+}
+
+// autoChains reports whether this member is a non-voter in mode "auto".
+func (c *Coordinator) autoChains() bool {
+	return c.cfg.Settings.ChainingMode == "auto" && !c.cfg.Members[c.self].Voter()
+}
+
+// checkSyncSource keeps the sync source or picks a new one, returning a
+// ChangeSyncSource action when it changes.
+func (c *Coordinator) checkSyncSource(now time.Time, acts []Action) []Action {
+	if c.self < 0 || c.state == StateArbiter || c.writable {
+		return c.setSyncSource(-1, false, acts)
+	}
+	if c.syncSource >= 0 && !c.shouldChangeSyncSource(now) {
+		return acts
+	}
+	next, forced := c.chooseSyncSource()
+	if next >= 0 && c.syncSource >= 0 && c.usable(c.syncSource) && next != c.syncSource {
+		c.rttChanges = append(c.rttChanges, now)
+	}
+	return c.setSyncSource(next, forced, acts)
+}
+
+func (c *Coordinator) setSyncSource(i int, forced bool, acts []Action) []Action {
+	c.syncSourceForced = forced && i >= 0
+	if i == c.syncSource {
+		return acts
+	}
+	c.syncSource = i
+	if i < 0 {
+		return append(acts, ChangeSyncSource{ID: -1})
+	}
+	return append(acts, ChangeSyncSource{ID: c.cfg.Members[i].ID, Host: c.cfg.Members[i].Host})
+}
+
+// usable reports whether member i can serve the oplog at all: up, PRIMARY
+// or SECONDARY, holding data.
+func (c *Coordinator) usable(i int) bool {
+	m := c.members[i]
+	return i != c.self && m.up && m.state.Readable() && m.cfg.DataBearing()
+}
+
+// shouldChangeSyncSource: the source died, the mode wants another kind of
+// source, it lags the primary by more than MaxSyncSourceLag, it carries
+// too many readers (mode "auto"), or a clearly closer candidate appeared.
+func (c *Coordinator) shouldChangeSyncSource(now time.Time) bool {
+	cur := c.syncSource
+	switch {
+	case !c.usable(cur):
+		return true
+	case c.syncSourceForced:
+		return false
+	case c.syncsFromPrimaryOnly():
+		return cur != c.primary && c.primary >= 0 && c.usable(c.primary)
+	case c.laggingBehindPrimary(cur) && c.bestCandidate(true) >= 0:
+		return true
+	case c.autoChains() && c.overFanout(cur):
+		return true
+	case c.autoChains() && cur == c.primary && c.autoCandidate() >= 0:
+		return true
+	}
+	return c.closerCandidate(now, cur)
+}
+
+// closerCandidate reports whether a candidate beats the current source's
+// RTT by ChangeSyncSourceThreshold, within the hourly change budget.
+func (c *Coordinator) closerCandidate(now time.Time, cur int) bool {
+	recent := c.rttChanges[:0]
+	for _, t := range c.rttChanges {
+		if now.Sub(t) < time.Hour {
+			recent = append(recent, t)
+		}
+	}
+	c.rttChanges = recent
+	if len(recent) >= maxRTTChangesPerHour {
+		return false
+	}
+	best := c.bestCandidate(true)
+	if c.autoChains() {
+		best = c.autoCandidate()
+	}
+	return best >= 0 && best != cur && c.members[best].rtt+ChangeSyncSourceThreshold < c.members[cur].rtt
+}
+
+// chooseSyncSource picks the source by the mode's rules; forced reports a
+// replSetSyncFrom choice.
+func (c *Coordinator) chooseSyncSource() (int, bool) {
+	if f := c.forceSyncSource; f >= 0 {
+		c.forceSyncSource = -1
+		if c.usable(f) {
+			return f, true
+		}
+	}
+	if c.syncsFromPrimaryOnly() {
+		if p := c.primary; p >= 0 && c.usable(p) && !c.members[p].applied.Less(c.me().applied) {
+			return p, false
+		}
+		return -1, false
+	}
+	if c.autoChains() {
+		if i := c.autoCandidate(); i >= 0 {
+			return i, false
+		}
+	}
+	if i := c.bestCandidate(true); i >= 0 {
+		return i, false
+	}
+	return c.bestCandidate(false), false
+}
+
+// eligible applies the chaining rules to candidate i: usable, not hidden,
+// building indexes if we do, ahead of us (the primary may be level), not
+// pulling from us; strict also refuses members more delayed than us or
+// lagging the primary by more than MaxSyncSourceLag.
+func (c *Coordinator) eligible(i int, strict bool) bool {
+	if !c.usable(i) {
+		return false
+	}
+	m, me := c.members[i], c.me()
+	switch {
+	case m.cfg.Hidden:
+		return false
+	case me.cfg.BuildIndexes && !m.cfg.BuildIndexes:
+		return false
+	case m.syncSource == me.cfg.ID:
+		return false
+	case m.applied.Less(me.applied) || (m.applied == me.applied && i != c.primary):
+		return false
+	case strict && m.cfg.SecondaryDelaySecs > me.cfg.SecondaryDelaySecs:
+		return false
+	case strict && c.laggingBehindPrimary(i):
+		return false
+	}
+	return true
+}
+
+// laggingBehindPrimary reports whether member i is more than
+// MaxSyncSourceLag behind the primary's applied OpTime.
+func (c *Coordinator) laggingBehindPrimary(i int) bool {
+	if c.primary < 0 || i == c.primary {
+		return false
+	}
+	p, m := c.members[c.primary].applied, c.members[i].applied
+	return time.Duration(int64(p.TS.T)-int64(m.TS.T))*time.Second > MaxSyncSourceLag
+}
+
+// bestCandidate returns the eligible member with the lowest RTT (lowest
+// _id on ties), or -1.
+func (c *Coordinator) bestCandidate(strict bool) int {
+	return c.closest(func(i int) bool { return c.eligible(i, strict) })
+}
+
+// autoCandidate returns, for a non-voter in mode "auto", the closest
+// eligible SECONDARY with room under the fan-out cap, or -1.
+func (c *Coordinator) autoCandidate() int {
+	return c.closest(func(i int) bool {
+		return i != c.primary && c.eligible(i, true) && c.readers(i, math.MaxInt) < c.cfg.ChainFanout()
+	})
+}
+
+func (c *Coordinator) closest(ok func(int) bool) int {
+	best := -1
+	for i := range c.members {
+		if !ok(i) {
+			continue
+		}
+		if best < 0 || c.members[i].rtt < c.members[best].rtt {
+			best = i
+		}
+	}
+	return best
+}
+
+// readers counts the other members that report member i as their sync
+// source and whose _id is below limit (all others when limit is -1 or
+// above every _id).
+func (c *Coordinator) readers(i, limit int) int {
+	id, n := c.cfg.Members[i].ID, 0
+	for j, m := range c.members {
+		if j != c.self && j != i && m.up && m.syncSource == id && m.cfg.ID < limit {
+			n++
+		}
+	}
+	return n
+}
+
+// overFanout: our source already serves the cap in members of lower _id,
+// so we are the one to move (a deterministic choice every member makes
+// alike, so an overfull source sheds exactly the surplus).
+func (c *Coordinator) overFanout(cur int) bool {
+	return cur != c.primary && c.readers(cur, c.SelfID()) >= c.cfg.ChainFanout()
+}

@@ -1,0 +1,142 @@
+package spec
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/relaydb/relaydb/tests/harness"
+)
+
+const (
+	caseTimeout = 10 * time.Second
+	suiteBudget = 7 * time.Minute // stays under go test's default 10m timeout
+)
+
+// TestSpec runs the four spec folders against one relaydb server.
+func TestSpec(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	specDir, err := SpecDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	floors, err := LoadFloors("floor.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	xfails, err := LoadExpectedFailures("expected_failures.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := harness.Start(t)
+	internal := srv.Client(t)
+	ctx := context.Background()
+	env, err := DetectEnv(ctx, internal, os.Getenv("RELAYDB_SPEC_SERVER_VERSION"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rn := &Runner{URI: srv.URI(), Env: env, Internal: internal, Timeout: caseTimeout,
+		Deadline: time.Now().Add(suiteBudget)}
+	sum := &Summary{ServerVersion: fmt.Sprintf("%d.%d.%d", env.Version[0], env.Version[1], env.Version[2])}
+	t.Logf("server version %s, topology %s", sum.ServerVersion, env.Topology)
+	for _, folder := range Folders {
+		sum.Add(runFolder(t, ctx, rn, xfails, specDir, folder))
+	}
+	for _, f := range sum.Folders {
+		t.Logf("TOTAL %-25s %s", f.Folder, Counts(f.Pass, f.Fail, f.XFail, f.XPass, f.Skip))
+	}
+	t.Logf("TOTAL %-25s %s", "all", Counts(sum.Pass, sum.Fail, sum.XFail, sum.XPass, sum.Skip))
+	path := ResultsPath()
+	if err := sum.Write(path); err != nil {
+		t.Error(err)
+	}
+	t.Logf("results written to %s", path)
+	for _, msg := range sum.BelowFloor(floors) {
+		t.Errorf("below floor: %s", msg)
+	}
+	if sum.XPass > 0 {
+		t.Errorf("%d tests listed in expected_failures.json passed (XPASS): remove them from the list", sum.XPass)
+	}
+	for _, k := range xfails.Unused() {
+		t.Errorf("expected_failures.json: no such test %q", k)
+	}
+}
+
+func runFolder(t *testing.T, ctx context.Context, rn *Runner, xfails *ExpectedFailures, specDir, folder string) FolderReport {
+	fr := FolderReport{Folder: folder}
+	files, err := FolderFiles(specDir, folder)
+	if err != nil || len(files) == 0 {
+		t.Errorf("folder %s: no files (%v)", folder, err)
+		return fr
+	}
+	for _, path := range files {
+		name := shortName(specDir, path)
+		f, err := LoadFile(path)
+		var cases []CaseResult
+		if err != nil {
+			cases = []CaseResult{{Test: "(load)", Status: Fail, Reason: err.Error()}}
+		} else {
+			cases = rn.RunFile(ctx, f)
+		}
+		cases = xfails.Apply(name, cases)
+		rep := NewFileReport(name, cases)
+		for _, l := range rep.Lines() {
+			t.Log(l)
+		}
+		fr.Add(rep)
+	}
+	return fr
+}
+
+// TestSpecFiles parses every file without a server and reports operation
+// names the runner does not implement.
+func TestSpecFiles(t *testing.T) {
+	specDir, err := SpecDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unknown := map[string]int{}
+	total := 0
+	for _, folder := range Folders {
+		files, err := FolderFiles(specDir, folder)
+		if err != nil || len(files) == 0 {
+			t.Fatalf("folder %s: no files (%v)", folder, err)
+		}
+		for _, path := range files {
+			f, err := LoadFile(path)
+			if err != nil {
+				t.Errorf("%v", err)
+				continue
+			}
+			for _, tc := range f.Tests {
+				total++
+				for _, d := range tc.Operations {
+					op, err := ParseOperation(d)
+					if err != nil {
+						t.Errorf("%s %q: %v", shortName(specDir, path), tc.Description, err)
+					}
+					if !Supported(op.Name) {
+						unknown[op.Name]++
+					}
+				}
+			}
+		}
+	}
+	names := make([]string, 0, len(unknown))
+	for n := range unknown {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		t.Logf("runner: unsupported operation %s (%d uses)", n, unknown[n])
+	}
+	t.Logf("%d test cases parsed; %d operation names unsupported", total, len(names))
+	if total == 0 {
+		t.Fatal("no test cases found")
+	}
+}
