@@ -48,7 +48,7 @@ type write struct {
 // oplog entry in one batch. Errors: DuplicateKey (*DuplicateKeyError),
 // CannotIndexParallelArrays (171).
 func (c *Catalog) Insert(coll *Collection, doc bson.D) (WriteResult, error) {
-	raw, err := bson.Marshal(doc)
+	raw, err := bsonx.Encode(doc)
 	if err != nil {
 		return WriteResult{}, fmt.Errorf("catalog: encode document: %w", err)
 	}
@@ -73,7 +73,7 @@ func (c *Catalog) Insert(coll *Collection, doc bson.D) (WriteResult, error) {
 		return WriteResult{}, err
 	}
 	w.dCount, w.dSize = 1, int64(len(raw))
-	e := &oplog.Entry{Op: oplog.OpInsert, NS: w.coll.NS(), UI: &w.coll.UUID, O: doc,
+	e := &oplog.Entry{Op: oplog.OpInsert, NS: w.coll.NS(), UI: &w.coll.UUID, O: doc, ORaw: raw,
 		O2: bson.D{{Key: "_id", Value: id}}}
 	return w.commit(e)
 }
@@ -84,7 +84,7 @@ const MaxDocSize = 16 * 1024 * 1024
 // Update replaces oldDoc by newDoc (same _id), maintaining only the index
 // entries whose keys changed; o is the oplog form of the update.
 func (c *Catalog) Update(coll *Collection, oldDoc, newDoc bson.D, o bson.D) (WriteResult, error) {
-	raw, err := bson.Marshal(newDoc)
+	raw, err := bsonx.Encode(newDoc)
 	if err != nil {
 		return WriteResult{}, fmt.Errorf("catalog: encode document: %w", err)
 	}
@@ -155,7 +155,7 @@ func (w *write) current(idKS []byte, id any, expect bson.D) ([]byte, error) {
 	if err != nil || !ok {
 		return nil, notFoundOr(err, w.coll, id)
 	}
-	want, err := bson.Marshal(expect)
+	want, err := bsonx.Encode(expect)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: encode document: %w", err)
 	}

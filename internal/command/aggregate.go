@@ -47,25 +47,23 @@ func aggregateCmd(c *Ctx) (bson.D, error) {
 			return nil, err
 		}
 	}
-	out, pipeline, err := splitOut(c.DB, pipeline)
-	if err != nil {
+	p.Pipeline = pipeline
+	if p.Vars, err = c.letVars(); err != nil {
 		return nil, err
 	}
-	p.Pipeline = pipeline
+	p.LocalSessions = c.D.sessions.list
 	if explain {
 		return bson.D{{Key: "stages", Value: pipeline}}, nil
 	}
-	it, err := c.D.eng.Aggregate(c.DB, coll, p)
+	n, err := batchSizeFrom(cursorOpts)
 	if err != nil {
 		return nil, err
 	}
-	if out != nil {
-		if err := c.D.eng.WriteOut(it, out.db, out.coll); err != nil {
-			return nil, err
-		}
-		it = exec.Empty()
+	target := coll
+	if coll == "$cmd.aggregate" {
+		target = ""
 	}
-	n, err := batchSizeFrom(cursorOpts)
+	it, err := c.D.eng.Aggregate(c.DB, target, p)
 	if err != nil {
 		return nil, err
 	}
@@ -111,36 +109,4 @@ func batchSizeFrom(opts bson.D) (int, error) {
 		}
 	}
 	return exec.DefaultFirstBatch, nil
-}
-
-type outTarget struct{ db, coll string }
-
-// splitOut removes a final $out stage and returns its target.
-func splitOut(db string, pipeline bson.A) (*outTarget, bson.A, error) {
-	if len(pipeline) == 0 {
-		return nil, pipeline, nil
-	}
-	last, ok := pipeline[len(pipeline)-1].(bson.D)
-	if !ok || len(last) != 1 || last[0].Key != "$out" {
-		return nil, pipeline, nil
-	}
-	t := &outTarget{db: db}
-	switch v := last[0].Value.(type) {
-	case string:
-		t.coll = v
-	case bson.D:
-		for _, e := range v {
-			s, _ := e.Value.(string)
-			switch e.Key {
-			case "db":
-				t.db = s
-			case "coll":
-				t.coll = s
-			}
-		}
-	}
-	if t.coll == "" {
-		return nil, nil, mongoerr.New(mongoerr.FailedToParse, "$out stage requires a collection name")
-	}
-	return t, pipeline[:len(pipeline)-1], nil
 }

@@ -68,6 +68,9 @@ func findAndModifyCmd(c *Ctx) (bson.D, error) {
 			return nil, err
 		}
 	}
+	if p.Vars, err = c.letVars(); err != nil {
+		return nil, err
+	}
 	res, err := c.D.eng.FindAndModify(c.DB, coll, p)
 	if err != nil {
 		return nil, err

@@ -54,6 +54,9 @@ func (c *Ctx) findParams() (exec.FindParams, error) {
 	if p.AllowDiskUse, err = c.boolean("allowDiskUse"); err != nil {
 		return p, err
 	}
+	if p.Vars, err = c.letVars(); err != nil {
+		return p, err
+	}
 	if v, ok := c.field("collation"); ok {
 		if err := checkCollation(v); err != nil {
 			return p, err

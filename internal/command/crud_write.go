@@ -68,7 +68,11 @@ func updateCmd(c *Ctx) (bson.D, error) {
 			return nil, err
 		}
 	}
-	res := c.D.eng.Update(c.DB, coll, stmts, ordered)
+	vars, err := c.letVars()
+	if err != nil {
+		return nil, err
+	}
+	res := c.D.eng.Update(c.DB, coll, stmts, ordered, vars)
 	c.D.metrics.opcounters.update.Add(int64(len(list)))
 	return c.writeReply(wc, res, true), nil
 }
@@ -125,7 +129,11 @@ func deleteCmd(c *Ctx) (bson.D, error) {
 			return nil, err
 		}
 	}
-	res := c.D.eng.Delete(c.DB, coll, stmts, ordered)
+	vars, err := c.letVars()
+	if err != nil {
+		return nil, err
+	}
+	res := c.D.eng.Delete(c.DB, coll, stmts, ordered, vars)
 	c.D.metrics.opcounters.delete.Add(int64(len(list)))
 	return c.writeReply(wc, res, false), nil
 }

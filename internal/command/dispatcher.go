@@ -29,12 +29,13 @@ type Info struct {
 
 // Dispatcher routes requests to commands.
 type Dispatcher struct {
-	eng     *exec.Engine
-	info    Info
-	log     *slog.Logger
-	metrics *Metrics
-	done    chan struct{} // closed when the process begins shutting down
-	once    sync.Once
+	eng      *exec.Engine
+	info     Info
+	log      *slog.Logger
+	metrics  *Metrics
+	sessions sessionCache
+	done     chan struct{} // closed when the process begins shutting down
+	once     sync.Once
 }
 
 // NewDispatcher returns a dispatcher over eng.
@@ -117,6 +118,7 @@ func (d *Dispatcher) run(conn *Conn, db string, cmd bson.D, req *Request) (out [
 		d.metrics.unknown.Add(1)
 		return d.ErrorReply(mongoerr.New(mongoerr.CommandNotFound, "no such command: '%s'", name))
 	}
+	d.sessions.touch(cmd)
 	start := time.Now()
 	ctx := &Ctx{D: d, Conn: conn, DB: db, Cmd: cmd, Name: name, Req: req}
 	fp := failCommand.check(name, conn)
@@ -134,7 +136,7 @@ func (d *Dispatcher) run(conn *Conn, db string, cmd bson.D, req *Request) (out [
 		return d.ErrorReply(err)
 	}
 	reply = append(reply, bson.E{Key: "ok", Value: 1.0})
-	b, merr := bson.Marshal(reply)
+	b, merr := bsonx.Encode(reply)
 	if merr != nil {
 		return d.ErrorReply(fmt.Errorf("encoding %s reply: %w", name, merr))
 	}

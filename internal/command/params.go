@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/mongoerr"
@@ -153,3 +154,13 @@ func (c *Ctx) docs(name string) ([]bson.D, bool, error) {
 
 // ns returns "db.coll".
 func (c *Ctx) ns(coll string) string { return c.DB + "." + coll }
+
+// letVars evaluates the command's 'let' document once (constants and
+// $$NOW shared by the whole command); nil when there is none.
+func (c *Ctx) letVars() (*expr.Vars, error) {
+	let, ok, err := c.doc("let")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return expr.EvalLet(let, nil)
+}

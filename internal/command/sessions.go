@@ -13,7 +13,7 @@ import (
 func init() {
 	ok := func(*Ctx) (bson.D, error) { return bson.D{}, nil }
 	register(&Command{Name: "startSession", Help: "starts a logical session", Handler: startSessionCmd})
-	register(&Command{Name: "endSessions", Help: "ends logical sessions (accepted)", Handler: ok})
+	register(&Command{Name: "endSessions", Help: "ends logical sessions", Handler: endSessionsCmd})
 	register(&Command{Name: "refreshSessions", Help: "refreshes logical sessions (accepted)", Handler: ok})
 	register(&Command{Name: "killSessions", Help: "kills logical sessions (accepted)", Handler: ok})
 	register(&Command{Name: "killAllSessions", Help: "kills all sessions (accepted)", Handler: ok})
@@ -34,4 +34,16 @@ func startSessionCmd(c *Ctx) (bson.D, error) {
 		{Key: "id", Value: bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: id[:]}}}},
 		{Key: "timeoutMinutes", Value: int32(30)},
 	}, nil
+}
+
+func endSessionsCmd(c *Ctx) (bson.D, error) {
+	ids, _ := c.Cmd[0].Value.(bson.A)
+	for _, v := range ids {
+		if d, ok := v.(bson.D); ok {
+			if id, ok := lsidOf(bson.D{{Key: "lsid", Value: d}}); ok {
+				c.D.sessions.forget(id)
+			}
+		}
+	}
+	return bson.D{}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/agg"
+	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -12,22 +13,42 @@ type AggregateParams struct {
 	Pipeline     bson.A
 	AllowDiskUse bool
 	Hint         any
-	Let          bson.D
+	// Vars are the command's let variables (expr.EvalLet).
+	Vars *expr.Vars
+	// LocalSessions lists sessions for $listLocalSessions.
+	LocalSessions func() ([]bson.D, error)
 }
 
-// Aggregate runs a pipeline over db.coll. A leading $match (and a $sort
-// right after it) is pushed down to the planner so it can use an index.
+// Aggregate runs a pipeline over db.coll (coll "" = a database-level
+// aggregate, whose first stage produces the documents). A leading $match is
+// pushed down to the planner so it can use an index. A final $out or $merge
+// writes the results and the returned iterator is empty.
 func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error) {
-	env := agg.Env{DB: db, Lookup: e.lookupSource}
-	pl, err := agg.Compile(p.Pipeline, env)
+	stages, out, merge, err := agg.SplitOutput(p.Pipeline, db, p.Vars)
 	if err != nil {
 		return nil, err
 	}
-	src, _, err := e.Find(db, coll, FindParams{Filter: pl.FirstMatch(), Hint: p.Hint, AllowDiskUse: p.AllowDiskUse})
+	env := agg.Env{DB: db, Lookup: e.lookupSource, Vars: p.Vars, LocalSessions: p.LocalSessions}
+	pl, err := agg.Compile(stages, env)
 	if err != nil {
 		return nil, err
 	}
-	return &fromAgg{it: pl.Run(&toAgg{it: src})}, nil
+	var src agg.Iterator = agg.Slice(nil)
+	if coll != "" {
+		it, _, err := e.Find(db, coll, FindParams{Filter: pl.FirstMatch(), Hint: p.Hint, AllowDiskUse: p.AllowDiskUse, Vars: p.Vars})
+		if err != nil {
+			return nil, err
+		}
+		src = &toAgg{it: it}
+	}
+	res := &fromAgg{it: pl.Run(src)}
+	switch {
+	case out != nil:
+		return Empty(), e.WriteOut(res, out.DB, out.Coll)
+	case merge != nil:
+		return Empty(), e.merge(res, merge)
+	}
+	return res, nil
 }
 
 // lookupSource feeds $lookup and friends with a whole collection.

@@ -3,6 +3,7 @@ package exec
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/query"
 )
@@ -15,6 +16,8 @@ type FindParams struct {
 	Hint         any // index name or key pattern
 	Skip, Limit  int64
 	AllowDiskUse bool
+	// Vars are the command's let variables (expr.EvalLet), for $expr.
+	Vars *expr.Vars
 }
 
 // compiled holds a find's parsed parts.
@@ -27,7 +30,7 @@ type compiled struct {
 func compileFind(p FindParams) (*compiled, error) {
 	c := &compiled{}
 	var err error
-	if c.m, err = query.Compile(p.Filter); err != nil {
+	if c.m, err = query.CompileWithVars(p.Filter, p.Vars); err != nil {
 		return nil, err
 	}
 	if len(p.Sort) > 0 && !(len(p.Sort) == 1 && p.Sort[0].Key == "$natural") {
@@ -66,7 +69,7 @@ func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
 		return nil, nil, err
 	}
 	if len(p.Filter) > 0 && plan.Kind != "IDHACK" {
-		it = &filterIter{in: it, m: c.m}
+		it = &filterIter{in: it, m: c.m, vars: p.Vars}
 	}
 	if c.sort != nil && !plan.SortCovered {
 		topK := int64(0)

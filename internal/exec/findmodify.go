@@ -3,6 +3,7 @@ package exec
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/query"
@@ -16,6 +17,7 @@ type FindAndModifyParams struct {
 	Update              any
 	ArrayFilters        []bson.D
 	Hint                any
+	Vars                *expr.Vars
 }
 
 // FindAndModifyResult is the command's value and lastErrorObject.
@@ -35,7 +37,7 @@ func (e *Engine) FindAndModify(db, coll string, p FindAndModifyParams) (*FindAnd
 	if p.Remove && (p.Upsert || p.New) {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot specify both upsert=true and remove=true")
 	}
-	m, err := query.Compile(p.Query)
+	m, err := query.CompileWithVars(p.Query, p.Vars)
 	if err != nil {
 		return nil, err
 	}
@@ -47,14 +49,14 @@ func (e *Engine) FindAndModify(db, coll string, p FindAndModifyParams) (*FindAnd
 	}
 	var u *update.Update
 	if p.Update != nil {
-		if u, err = update.Compile(p.Update, update.Options{ArrayFilters: p.ArrayFilters}); err != nil {
+		if u, err = update.Compile(p.Update, update.Options{ArrayFilters: p.ArrayFilters, Vars: p.Vars}); err != nil {
 			return nil, err
 		}
 	}
 	res := &FindAndModifyResult{}
 	col := e.cat.Collection(db, coll)
 	if col != nil {
-		ids, err := e.matchIDs(col, p.Query, p.Sort, p.Hint, true)
+		ids, err := e.matchIDs(col, FindParams{Filter: p.Query, Sort: p.Sort, Hint: p.Hint, Vars: p.Vars}, true)
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +86,7 @@ func (e *Engine) FindAndModify(db, coll string, p FindAndModifyParams) (*FindAnd
 }
 
 func (e *Engine) famOne(col *catalog.Collection, id any, m *query.Matcher, u *update.Update, p FindAndModifyParams, proj *query.Projection, res *FindAndModifyResult) error {
-	_, err := e.modifyByID(col, id, m, func(old bson.D, pos int) (bson.D, error) {
+	_, err := e.modifyByID(col, id, m, p.Vars, func(old bson.D, pos int) (bson.D, error) {
 		res.N = 1
 		var after bson.D
 		if p.Remove {

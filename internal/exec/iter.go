@@ -3,6 +3,7 @@ package exec
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/query"
@@ -32,7 +33,7 @@ func (r *Row) decoded() (bson.D, error) {
 // Bytes returns the document's BSON, encoding Doc when Raw is stale.
 func (r *Row) Bytes() ([]byte, error) {
 	if r.Raw == nil {
-		b, err := bson.Marshal(r.Doc)
+		b, err := bsonx.Encode(r.Doc)
 		if err != nil {
 			return nil, err
 		}
@@ -82,8 +83,9 @@ func (s *sliceIter) Close() { s.rows = nil }
 
 // filterIter keeps the rows the matcher accepts.
 type filterIter struct {
-	in Iterator
-	m  *query.Matcher
+	in   Iterator
+	m    *query.Matcher
+	vars *expr.Vars
 }
 
 func (f *filterIter) Next() (*Row, error) {
@@ -96,7 +98,7 @@ func (f *filterIter) Next() (*Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ok, pos := f.m.MatchPos(d); ok {
+		if ok, pos := f.m.MatchVars(d, f.vars); ok {
 			r.Pos = pos
 			return r, nil
 		}

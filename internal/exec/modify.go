@@ -3,6 +3,7 @@ package exec
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/mongoerr"
@@ -21,11 +22,11 @@ type UpdateStmt struct {
 	Hint         any
 }
 
-// Update runs update statements.
-func (e *Engine) Update(db, coll string, stmts []UpdateStmt, ordered bool) *WriteResult {
+// Update runs update statements; vars are the command's let variables.
+func (e *Engine) Update(db, coll string, stmts []UpdateStmt, ordered bool, vars *expr.Vars) *WriteResult {
 	res := &WriteResult{}
 	for i, s := range stmts {
-		if err := e.updateStmt(db, coll, i, s, res); err != nil {
+		if err := e.updateStmt(db, coll, i, s, vars, res); err != nil {
 			if res.fail(i, err, ordered) {
 				break
 			}
@@ -34,27 +35,27 @@ func (e *Engine) Update(db, coll string, stmts []UpdateStmt, ordered bool) *Writ
 	return res
 }
 
-func (e *Engine) updateStmt(db, coll string, i int, s UpdateStmt, res *WriteResult) error {
-	u, err := update.Compile(s.U, update.Options{ArrayFilters: s.ArrayFilters})
+func (e *Engine) updateStmt(db, coll string, i int, s UpdateStmt, vars *expr.Vars, res *WriteResult) error {
+	u, err := update.Compile(s.U, update.Options{ArrayFilters: s.ArrayFilters, Vars: vars})
 	if err != nil {
 		return err
 	}
 	if s.Multi && u.IsReplacement() {
 		return mongoerr.New(mongoerr.FailedToParse, "multi update is not supported for replacement-style update")
 	}
-	m, err := query.Compile(s.Q)
+	m, err := query.CompileWithVars(s.Q, vars)
 	if err != nil {
 		return err
 	}
 	col := e.cat.Collection(db, coll)
 	var ids []any
 	if col != nil {
-		if ids, err = e.matchIDs(col, s.Q, nil, s.Hint, !s.Multi); err != nil {
+		if ids, err = e.matchIDs(col, FindParams{Filter: s.Q, Hint: s.Hint, Vars: vars}, !s.Multi); err != nil {
 			return err
 		}
 	}
 	for _, id := range ids {
-		matched, err := e.modifyByID(col, id, m, func(old bson.D, pos int) (bson.D, error) {
+		matched, err := e.modifyByID(col, id, m, vars, func(old bson.D, pos int) (bson.D, error) {
 			return e.applyUpdate(col, old, pos, u, res)
 		})
 		if err != nil {
@@ -116,8 +117,7 @@ func (e *Engine) upsert(db, coll string, i int, q bson.D, u *update.Update, res 
 
 // matchIDs returns the _ids of documents matching filter, in sort order
 // when sort is given; only the first when one is set.
-func (e *Engine) matchIDs(col *catalog.Collection, filter, sort bson.D, hint any, one bool) ([]any, error) {
-	p := FindParams{Filter: filter, Sort: sort, Hint: hint}
+func (e *Engine) matchIDs(col *catalog.Collection, p FindParams, one bool) ([]any, error) {
 	if one {
 		p.Limit = 1
 	}
@@ -152,16 +152,16 @@ const maxWriteConflictRetries = 10
 // modifyByID re-reads the document under its lock stripe, re-checks the
 // filter and calls fn, retrying on WriteConflict. It reports whether the
 // document still matched.
-func (e *Engine) modifyByID(col *catalog.Collection, id any, m *query.Matcher, fn func(old bson.D, pos int) (bson.D, error)) (bool, error) {
+func (e *Engine) modifyByID(col *catalog.Collection, id any, m *query.Matcher, vars *expr.Vars, fn func(old bson.D, pos int) (bson.D, error)) (bool, error) {
 	for attempt := 0; ; attempt++ {
-		matched, err := e.modifyOnce(col, id, m, fn)
+		matched, err := e.modifyOnce(col, id, m, vars, fn)
 		if !mongoerr.Is(err, mongoerr.WriteConflict) || attempt >= maxWriteConflictRetries {
 			return matched, err
 		}
 	}
 }
 
-func (e *Engine) modifyOnce(col *catalog.Collection, id any, m *query.Matcher, fn func(old bson.D, pos int) (bson.D, error)) (bool, error) {
+func (e *Engine) modifyOnce(col *catalog.Collection, id any, m *query.Matcher, vars *expr.Vars, fn func(old bson.D, pos int) (bson.D, error)) (bool, error) {
 	mu := e.locks.lock(col.ID, keystring.Key(id))
 	defer mu.Unlock()
 	raw, ok, err := col.FindByID(id)
@@ -172,7 +172,7 @@ func (e *Engine) modifyOnce(col *catalog.Collection, id any, m *query.Matcher, f
 	if err != nil {
 		return false, err
 	}
-	matched, pos := m.MatchPos(old)
+	matched, pos := m.MatchVars(old, vars)
 	if !matched {
 		return false, nil
 	}
@@ -187,11 +187,11 @@ type DeleteStmt struct {
 	Hint  any
 }
 
-// Delete runs delete statements.
-func (e *Engine) Delete(db, coll string, stmts []DeleteStmt, ordered bool) *WriteResult {
+// Delete runs delete statements; vars are the command's let variables.
+func (e *Engine) Delete(db, coll string, stmts []DeleteStmt, ordered bool, vars *expr.Vars) *WriteResult {
 	res := &WriteResult{}
 	for i, s := range stmts {
-		if err := e.deleteStmt(db, coll, s, res); err != nil {
+		if err := e.deleteStmt(db, coll, s, vars, res); err != nil {
 			if res.fail(i, err, ordered) {
 				break
 			}
@@ -200,8 +200,8 @@ func (e *Engine) Delete(db, coll string, stmts []DeleteStmt, ordered bool) *Writ
 	return res
 }
 
-func (e *Engine) deleteStmt(db, coll string, s DeleteStmt, res *WriteResult) error {
-	m, err := query.Compile(s.Q)
+func (e *Engine) deleteStmt(db, coll string, s DeleteStmt, vars *expr.Vars, res *WriteResult) error {
+	m, err := query.CompileWithVars(s.Q, vars)
 	if err != nil {
 		return err
 	}
@@ -209,12 +209,12 @@ func (e *Engine) deleteStmt(db, coll string, s DeleteStmt, res *WriteResult) err
 	if col == nil {
 		return nil
 	}
-	ids, err := e.matchIDs(col, s.Q, nil, s.Hint, s.Limit == 1)
+	ids, err := e.matchIDs(col, FindParams{Filter: s.Q, Hint: s.Hint, Vars: vars}, s.Limit == 1)
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
-		matched, err := e.modifyByID(col, id, m, func(old bson.D, _ int) (bson.D, error) {
+		matched, err := e.modifyByID(col, id, m, vars, func(old bson.D, _ int) (bson.D, error) {
 			w, err := e.cat.Delete(col, old)
 			if err == nil {
 				res.committed(w)

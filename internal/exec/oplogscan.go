@@ -35,7 +35,7 @@ func (e *Engine) findOplog(c *compiled, p FindParams) (Iterator, *Plan, error) {
 		it = &oplogIter{log: l, after: start, incl: incl}
 	}
 	if len(p.Filter) > 0 {
-		it = &filterIter{in: it, m: c.m}
+		it = &filterIter{in: it, m: c.m, vars: p.Vars}
 	}
 	if c.sort != nil && !naturalReverse(p.Sort) {
 		var err error

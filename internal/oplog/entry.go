@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
 )
 
 // Op types, as MongoDB writes them in the "op" field.
@@ -25,14 +27,17 @@ type Entry struct {
 	NS   string         // ns
 	UI   *bson.Binary   // ui: collection UUID (subtype 4), absent for some "c"/"n"
 	O    bson.D         // o
-	O2   bson.D         // o2 (nil = absent)
-	Wall time.Time      // wall (bson.DateTime, millisecond precision)
+	// ORaw, when set, is O already encoded (an insert's document): Marshal
+	// embeds it instead of encoding O again.
+	ORaw bson.Raw
+	O2   bson.D    // o2 (nil = absent)
+	Wall time.Time // wall (bson.DateTime, millisecond precision)
 }
 
 // Marshal encodes e as BSON with MongoDB's field order:
 // ts, t, v, op, ns, ui, o, o2, wall.
 func (e *Entry) Marshal() ([]byte, error) {
-	return bson.Marshal(e.Doc())
+	return bsonx.Encode(e.Doc())
 }
 
 // Doc returns e as a bson.D in MongoDB's field order.
@@ -46,8 +51,10 @@ func (e *Entry) Doc() bson.D {
 	if e.UI != nil {
 		d = append(d, bson.E{Key: "ui", Value: *e.UI})
 	}
-	o := e.O
-	if o == nil {
+	var o any = e.O
+	if e.ORaw != nil {
+		o = e.ORaw
+	} else if e.O == nil {
 		o = bson.D{}
 	}
 	d = append(d, bson.E{Key: "o", Value: o})
