@@ -61,6 +61,7 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 	cat, err := catalog.Open(catalog.Options{
 		Storage:     storage.Options{Dir: cfg.DBPath, InMemory: cfg.InMemory, CommitInterval: cfg.JournalCommitInterval, Logger: log},
 		OplogSizeMB: cfg.OplogSizeMB,
+		TTLInterval: cfg.TTLMonitorSleep(),
 		Logger:      log,
 	})
 	if err != nil {

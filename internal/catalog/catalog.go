@@ -63,8 +63,10 @@ type Catalog struct {
 		nextID uint32 // next collection/index id to allocate
 	}
 
-	stop chan struct{}
-	wg   sync.WaitGroup
+	stop        chan struct{}
+	ttlWake     chan struct{} // SetTTLInterval restarts the monitor's sleep
+	ttlInterval atomic.Int64  // time.Duration
+	wg          sync.WaitGroup
 }
 
 // Collection is one collection. Its exported fields never change after it is

@@ -42,7 +42,7 @@ func openOn(eng *storage.Engine, opts Options) (*Catalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("catalog: open oplog: %w", err)
 	}
-	c := &Catalog{eng: eng, log: log, logger: opts.Logger, now: opts.Now, stop: make(chan struct{})}
+	c := &Catalog{eng: eng, log: log, logger: opts.Logger, now: opts.Now, stop: make(chan struct{}), ttlWake: make(chan struct{}, 1)}
 	if err := c.load(); err != nil {
 		return nil, err
 	}
@@ -70,12 +70,44 @@ func (c *Catalog) startBackground(ttl time.Duration) {
 		}
 	})
 	if ttl > 0 {
+		c.ttlInterval.Store(int64(ttl))
 		c.wg.Add(1)
-		go c.loop(ttl, func() {
-			if _, err := c.ReapTTL(); err != nil {
-				c.logger.Error("TTL monitor failed", "err", err)
-			}
-		})
+		go c.ttlLoop()
+	}
+}
+
+// SetTTLInterval changes the TTL monitor's period (MongoDB's
+// ttlMonitorSleepSecs); it takes effect after the current sleep.
+func (c *Catalog) SetTTLInterval(d time.Duration) {
+	if d > 0 {
+		c.ttlInterval.Store(int64(d))
+		select {
+		case c.ttlWake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// TTLInterval returns the TTL monitor's period.
+func (c *Catalog) TTLInterval() time.Duration { return time.Duration(c.ttlInterval.Load()) }
+
+// ttlLoop deletes expired documents every TTLInterval until Close.
+func (c *Catalog) ttlLoop() {
+	defer c.wg.Done()
+	for {
+		t := time.NewTimer(c.TTLInterval())
+		select {
+		case <-c.stop:
+			t.Stop()
+			return
+		case <-c.ttlWake:
+			t.Stop()
+			continue
+		case <-t.C:
+		}
+		if _, err := c.ReapTTL(); err != nil {
+			c.logger.Error("TTL monitor failed", "err", err)
+		}
 	}
 }
 

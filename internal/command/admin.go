@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -74,11 +75,12 @@ func connectionStatusCmd(c *Ctx) (bson.D, error) {
 }
 
 // parameters are the server parameters getParameter reports.
-func parameters() bson.D {
+func parameters(c *Ctx) bson.D {
 	return bson.D{
+		{Key: "ttlMonitorSleepSecs", Value: int32(c.D.eng.Catalog().TTLInterval() / time.Second)},
 		{Key: "featureCompatibilityVersion", Value: bson.D{{Key: "version", Value: "7.0"}}},
 		{Key: "maxBSONDepth", Value: int32(100)},
-		{Key: "ttlMonitorSleepSecs", Value: int32(60)},
+
 		{Key: "transactionLifetimeLimitSeconds", Value: int32(60)},
 		{Key: "authenticationMechanisms", Value: bson.A{}},
 		{Key: "requireApiVersion", Value: false},
@@ -86,7 +88,7 @@ func parameters() bson.D {
 }
 
 func getParameterCmd(c *Ctx) (bson.D, error) {
-	all := parameters()
+	all := parameters(c)
 	sel := c.Cmd[0].Value
 	if s, ok := sel.(string); ok && s == "*" {
 		return all, nil
@@ -112,8 +114,31 @@ func getParameterCmd(c *Ctx) (bson.D, error) {
 	return out, nil
 }
 
+// setParameterCmd applies the parameters relaydb supports at runtime and
+// refuses the rest, as mongod refuses unknown parameters.
 func setParameterCmd(c *Ctx) (bson.D, error) {
-	return bson.D{{Key: "was", Value: bson.D{}}}, nil
+	was := bson.D{}
+	for _, e := range c.Cmd[1:] {
+		if genericFields[e.Key] {
+			continue
+		}
+		switch e.Key {
+		case "ttlMonitorSleepSecs":
+			n, ok := bsonx.AsInt64(e.Value)
+			if !ok || n <= 0 {
+				return nil, mongoerr.New(mongoerr.BadValue, "ttlMonitorSleepSecs must be a positive integer")
+			}
+			cat := c.D.eng.Catalog()
+			was = append(was, bson.E{Key: e.Key, Value: int32(cat.TTLInterval() / time.Second)})
+			cat.SetTTLInterval(time.Duration(n) * time.Second)
+		default:
+			return nil, mongoerr.New(mongoerr.InvalidOptions, "attempted to set unrecognized parameter [%s], use help:true to see options", e.Key)
+		}
+	}
+	if len(was) == 0 {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "no option found to set, use help:true to see options")
+	}
+	return bson.D{{Key: "was", Value: was}}, nil
 }
 
 func listCommandsCmd(c *Ctx) (bson.D, error) {

@@ -70,3 +70,11 @@ func checkCollation(v any) error {
 	}
 	return mongoerr.New(mongoerr.NotImplemented, "relaydb supports only the simple collation; got %v", d)
 }
+
+// simpleCollation checks the command's collation field, if any.
+func (c *Ctx) simpleCollation() error {
+	if v, ok := c.field("collation"); ok {
+		return checkCollation(v)
+	}
+	return nil
+}

@@ -102,6 +102,9 @@ func countCmd(c *Ctx) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.simpleCollation(); err != nil {
+		return nil, err
+	}
 	skip, _, err := c.int64Field("skip")
 	if err != nil {
 		return nil, err
@@ -143,6 +146,9 @@ func distinctCmd(c *Ctx) (bson.D, error) {
 	}
 	q, _, err := c.doc("query")
 	if err != nil {
+		return nil, err
+	}
+	if err := c.simpleCollation(); err != nil {
 		return nil, err
 	}
 	vals, err := c.D.eng.Distinct(c.DB, coll, key, q)

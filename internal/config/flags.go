@@ -30,6 +30,20 @@ func BindFlags(fs *flag.FlagSet, s *Serve) {
 	fs.StringVar(&s.ReplSet, "replSet", s.ReplSet, "replica set name")
 	fs.IntVar(&s.MetricsPort, "metricsPort", s.MetricsPort, "Prometheus metrics HTTP port (0 = off)")
 	fs.BoolVar(&s.InMemory, "inMemory", s.InMemory, "keep data in memory only (tests)")
+	fs.Func("setParameter", "server parameter name=value (repeatable); known: ttlMonitorSleepSecs", func(v string) error {
+		name, value, ok := strings.Cut(v, "=")
+		if !ok || name == "" {
+			return fmt.Errorf("--setParameter wants name=value, got %q", v)
+		}
+		if !knownParameters[name] {
+			return fmt.Errorf("unknown server parameter %q", name)
+		}
+		if s.Parameters == nil {
+			s.Parameters = map[string]string{}
+		}
+		s.Parameters[name] = value
+		return nil
+	})
 	// TODO(#2): mongod's repeatable -v/-vv verbosity flags.
 }
 
@@ -85,4 +99,17 @@ func (m *millis) Set(v string) error {
 		return nil
 	}
 	return fmt.Errorf("%q is not a number of milliseconds", v)
+}
+
+// knownParameters are the --setParameter names relaydb understands.
+var knownParameters = map[string]bool{"ttlMonitorSleepSecs": true, "enableTestCommands": true}
+
+// TTLMonitorSleep returns the ttlMonitorSleepSecs parameter, or 0 (the
+// default, 60 s) when unset or invalid (Validate reports invalid values).
+func (s *Serve) TTLMonitorSleep() time.Duration {
+	n, err := strconv.Atoi(s.Parameters["ttlMonitorSleepSecs"])
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return time.Duration(n) * time.Second
 }

@@ -36,6 +36,10 @@ const (
 
 // Serve configures `relaydb serve`, a data node (mongod's role).
 type Serve struct {
+	// Parameters are server parameters from --setParameter name=value
+	// (mongod's syntax); see knownParameters.
+	Parameters map[string]string
+
 	// Port to listen on. Default 27017. YAML net.port, flag --port.
 	Port int
 	// BindIP is a comma-separated list of addresses to listen on.

@@ -147,4 +147,3 @@ func validateID(id any) error {
 	}
 	return nil
 }
-
