@@ -1,0 +1,34 @@
+package command
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Replication is what the command layer needs from the replica-set
+// coordinator (package repl). It is nil on a standalone node, and every
+// caller checks for that. See docs/replication.md.
+type Replication interface {
+	// HelloFields returns the replica-set fields of hello/isMaster
+	// (setName, hosts, primary, me, isWritablePrimary, secondary, ...,
+	// topologyVersion, lastWrite), replacing the standalone ones.
+	HelloFields(legacy bool) bson.D
+	// WaitTopologyChange blocks until the topology version differs from
+	// the one the client sent (awaitable hello) or ctx ends.
+	WaitTopologyChange(ctx context.Context, processID bson.ObjectID, counter int64)
+	// CheckWrite fails with NotWritablePrimary unless this member accepts
+	// writes to db (the local database is always writable).
+	CheckWrite(db string) error
+	// CheckRead fails unless this member may serve reads given the
+	// client's secondaryOk (readPreference other than primary).
+	CheckRead(secondaryOk bool) error
+	// WaitWriteConcern blocks until the write at ts satisfies w and j, or
+	// ctx ends (wtimeout: WriteConcernFailed).
+	WaitWriteConcern(ctx context.Context, ts bson.Timestamp, w any, j bool) error
+	// OpTimeFields returns $clusterTime and operationTime for a reply.
+	OpTimeFields() bson.D
+	// RunCommand runs a replSet* command (including the internal
+	// replSetHeartbeat, replSetRequestVotes and replSetUpdatePosition).
+	RunCommand(ctx context.Context, name string, cmd bson.D) (bson.D, error)
+}
