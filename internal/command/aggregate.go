@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	register(&Command{Name: "aggregate", Help: "runs an aggregation pipeline", Handler: aggregateCmd, Fields: []string{
+	register(&Command{Name: "aggregate", Read: true, Help: "runs an aggregation pipeline", Handler: aggregateCmd, Fields: []string{
 		"pipeline", "cursor", "explain", "allowDiskUse", "hint", "let", "collation",
 		"bypassDocumentValidation", "fromMongos", "needsMerge", "isMapReduceCommand"}})
 }
@@ -48,6 +48,11 @@ func aggregateCmd(c *Ctx) (bson.D, error) {
 		}
 	}
 	p.Pipeline = pipeline
+	if c.D.repl != nil && writesOutput(pipeline) {
+		if err := c.D.repl.CheckWrite(c.DB); err != nil {
+			return nil, err
+		}
+	}
 	if p.Vars, err = c.letVars(); err != nil {
 		return nil, err
 	}
@@ -109,4 +114,13 @@ func batchSizeFrom(opts bson.D) (int, error) {
 		}
 	}
 	return exec.DefaultFirstBatch, nil
+}
+
+// writesOutput reports a pipeline ending in $out or $merge.
+func writesOutput(pipeline bson.A) bool {
+	if len(pipeline) == 0 {
+		return false
+	}
+	last, _ := pipeline[len(pipeline)-1].(bson.D)
+	return len(last) == 1 && (last[0].Key == "$out" || last[0].Key == "$merge")
 }

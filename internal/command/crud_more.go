@@ -11,9 +11,9 @@ func init() {
 	register(&Command{Name: "findAndModify", Help: "updates or removes one document and returns it", Write: true, Handler: findAndModifyCmd,
 		Fields: []string{"query", "sort", "remove", "update", "new", "fields", "upsert", "arrayFilters", "hint",
 			"collation", "bypassDocumentValidation", "let"}}, "findandmodify")
-	register(&Command{Name: "count", Help: "counts documents", Handler: countCmd,
+	register(&Command{Name: "count", Read: true, Help: "counts documents", Handler: countCmd,
 		Fields: []string{"query", "skip", "limit", "hint", "collation", "fields"}})
-	register(&Command{Name: "distinct", Help: "distinct values of a field", Handler: distinctCmd,
+	register(&Command{Name: "distinct", Read: true, Help: "distinct values of a field", Handler: distinctCmd,
 		Fields: []string{"key", "query", "collation", "hint"}})
 }
 

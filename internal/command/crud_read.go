@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register(&Command{Name: "find", Help: "queries a collection", Handler: findCmd, Fields: []string{
+	register(&Command{Name: "find", Read: true, Help: "queries a collection", Handler: findCmd, Fields: []string{
 		"filter", "projection", "sort", "skip", "limit", "batchSize", "singleBatch", "hint",
 		"allowDiskUse", "let", "collation", "min", "max", "returnKey", "showRecordId",
 		"tailable", "awaitData", "noCursorTimeout", "oplogReplay", "allowPartialResults", "readOnce", "term"}})

@@ -9,15 +9,15 @@ import (
 )
 
 func init() {
-	register(&Command{Name: "create", Help: "creates a collection", Handler: createCmd, Fields: []string{
+	register(&Command{Name: "create", Write: true, Help: "creates a collection", Handler: createCmd, Fields: []string{
 		"capped", "size", "max", "validator", "validationLevel", "validationAction", "viewOn", "pipeline",
 		"collation", "timeseries", "clusteredIndex", "changeStreamPreAndPostImages", "storageEngine",
 		"indexOptionDefaults", "idIndex", "expireAfterSeconds", "encryptedFields", "autoIndexId", "flags"}})
-	register(&Command{Name: "drop", Help: "drops a collection", Handler: dropCmd})
-	register(&Command{Name: "dropDatabase", Help: "drops the current database", Handler: dropDatabaseCmd})
-	register(&Command{Name: "renameCollection", Help: "renames a collection", AdminOnly: true, Handler: renameCmd,
+	register(&Command{Name: "drop", Write: true, Help: "drops a collection", Handler: dropCmd})
+	register(&Command{Name: "dropDatabase", Write: true, Help: "drops the current database", Handler: dropDatabaseCmd})
+	register(&Command{Name: "renameCollection", Write: true, Help: "renames a collection", AdminOnly: true, Handler: renameCmd,
 		Fields: []string{"to", "dropTarget", "stayTemp"}})
-	register(&Command{Name: "collMod", Help: "modifies collection options (not supported yet)", Handler: collModCmd})
+	register(&Command{Name: "collMod", Write: true, Help: "modifies collection options (not supported yet)", Handler: collModCmd})
 }
 
 // unsupportedCreate lists create options relaydb refuses rather than ignores.

@@ -33,6 +33,7 @@ type Dispatcher struct {
 	info     Info
 	log      *slog.Logger
 	metrics  *Metrics
+	repl     Replication // nil on a standalone
 	sessions sessionCache
 	done     chan struct{} // closed when the process begins shutting down
 	once     sync.Once
@@ -42,6 +43,12 @@ type Dispatcher struct {
 func NewDispatcher(eng *exec.Engine, info Info, log *slog.Logger) *Dispatcher {
 	return &Dispatcher{eng: eng, info: info, log: log, metrics: newMetrics(), done: make(chan struct{})}
 }
+
+// SetReplication attaches the replica-set coordinator (before serving).
+func (d *Dispatcher) SetReplication(r Replication) { d.repl = r }
+
+// Replication returns the coordinator, nil on a standalone.
+func (d *Dispatcher) Replication() Replication { return d.repl }
 
 // BeginShutdown wakes every waiting request (awaitable hello, awaitData).
 func (d *Dispatcher) BeginShutdown() { d.once.Do(func() { close(d.done) }) }
@@ -162,7 +169,14 @@ func (d *Dispatcher) invoke(c *Command, ctx *Ctx) (reply bson.D, err error) {
 	if err := checkFields(c, ctx.Cmd); err != nil {
 		return nil, err
 	}
-	return c.Handler(ctx)
+	if err := d.checkRole(c, ctx); err != nil {
+		return nil, err
+	}
+	reply, err = c.Handler(ctx)
+	if err == nil && d.repl != nil {
+		reply = append(reply, d.repl.OpTimeFields()...)
+	}
+	return reply, err
 }
 
 func checkFields(c *Command, cmd bson.D) error {

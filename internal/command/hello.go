@@ -1,10 +1,12 @@
 package command
 
 import (
+	"context"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -43,17 +45,11 @@ func helloCmd(c *Ctx) (bson.D, error) {
 	c.Conn.helloDone = true
 	c.Conn.mu.Unlock()
 
-	reply := bson.D{}
-	if c.Name == "hello" {
-		reply = append(reply, bson.E{Key: "isWritablePrimary", Value: true})
-	} else {
-		reply = append(reply, bson.E{Key: "ismaster", Value: true})
-	}
+	reply := c.roleFields()
 	if ok, _ := c.boolean("helloOk"); ok {
 		reply = append(reply, bson.E{Key: "helloOk", Value: true})
 	}
 	reply = append(reply,
-		bson.E{Key: "topologyVersion", Value: bson.D{{Key: "processId", Value: processID}, {Key: "counter", Value: int64(0)}}},
 		bson.E{Key: "maxBsonObjectSize", Value: int32(maxBSONSize)},
 		bson.E{Key: "maxMessageSizeBytes", Value: int32(maxMessageSize)},
 		bson.E{Key: "maxWriteBatchSize", Value: int32(maxWriteBatch)},
@@ -68,6 +64,24 @@ func helloCmd(c *Ctx) (bson.D, error) {
 		reply = append(reply, bson.E{Key: "compression", Value: comp})
 	}
 	return reply, nil
+}
+
+// roleFields are the member's role: a standalone is always a writable
+// primary; a replica-set member asks the coordinator (setName, hosts,
+// primary, topologyVersion, lastWrite, ...).
+func (c *Ctx) roleFields() bson.D {
+	legacy := c.Name != "hello"
+	if c.D.repl != nil {
+		return c.D.repl.HelloFields(legacy)
+	}
+	key := "isWritablePrimary"
+	if legacy {
+		key = "ismaster"
+	}
+	return bson.D{
+		{Key: key, Value: true},
+		{Key: "topologyVersion", Value: bson.D{{Key: "processId", Value: processID}, {Key: "counter", Value: int64(0)}}},
+	}
 }
 
 // supportedCompressors in relaydb's order of preference.
@@ -94,7 +108,8 @@ func (c *Ctx) negotiateCompression() bson.A {
 // passes. A standalone's topology never changes, so it waits the full time
 // (bounded by shutdown).
 func (c *Ctx) waitAwaitable() error {
-	if _, ok := c.field("topologyVersion"); !ok {
+	tv, ok := c.field("topologyVersion")
+	if !ok {
 		return nil
 	}
 	ms, ok, err := c.int64Field("maxAwaitTimeMS")
@@ -103,6 +118,24 @@ func (c *Ctx) waitAwaitable() error {
 	}
 	if ms < 0 {
 		return mongoerr.New(mongoerr.BadValue, "maxAwaitTimeMS must be a non-negative integer")
+	}
+	if c.D.repl != nil {
+		d, _ := tv.(bson.D)
+		pid, _ := bsonx.Get(d, "processId")
+		counter, _ := bsonx.Get(d, "counter")
+		oid, _ := pid.(bson.ObjectID)
+		n, _ := bsonx.AsInt64(counter)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(ms)*time.Millisecond)
+		defer cancel()
+		go func() {
+			select {
+			case <-c.D.shuttingDown():
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		c.D.repl.WaitTopologyChange(ctx, oid, n)
+		return nil
 	}
 	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
 	defer t.Stop()

@@ -14,7 +14,7 @@ import (
 func init() {
 	register(&Command{Name: "listDatabases", Help: "lists databases", AdminOnly: true, Handler: listDatabasesCmd,
 		Fields: []string{"filter", "nameOnly", "authorizedDatabases"}})
-	register(&Command{Name: "listCollections", Help: "lists the collections of a database", Handler: listCollectionsCmd,
+	register(&Command{Name: "listCollections", Read: true, Help: "lists the collections of a database", Handler: listCollectionsCmd,
 		Fields: []string{"filter", "nameOnly", "authorizedCollections", "cursor", "includePendingDrops"}})
 }
 

@@ -20,8 +20,11 @@ type Command struct {
 	// Fields lists the command-specific fields accepted besides the command
 	// name and the generic fields every command takes. nil = not checked.
 	Fields []string
-	// Write commands count toward opcounters and honour writeConcern.
+	// Write commands need a writable primary (on a replica set).
 	Write bool
+	// Read commands need a primary, or a secondary when the client's read
+	// preference allows it (secondaryOk).
+	Read bool
 
 	calls, failed atomic.Int64 // for serverStatus metrics.commands
 }

@@ -11,8 +11,8 @@ import (
 
 func init() {
 	register(&Command{Name: "serverStatus", Help: "process-wide counters", Handler: serverStatusCmd})
-	register(&Command{Name: "collStats", Help: "a collection's size and index facts", Handler: collStatsCmd, Fields: []string{"scale", "verbose"}})
-	register(&Command{Name: "dbStats", Help: "a database's size facts", Handler: dbStatsCmd, Fields: []string{"scale", "freeStorage"}})
+	register(&Command{Name: "collStats", Read: true, Help: "a collection's size and index facts", Handler: collStatsCmd, Fields: []string{"scale", "verbose"}})
+	register(&Command{Name: "dbStats", Read: true, Help: "a database's size facts", Handler: dbStatsCmd, Fields: []string{"scale", "freeStorage"}})
 }
 
 func serverStatusCmd(c *Ctx) (bson.D, error) {

@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -26,8 +27,14 @@ func (wc writeConcern) unacknowledged() bool {
 func (c *Ctx) writeConcern() (writeConcern, error) {
 	var wc writeConcern
 	d, ok, err := c.doc("writeConcern")
-	if err != nil || !ok {
+	if err != nil {
 		return wc, err
+	}
+	if !ok || !hasW(d) {
+		wc.w = c.defaultW()
+		if !ok {
+			return wc, nil
+		}
 	}
 	for _, e := range d {
 		switch e.Key {
@@ -60,6 +67,9 @@ func (c *Ctx) writeConcern() (writeConcern, error) {
 			return wc, mongoerr.New(mongoerr.FailedToParse, "unrecognized write concern field: %s", e.Key)
 		}
 	}
+	if c.D.repl != nil {
+		return wc, nil // the coordinator validates w against the set's config
+	}
 	if n, isNum := wc.w.(int64); isNum && n > 1 {
 		return wc, mongoerr.New(mongoerr.BadValue, "cannot use 'w' > 1 on a standalone")
 	}
@@ -69,10 +79,40 @@ func (c *Ctx) writeConcern() (writeConcern, error) {
 	return wc, nil
 }
 
+func hasW(d bson.D) bool {
+	_, ok := bsonx.Get(d, "w")
+	return ok
+}
+
+// defaultW is the implicit default write concern: "majority" on a replica
+// set (MongoDB 5.0+), 1 on a standalone.
+func (c *Ctx) defaultW() any {
+	if c.D.repl != nil {
+		return "majority"
+	}
+	return nil
+}
+
+// needsReplWait reports whether wc waits for other members (anything but
+// w:1 / w:0 / the standalone default).
+func (wc writeConcern) needsReplWait() bool {
+	switch w := wc.w.(type) {
+	case string:
+		return true
+	case int64:
+		return w > 1
+	}
+	return false
+}
+
 // awaitWriteConcern waits for durability when j:true and returns a
 // writeConcernError document when the wait failed, nil otherwise.
 func (c *Ctx) awaitWriteConcern(wc writeConcern, res *exec.WriteResult) bson.D {
-	if !wc.j || res.Last.Seq == 0 {
+	if wc.unacknowledged() {
+		return nil
+	}
+	repl := c.D.repl != nil && wc.needsReplWait()
+	if !wc.j && !repl {
 		return nil
 	}
 	ctx := context.Background()
@@ -81,15 +121,46 @@ func (c *Ctx) awaitWriteConcern(wc writeConcern, res *exec.WriteResult) bson.D {
 		ctx, cancel = context.WithTimeout(ctx, wc.wtimeout)
 		defer cancel()
 	}
-	if err := c.D.eng.WaitDurable(ctx, res.Last); err != nil {
-		return bson.D{
-			{Key: "code", Value: int32(mongoerr.WriteConcernFailed)},
-			{Key: "codeName", Value: mongoerr.WriteConcernFailed.Name()},
-			{Key: "errmsg", Value: "waiting for replication timed out"},
-			{Key: "errInfo", Value: bson.D{{Key: "wtimeout", Value: true}}},
+	if wc.j && res.Last.Seq != 0 {
+		if err := c.D.eng.WaitDurable(ctx, res.Last); err != nil {
+			return wcError(mongoerr.New(mongoerr.WriteConcernFailed, "waiting for the journal timed out"))
+		}
+	}
+	if repl {
+		ts := res.Last.TS
+		if res.Last.Seq == 0 {
+			ts = c.D.eng.Catalog().Oplog().Visible() // nothing written: wait for what we saw
+		}
+		if err := c.D.repl.WaitWriteConcern(ctx, ts, wc.w, wc.j); err != nil {
+			return wcError(err)
 		}
 	}
 	return nil
+}
+
+// wcError is a writeConcernError document; a deadline is MongoDB's
+// wtimeout (WriteConcernFailed with errInfo.wtimeout).
+func wcError(err error) bson.D {
+	me := mongoerr.From(err)
+	if errors.Is(err, context.DeadlineExceeded) {
+		me = mongoerr.New(mongoerr.WriteConcernFailed, "waiting for replication timed out")
+	}
+	d := bson.D{
+		{Key: "code", Value: int32(me.Code)},
+		{Key: "codeName", Value: me.Code.Name()},
+		{Key: "errmsg", Value: me.Msg},
+	}
+	if me.Code == mongoerr.WriteConcernFailed {
+		d = append(d, bson.E{Key: "errInfo", Value: bson.D{{Key: "wtimeout", Value: true}}})
+	}
+	if len(me.Labels) > 0 {
+		labels := bson.A{}
+		for _, l := range me.Labels {
+			labels = append(labels, l)
+		}
+		d = append(d, bson.E{Key: "errorLabels", Value: labels})
+	}
+	return d
 }
 
 // writeReply builds the reply fields of insert/update/delete.
