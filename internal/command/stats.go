@@ -68,6 +68,7 @@ func serverStatusCmd(c *Ctx) (bson.D, error) {
 			{Key: "commands", Value: commandCounters()},
 		}},
 		{Key: "storageEngine", Value: bson.D{{Key: "name", Value: "pebble"}, {Key: "persistent", Value: true}}},
+		{Key: "relaydb", Value: storageStats(c)},
 	}, nil
 }
 
@@ -142,4 +143,17 @@ func dbStatsCmd(c *Ctx) (bson.D, error) {
 		{Key: "totalSize", Value: size},
 		{Key: "scaleFactor", Value: int32(1)},
 	}, nil
+}
+
+// storageStats reports the commit pipeline: batches committed, how far
+// they are durable, and how many WAL syncs that took (group commit shares
+// one sync among all waiting j:true writers).
+func storageStats(c *Ctx) bson.D {
+	m := c.D.eng.Catalog().Engine().Metrics()
+	return bson.D{{Key: "storage", Value: bson.D{
+		{Key: "committedBatches", Value: int64(m.Committed)},
+		{Key: "durableBatches", Value: int64(m.Durable)},
+		{Key: "walSyncs", Value: m.Syncs},
+		{Key: "diskBytes", Value: int64(m.DiskBytes)},
+	}}}
 }
