@@ -27,6 +27,7 @@ func usage() {
 
 Usage:
   relaydb serve [flags]          run a data node (like mongod); --help for flags
+  relaydb cluster up|status|down|kill|restart   local replica sets on loopback
   relaydb bench load|run|suite    YCSB-compatible benchmarks; --help for options
   relaydb tool verify --dbpath D check a data directory offline
   relaydb version                print the version
@@ -46,6 +47,8 @@ func main() {
 		code = tool(os.Args[2:])
 	case "bench":
 		code = benchMain(os.Args[2:])
+	case "cluster":
+		code = clusterMain(os.Args[2:])
 	case "version", "--version":
 		fmt.Printf("relaydb %s (MongoDB %s compatible), commit %s\n", Version, Version, gitCommit)
 	case "help", "-h", "--help":

@@ -3,6 +3,7 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
@@ -81,29 +82,17 @@ func (c *Ctx) aggTarget() (string, error) {
 	case string:
 		return c.collArg()
 	case int32, int64, float64:
-		if n, _ := toFloat(v); n == 1 {
+		if n, _ := bsonx.AsFloat64(v); n == 1 {
 			return "$cmd.aggregate", nil
 		}
 	}
 	return "", mongoerr.New(mongoerr.FailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1")
 }
 
-func toFloat(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int32:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	case float64:
-		return n, true
-	}
-	return 0, false
-}
-
 func batchSizeFrom(opts bson.D) (int, error) {
 	for _, e := range opts {
 		if e.Key == "batchSize" {
-			n, ok := toFloat(e.Value)
+			n, ok := bsonx.AsFloat64(e.Value)
 			if !ok || n < 0 {
 				return 0, mongoerr.New(mongoerr.BadValue, "cursor.batchSize must be a non-negative number")
 			}

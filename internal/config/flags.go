@@ -30,6 +30,8 @@ func BindFlags(fs *flag.FlagSet, s *Serve) {
 	fs.StringVar(&s.ReplSet, "replSet", s.ReplSet, "replica set name")
 	fs.IntVar(&s.MetricsPort, "metricsPort", s.MetricsPort, "Prometheus metrics HTTP port (0 = off)")
 	fs.BoolVar(&s.InMemory, "inMemory", s.InMemory, "keep data in memory only (tests)")
+	fs.DurationVar(&s.SimulatedLatency, "simulatedLatency", s.SimulatedLatency,
+		"one-way delay added to node-to-node messages (experiments; e.g. 50us)")
 	fs.Func("setParameter", "server parameter name=value (repeatable); known: ttlMonitorSleepSecs", func(v string) error {
 		name, value, ok := strings.Cut(v, "=")
 		if !ok || name == "" {

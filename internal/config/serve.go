@@ -36,6 +36,12 @@ const (
 
 // Serve configures `relaydb serve`, a data node (mongod's role).
 type Serve struct {
+	// SimulatedLatency is a one-way delay relaydb adds to every
+	// node-to-node message (heartbeats, oplog fetches, position reports),
+	// to give members network distance where netem is unavailable.
+	// Default 0. Flag --simulatedLatency (a Go duration, e.g. 100us).
+	SimulatedLatency time.Duration
+
 	// Parameters are server parameters from --setParameter name=value
 	// (mongod's syntax); see knownParameters.
 	Parameters map[string]string
