@@ -88,6 +88,13 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 	}
 	info := command.Info{Host: hostPort(cfg), Version: Version, GitCommit: gitCommit, StartTime: time.Now(), DBPath: cfg.DBPath, Shutdown: requestStop}
 	disp := command.NewDispatcher(eng, info, log)
+	stopRepl, err := startReplication(cfg, cat, disp, log)
+	if err != nil {
+		log.Error("cannot start replication", "err", err)
+		fmt.Fprintf(os.Stderr, "relaydb serve: %v\n", err)
+		return exitError
+	}
+	defer stopRepl()
 	srv := server.New(server.Config{Addrs: listenAddrs(cfg), MaxConns: cfg.MaxConns, Logger: log}, disp)
 	if err := srv.Listen(); err != nil {
 		log.Error("cannot listen", "err", err)

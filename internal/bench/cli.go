@@ -84,7 +84,7 @@ func (f *phaseFlags) properties() (Properties, error) {
 	return p, nil
 }
 
-// Main runs "relaydb bench <load|run|suite> [flags]" and returns the exit code.
+// Main runs "relaydb bench <load|run|suite|experiment> [flags]" and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, benchUsage)
@@ -99,6 +99,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return ExitError
 		}
 		return suiteMain(args[1:], stdout, stderr)
+	case "experiment":
+		if experimentMain == nil {
+			fmt.Fprintln(stderr, "relaydb bench experiment: not available in this build")
+			return ExitError
+		}
+		return experimentMain(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, benchUsage)
 		return ExitOK
@@ -115,10 +121,19 @@ var suiteMain func(args []string, stdout, stderr io.Writer) int
 // RegisterSuite installs the "suite" subcommand.
 func RegisterSuite(f func(args []string, stdout, stderr io.Writer) int) { suiteMain = f }
 
+// experimentMain is set by RegisterExperiment (package experiment imports
+// this one).
+var experimentMain func(args []string, stdout, stderr io.Writer) int
+
+// RegisterExperiment installs the "experiment" subcommand.
+func RegisterExperiment(f func(args []string, stdout, stderr io.Writer) int) { experimentMain = f }
+
 const benchUsage = `Usage:
   relaydb bench load  [flags]   insert recordcount records (YCSB -load)
   relaydb bench run   [flags]   run operationcount operations (YCSB -t)
   relaydb bench suite [flags]   the standard suite; writes bench/results/
+  relaydb bench experiment chaining [flags]
+                                issue #5's chained-replication matrix
 Common flags: -workload a..f, -P file, -p name=value, -uri mongodb://...,
   -threads N, -target ops/s, -s, -json. -h on a command lists all flags.
 `

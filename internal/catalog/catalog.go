@@ -63,6 +63,8 @@ type Catalog struct {
 		nextID uint32 // next collection/index id to allocate
 	}
 
+	repl replState // secondary-side state (apply.go)
+
 	stop        chan struct{}
 	ttlWake     chan struct{} // SetTTLInterval restarts the monitor's sleep
 	ttlInterval atomic.Int64  // time.Duration

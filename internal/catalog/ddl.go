@@ -40,6 +40,7 @@ func (c *Catalog) allocIDLocked(b *storage.Batch) (uint32, error) {
 // REQUIRES: c.writeMu.
 func (c *Catalog) commitLocked(b *storage.Batch, entries []*oplog.Entry, publish func()) (WriteResult, error) {
 	defer b.Close()
+	entries = replicatedEntries(entries)
 	slots := make([]*oplog.Slot, len(entries))
 	for i, e := range entries {
 		slots[i] = c.log.Reserve()

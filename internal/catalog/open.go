@@ -46,6 +46,11 @@ func openOn(eng *storage.Engine, opts Options) (*Catalog, error) {
 	if err := c.load(); err != nil {
 		return nil, err
 	}
+	if !opts.Storage.ReadOnly {
+		if err := c.recoverOplog(); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
 }
 

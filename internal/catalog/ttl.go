@@ -11,9 +11,13 @@ const ttlBatch = 10000
 
 // ReapTTL deletes, through Delete (so oplog entries are written), every
 // document whose TTL-indexed date (or earliest date in an array) is older
-// than now - expireAfterSeconds. It returns the number deleted.
+// than now - expireAfterSeconds. It returns the number deleted. It does
+// nothing while paused (SetTTLPaused: a secondary).
 // TODO(#2): scan the TTL index range instead of the whole collection.
 func (c *Catalog) ReapTTL() (int, error) {
+	if c.repl.ttlPaused.Load() {
+		return 0, nil // not primary: the primary's deletes replicate here
+	}
 	total := 0
 	for _, db := range c.Databases() {
 		for _, coll := range c.Collections(db) {

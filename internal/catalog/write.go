@@ -47,7 +47,7 @@ type write struct {
 // Insert writes doc (which must have an _id), its index entries and its
 // oplog entry in one batch. Errors: DuplicateKey (*DuplicateKeyError),
 // CannotIndexParallelArrays (171).
-func (c *Catalog) Insert(coll *Collection, doc bson.D) (WriteResult, error) {
+func (c *Catalog) Insert(coll *Collection, doc bson.D, opts ...WriteOption) (WriteResult, error) {
 	raw, err := bsonx.Encode(doc)
 	if err != nil {
 		return WriteResult{}, fmt.Errorf("catalog: encode document: %w", err)
@@ -74,7 +74,7 @@ func (c *Catalog) Insert(coll *Collection, doc bson.D) (WriteResult, error) {
 	}
 	w.dCount, w.dSize = 1, int64(len(raw))
 	e := &oplog.Entry{Op: oplog.OpInsert, NS: w.coll.NS(), UI: &w.coll.UUID, O: doc, ORaw: raw,
-		O2: bson.D{{Key: "_id", Value: id}}}
+		O2: bson.D{{Key: "_id", Value: id}}, Extra: txnFields(opts)}
 	return w.commit(e)
 }
 
@@ -83,7 +83,7 @@ const MaxDocSize = 16 * 1024 * 1024
 
 // Update replaces oldDoc by newDoc (same _id), maintaining only the index
 // entries whose keys changed; o is the oplog form of the update.
-func (c *Catalog) Update(coll *Collection, oldDoc, newDoc bson.D, o bson.D) (WriteResult, error) {
+func (c *Catalog) Update(coll *Collection, oldDoc, newDoc bson.D, o bson.D, opts ...WriteOption) (WriteResult, error) {
 	raw, err := bsonx.Encode(newDoc)
 	if err != nil {
 		return WriteResult{}, fmt.Errorf("catalog: encode document: %w", err)
@@ -114,13 +114,13 @@ func (c *Catalog) Update(coll *Collection, oldDoc, newDoc bson.D, o bson.D) (Wri
 	}
 	w.dSize = int64(len(raw) - len(old))
 	e := &oplog.Entry{Op: oplog.OpUpdate, NS: w.coll.NS(), UI: &w.coll.UUID, O: o,
-		O2: bson.D{{Key: "_id", Value: id}}}
+		O2: bson.D{{Key: "_id", Value: id}}, Extra: txnFields(opts)}
 	return w.commit(e)
 }
 
 // Delete removes doc (found by its _id), its index entries, and writes the
 // oplog entry, in one batch.
-func (c *Catalog) Delete(coll *Collection, doc bson.D) (WriteResult, error) {
+func (c *Catalog) Delete(coll *Collection, doc bson.D, opts ...WriteOption) (WriteResult, error) {
 	idKS, id, err := idKey(doc)
 	if err != nil {
 		return WriteResult{}, err
@@ -143,7 +143,8 @@ func (c *Catalog) Delete(coll *Collection, doc bson.D) (WriteResult, error) {
 		return WriteResult{}, err
 	}
 	w.dCount, w.dSize = -1, -int64(len(old))
-	e := &oplog.Entry{Op: oplog.OpDelete, NS: w.coll.NS(), UI: &w.coll.UUID, O: bson.D{{Key: "_id", Value: id}}}
+	e := &oplog.Entry{Op: oplog.OpDelete, NS: w.coll.NS(), UI: &w.coll.UUID, O: bson.D{{Key: "_id", Value: id}},
+		Extra: txnFields(opts)}
 	return w.commit(e)
 }
 
@@ -198,24 +199,34 @@ func (w *write) putDoc(idKS []byte, id any, raw []byte, _ bson.D) error {
 // commit writes counters, multikey changes and the oplog entry, commits
 // the batch and publishes the new counters. REQUIRES: c.writeMu.
 func (w *write) commit(e *oplog.Entry) (WriteResult, error) {
+	publish, err := w.finish()
+	if err != nil {
+		return WriteResult{}, err
+	}
+	return w.c.commitLocked(w.b, []*oplog.Entry{e}, publish)
+}
+
+// finish adds the counters and multikey changes to the batch and returns
+// what to publish once it commits.
+func (w *write) finish() (func(), error) {
 	count, size := w.coll.count.Load()+w.dCount, w.coll.size.Load()+w.dSize
 	if err := putStats(w.b, w.coll.ID, count, size); err != nil {
-		return WriteResult{}, err
+		return nil, err
 	}
 	var newIdxs []*Index
 	if len(w.multikey) > 0 {
 		newIdxs = withMultikey(w.coll.Indexes(), w.multikey)
 		if err := putEntry(w.b, w.coll, newIdxs); err != nil {
-			return WriteResult{}, err
+			return nil, err
 		}
 	}
-	return w.c.commitLocked(w.b, []*oplog.Entry{e}, func() {
+	return func() {
 		w.coll.count.Store(count)
 		w.coll.size.Store(size)
 		if newIdxs != nil {
 			w.coll.indexes.Store(&newIdxs)
 		}
-	})
+	}, nil
 }
 
 // withMultikey returns idxs with the given indexes marked multikey (copies).

@@ -22,6 +22,7 @@ type HelloReply struct {
 	Secondary         bool          `bson:"secondary"`
 	ArbiterOnly       bool          `bson:"arbiterOnly"`
 	Hidden            bool          `bson:"hidden"`
+	Passive           bool          `bson:"passive"`
 	Primary           string        `bson:"primary"`
 	Me                string        `bson:"me"`
 	Hosts             []string      `bson:"hosts"`

@@ -33,13 +33,11 @@ func Up(ctx context.Context, s Spec) (*Cluster, error) {
 		return nil, err
 	}
 	s = s.withDefaults()
-	if err := resolveBin(&s); err != nil {
+	if err := resolvePaths(&s); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(s.Dir, stateFile)); err == nil {
-		if old, err := Load(s.Dir); err == nil && old.anyAlive() {
-			return nil, fmt.Errorf("cluster: %s already holds a running cluster; run `relaydb cluster down --dir %s` first", s.Dir, s.Dir)
-		}
+	if err := checkDirFree(s); err != nil {
+		return nil, err
 	}
 	members, err := layout(s)
 	if err != nil {
@@ -122,16 +120,36 @@ func pickPorts(base, n int) ([]int, error) {
 	return ports, nil
 }
 
-// resolveBin defaults s.Bin to the running executable.
-func resolveBin(s *Spec) error {
-	if s.Bin != "" {
-		return nil
-	}
-	exe, err := os.Executable()
+// resolvePaths makes s.Dir absolute (members and later commands may run
+// elsewhere) and defaults s.Bin to the running executable.
+func resolvePaths(s *Spec) error {
+	dir, err := filepath.Abs(s.Dir)
 	if err != nil {
-		return fmt.Errorf("cluster: cannot find the relaydb binary (use --bin): %w", err)
+		return fmt.Errorf("cluster: --dir %s: %w", s.Dir, err)
 	}
-	s.Bin = exe
+	s.Dir = dir
+	if s.Bin == "" {
+		if s.Bin, err = os.Executable(); err != nil {
+			return fmt.Errorf("cluster: cannot find the relaydb binary (use --bin): %w", err)
+		}
+	}
+	return nil
+}
+
+// checkDirFree refuses a directory holding a running cluster or member
+// data from an earlier one (its old config would make replSetInitiate
+// fail).
+func checkDirFree(s Spec) error {
+	if old, err := Load(s.Dir); err == nil && old.anyAlive() {
+		return fmt.Errorf("cluster: %s already holds a running cluster; run `relaydb cluster down --dir %s` first", s.Dir, s.Dir)
+	}
+	for _, m := range s.Members() {
+		entries, err := os.ReadDir(filepath.Join(s.Dir, m.Name, "data"))
+		if err == nil && len(entries) > 0 {
+			return fmt.Errorf("cluster: %s already holds member data (%s); remove the directory or use another --dir",
+				s.Dir, filepath.Join(s.Dir, m.Name, "data"))
+		}
+	}
 	return nil
 }
 

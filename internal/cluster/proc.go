@@ -73,7 +73,9 @@ func alive(pid int, dbPath string) bool {
 	if err != nil {
 		return !errors.Is(err, os.ErrNotExist)
 	}
-	return strings.Contains(string(cmdline), dbPath)
+	// The cmdline reads empty while the process is still inside execve
+	// (cmd.Start returns at exec's point of no return): that is our child.
+	return len(cmdline) == 0 || strings.Contains(string(cmdline), dbPath)
 }
 
 // signalAndWait sends sig to m and waits (bounded by d) until it is gone.

@@ -167,3 +167,17 @@ func TestUpRejectsInvalid(t *testing.T) {
 		t.Fatalf("Up with 8 voters: %v, want the voter limit error", err)
 	}
 }
+
+func TestUpRefusesUsedDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "m1", "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "m1", "data", "MANIFEST"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Up(context.Background(), Spec{Dir: dir, Data: 3, Bin: "/nonexistent"})
+	if err == nil || !strings.Contains(err.Error(), "already holds member data") {
+		t.Fatalf("Up over old member data: %v, want a refusal", err)
+	}
+}

@@ -71,6 +71,9 @@ func findAndModifyCmd(c *Ctx) (bson.D, error) {
 	if p.Vars, err = c.letVars(); err != nil {
 		return nil, err
 	}
+	if p.Retry, err = c.retry(); err != nil {
+		return nil, err
+	}
 	res, err := c.D.eng.FindAndModify(c.DB, coll, p)
 	if err != nil {
 		return nil, err

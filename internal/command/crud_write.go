@@ -11,11 +11,11 @@ import (
 
 func init() {
 	register(&Command{Name: "insert", Help: "inserts documents", Write: true, Handler: insertCmd,
-		Fields: []string{"documents", "ordered", "bypassDocumentValidation", "let"}})
+		Fields: []string{"documents", "ordered", "bypassDocumentValidation", "let", "stmtIds"}})
 	register(&Command{Name: "update", Help: "updates documents", Write: true, Handler: updateCmd,
-		Fields: []string{"updates", "ordered", "bypassDocumentValidation", "let"}})
+		Fields: []string{"updates", "ordered", "bypassDocumentValidation", "let", "stmtIds"}})
 	register(&Command{Name: "delete", Help: "deletes documents", Write: true, Handler: deleteCmd,
-		Fields: []string{"deletes", "ordered", "let"}})
+		Fields: []string{"deletes", "ordered", "let", "stmtIds"}})
 }
 
 // writePrelude parses what insert/update/delete share.
@@ -52,7 +52,11 @@ func insertCmd(c *Ctx) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := c.D.eng.Insert(c.DB, coll, docs, ordered)
+	retry, err := c.retry()
+	if err != nil {
+		return nil, err
+	}
+	res := c.D.eng.Insert(c.DB, coll, docs, ordered, retry)
 	c.D.metrics.opcounters.insert.Add(int64(len(docs)))
 	return c.writeReply(wc, res, false), nil
 }
@@ -72,7 +76,11 @@ func updateCmd(c *Ctx) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := c.D.eng.Update(c.DB, coll, stmts, ordered, vars)
+	retry, err := c.retry()
+	if err != nil {
+		return nil, err
+	}
+	res := c.D.eng.Update(c.DB, coll, stmts, ordered, vars, retry)
 	c.D.metrics.opcounters.update.Add(int64(len(list)))
 	return c.writeReply(wc, res, true), nil
 }
@@ -133,7 +141,11 @@ func deleteCmd(c *Ctx) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := c.D.eng.Delete(c.DB, coll, stmts, ordered, vars)
+	retry, err := c.retry()
+	if err != nil {
+		return nil, err
+	}
+	res := c.D.eng.Delete(c.DB, coll, stmts, ordered, vars, retry)
 	c.D.metrics.opcounters.delete.Add(int64(len(list)))
 	return c.writeReply(wc, res, false), nil
 }

@@ -47,6 +47,9 @@ func NewDispatcher(eng *exec.Engine, info Info, log *slog.Logger) *Dispatcher {
 // SetReplication attaches the replica-set coordinator (before serving).
 func (d *Dispatcher) SetReplication(r Replication) { d.repl = r }
 
+// Engine returns the executor the commands run on.
+func (d *Dispatcher) Engine() *exec.Engine { return d.eng }
+
 // Replication returns the coordinator, nil on a standalone.
 func (d *Dispatcher) Replication() Replication { return d.repl }
 

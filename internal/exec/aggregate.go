@@ -175,7 +175,7 @@ func (e *Engine) WriteOut(it Iterator, db, coll string) error {
 			return err
 		}
 	}
-	res := e.Insert(db, coll, docs, true)
+	res := e.Insert(db, coll, docs, true, nil)
 	if len(res.Errors) > 0 {
 		return res.Errors[0].Err
 	}

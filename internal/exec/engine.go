@@ -6,15 +6,17 @@ import (
 	"time"
 
 	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/session"
 )
 
 // Engine executes operations on one data node's catalog.
 type Engine struct {
-	cat     *catalog.Catalog
-	cursors *Cursors
-	locks   stripes
-	log     *slog.Logger
-	now     func() time.Time
+	cat      *catalog.Catalog
+	cursors  *Cursors
+	locks    stripes
+	sessions *session.Table
+	log      *slog.Logger
+	now      func() time.Time
 }
 
 // New returns an engine over cat.
@@ -22,7 +24,11 @@ func New(cat *catalog.Catalog, log *slog.Logger) *Engine {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Engine{cat: cat, cursors: newCursors(), log: log, now: time.Now}
+	e := &Engine{cat: cat, cursors: newCursors(), log: log, now: time.Now, sessions: session.NewTable()}
+	if err := e.rebuildSessions(); err != nil {
+		log.Error("cannot rebuild retryable-write records from the oplog", "err", err)
+	}
+	return e
 }
 
 // Catalog returns the catalog the engine runs on.

@@ -7,6 +7,7 @@ import (
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/query"
+	"github.com/relaydb/relaydb/internal/session"
 	"github.com/relaydb/relaydb/internal/update"
 )
 
@@ -18,6 +19,7 @@ type FindAndModifyParams struct {
 	ArrayFilters        []bson.D
 	Hint                any
 	Vars                *expr.Vars
+	Retry               *Retry // nil: not a retryable write
 }
 
 // FindAndModifyResult is the command's value and lastErrorObject.
@@ -53,6 +55,9 @@ func (e *Engine) FindAndModify(db, coll string, p FindAndModifyParams) (*FindAnd
 			return nil, err
 		}
 	}
+	if rec, ran := e.done(p.Retry, 0); ran {
+		return e.replayFAM(db, coll, rec, p, proj)
+	}
 	res := &FindAndModifyResult{}
 	col := e.cat.Collection(db, coll)
 	if col != nil {
@@ -67,7 +72,7 @@ func (e *Engine) FindAndModify(db, coll string, p FindAndModifyParams) (*FindAnd
 		}
 	}
 	if res.N == 0 && p.Upsert {
-		if err := e.upsert(db, coll, 0, p.Query, u, &res.Write); err != nil {
+		if err := e.upsert(db, coll, 0, p.Query, u, &res.Write, p.Retry); err != nil {
 			return nil, err
 		}
 		res.N, res.UpsertedID = 1, res.Write.Upserted[0].ID
@@ -90,15 +95,16 @@ func (e *Engine) famOne(col *catalog.Collection, id any, m *query.Matcher, u *up
 		res.N = 1
 		var after bson.D
 		if p.Remove {
-			w, err := e.cat.Delete(col, old)
+			w, err := e.cat.Delete(col, old, writeOpts(p.Retry, 0)...)
 			if err != nil {
 				return nil, err
 			}
 			res.Write.committed(w)
+			e.record(p.Retry, 0, session.Stmt{Op: "d", ID: id})
 		} else {
 			res.UpdatedExisting = true
 			var err error
-			if after, err = e.applyUpdate(col, old, pos, u, &res.Write); err != nil {
+			if after, err = e.applyUpdate(col, old, pos, u, &res.Write, p.Retry, 0); err != nil {
 				return nil, err
 			}
 		}
@@ -127,4 +133,30 @@ func projectDoc(d bson.D, proj *query.Projection, pos int) (bson.D, error) {
 		return d, nil
 	}
 	return proj.Apply(d, pos)
+}
+
+// replayFAM answers a retried findAndModify whose statement already ran:
+// the counts come from its record; the document is read again by _id, so
+// a retry returns the current document rather than the original pre- or
+// post-image (MongoDB keeps the image). TODO(#4): store the image.
+func (e *Engine) replayFAM(db, coll string, rec session.Stmt, p FindAndModifyParams, proj *query.Projection) (*FindAndModifyResult, error) {
+	res := &FindAndModifyResult{N: 1, UpdatedExisting: rec.Op == "u" || rec.Op == "n"}
+	if rec.Op == "i" {
+		res.UpsertedID = rec.ID
+	}
+	if rec.Op == "d" || (!p.New && rec.Op == "i") {
+		return res, nil
+	}
+	if col := e.cat.Collection(db, coll); col != nil {
+		raw, ok, err := col.FindByID(rec.ID)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if res.Value, err = project(raw, proj, -1); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return res, nil
 }

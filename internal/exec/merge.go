@@ -55,7 +55,7 @@ func (e *Engine) mergeOne(db, coll string, m *agg.MergeSpec, d bson.D) error {
 	}
 	switch action {
 	case agg.MergeInsert:
-		res := e.Insert(db, coll, []bson.D{next}, true)
+		res := e.Insert(db, coll, []bson.D{next}, true, nil)
 		if len(res.Errors) > 0 {
 			we := res.Errors[0]
 			if we.KeyPattern != nil {
@@ -66,7 +66,7 @@ func (e *Engine) mergeOne(db, coll string, m *agg.MergeSpec, d bson.D) error {
 	case agg.MergeReplace:
 		id, _ := bsonx.Get(existing, "_id")
 		stmt := UpdateStmt{Q: bson.D{{Key: "_id", Value: id}}, U: withoutID(next)}
-		res := e.Update(db, coll, []UpdateStmt{stmt}, true, nil)
+		res := e.Update(db, coll, []UpdateStmt{stmt}, true, nil, nil)
 		if len(res.Errors) > 0 {
 			return res.Errors[0].Err
 		}

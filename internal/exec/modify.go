@@ -8,6 +8,7 @@ import (
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/query"
+	"github.com/relaydb/relaydb/internal/session"
 	"github.com/relaydb/relaydb/internal/storage/keystring"
 	"github.com/relaydb/relaydb/internal/update"
 )
@@ -23,10 +24,18 @@ type UpdateStmt struct {
 }
 
 // Update runs update statements; vars are the command's let variables.
-func (e *Engine) Update(db, coll string, stmts []UpdateStmt, ordered bool, vars *expr.Vars) *WriteResult {
+func (e *Engine) Update(db, coll string, stmts []UpdateStmt, ordered bool, vars *expr.Vars, retry *Retry) *WriteResult {
 	res := &WriteResult{}
 	for i, s := range stmts {
-		if err := e.updateStmt(db, coll, i, s, vars, res); err != nil {
+		r := retry
+		if s.Multi {
+			r = nil // multi-document statements are not retryable
+		}
+		if rec, ran := e.done(r, i); ran {
+			res.replayUpdate(i, rec)
+			continue
+		}
+		if err := e.updateStmt(db, coll, i, s, vars, res, r); err != nil {
 			if res.fail(i, err, ordered) {
 				break
 			}
@@ -35,7 +44,7 @@ func (e *Engine) Update(db, coll string, stmts []UpdateStmt, ordered bool, vars 
 	return res
 }
 
-func (e *Engine) updateStmt(db, coll string, i int, s UpdateStmt, vars *expr.Vars, res *WriteResult) error {
+func (e *Engine) updateStmt(db, coll string, i int, s UpdateStmt, vars *expr.Vars, res *WriteResult, retry *Retry) error {
 	u, err := update.Compile(s.U, update.Options{ArrayFilters: s.ArrayFilters, Vars: vars})
 	if err != nil {
 		return err
@@ -56,7 +65,7 @@ func (e *Engine) updateStmt(db, coll string, i int, s UpdateStmt, vars *expr.Var
 	}
 	for _, id := range ids {
 		matched, err := e.modifyByID(col, id, m, vars, func(old bson.D, pos int) (bson.D, error) {
-			return e.applyUpdate(col, old, pos, u, res)
+			return e.applyUpdate(col, old, pos, u, res, retry, i)
 		})
 		if err != nil {
 			return err
@@ -66,33 +75,36 @@ func (e *Engine) updateStmt(db, coll string, i int, s UpdateStmt, vars *expr.Var
 		}
 	}
 	if len(ids) == 0 && s.Upsert {
-		return e.upsert(db, coll, i, s.Q, u, res)
+		return e.upsert(db, coll, i, s.Q, u, res, retry)
 	}
 	return nil
 }
 
 // applyUpdate computes and commits one document's update.
-func (e *Engine) applyUpdate(col *catalog.Collection, old bson.D, pos int, u *update.Update, res *WriteResult) (bson.D, error) {
+func (e *Engine) applyUpdate(col *catalog.Collection, old bson.D, pos int, u *update.Update, res *WriteResult, retry *Retry, i int) (bson.D, error) {
 	r, err := u.Apply(old, update.ApplyContext{MatchedPos: pos, Now: e.now()})
 	if err != nil {
 		return nil, err
 	}
+	id := old[0].Value
 	if !r.Changed {
+		e.record(retry, i, session.Stmt{Op: "n", ID: id})
 		return old, nil
 	}
 	if err := bsonx.CheckUserDepth(r.Doc); err != nil {
 		return nil, err
 	}
-	w, err := e.cat.Update(col, old, r.Doc, r.Oplog)
+	w, err := e.cat.Update(col, old, r.Doc, r.Oplog, writeOpts(retry, i)...)
 	if err != nil {
 		return nil, err
 	}
 	res.committed(w)
 	res.NModified++
+	e.record(retry, i, session.Stmt{Op: "u", ID: id})
 	return r.Doc, nil
 }
 
-func (e *Engine) upsert(db, coll string, i int, q bson.D, u *update.Update, res *WriteResult) error {
+func (e *Engine) upsert(db, coll string, i int, q bson.D, u *update.Update, res *WriteResult, retry *Retry) error {
 	doc, err := u.Upsert(q, update.ApplyContext{MatchedPos: -1, IsInsert: true, Now: e.now()})
 	if err != nil {
 		return err
@@ -105,13 +117,14 @@ func (e *Engine) upsert(db, coll string, i int, q bson.D, u *update.Update, res 
 	if err != nil {
 		return err
 	}
-	w, err := e.cat.Insert(col, doc)
+	w, err := e.cat.Insert(col, doc, writeOpts(retry, i)...)
 	if err != nil {
 		return err
 	}
 	res.committed(w)
 	res.N++
 	res.Upserted = append(res.Upserted, Upserted{Index: i, ID: doc[0].Value})
+	e.record(retry, i, session.Stmt{Op: "i", Upserted: true, ID: doc[0].Value})
 	return nil
 }
 
@@ -188,10 +201,20 @@ type DeleteStmt struct {
 }
 
 // Delete runs delete statements; vars are the command's let variables.
-func (e *Engine) Delete(db, coll string, stmts []DeleteStmt, ordered bool, vars *expr.Vars) *WriteResult {
+func (e *Engine) Delete(db, coll string, stmts []DeleteStmt, ordered bool, vars *expr.Vars, retry *Retry) *WriteResult {
 	res := &WriteResult{}
 	for i, s := range stmts {
-		if err := e.deleteStmt(db, coll, s, vars, res); err != nil {
+		r := retry
+		if s.Limit != 1 {
+			r = nil // deleting many is not retryable
+		}
+		if rec, ran := e.done(r, i); ran {
+			if rec.Op == "d" {
+				res.N++
+			}
+			continue
+		}
+		if err := e.deleteStmt(db, coll, i, s, vars, res, r); err != nil {
 			if res.fail(i, err, ordered) {
 				break
 			}
@@ -200,7 +223,7 @@ func (e *Engine) Delete(db, coll string, stmts []DeleteStmt, ordered bool, vars 
 	return res
 }
 
-func (e *Engine) deleteStmt(db, coll string, s DeleteStmt, vars *expr.Vars, res *WriteResult) error {
+func (e *Engine) deleteStmt(db, coll string, i int, s DeleteStmt, vars *expr.Vars, res *WriteResult, retry *Retry) error {
 	m, err := query.CompileWithVars(s.Q, vars)
 	if err != nil {
 		return err
@@ -215,9 +238,10 @@ func (e *Engine) deleteStmt(db, coll string, s DeleteStmt, vars *expr.Vars, res 
 	}
 	for _, id := range ids {
 		matched, err := e.modifyByID(col, id, m, vars, func(old bson.D, _ int) (bson.D, error) {
-			w, err := e.cat.Delete(col, old)
+			w, err := e.cat.Delete(col, old, writeOpts(retry, i)...)
 			if err == nil {
 				res.committed(w)
+				e.record(retry, i, session.Stmt{Op: "d", ID: old[0].Value})
 			}
 			return nil, err
 		})

@@ -36,7 +36,7 @@ func testEngine(t *testing.T, docs []bson.D) *Engine {
 		t.Fatal(err)
 	}
 	for _, coll := range []string{"c", "plain"} {
-		if res := e.Insert("t", coll, docs, true); len(res.Errors) > 0 {
+		if res := e.Insert("t", coll, docs, true, nil); len(res.Errors) > 0 {
 			t.Fatal(res.Errors[0].Err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/session"
 )
 
 // WriteError is one failed statement of a write command.
@@ -64,8 +65,9 @@ func (e *Engine) CollectionForWrite(db, coll string) (*catalog.Collection, error
 	return c, err
 }
 
-// Insert inserts docs (each gets an ObjectId _id when it has none).
-func (e *Engine) Insert(db, coll string, docs []bson.D, ordered bool) *WriteResult {
+// Insert inserts docs (each gets an ObjectId _id when it has none). With
+// retry, documents whose statement already ran are not inserted again.
+func (e *Engine) Insert(db, coll string, docs []bson.D, ordered bool, retry *Retry) *WriteResult {
 	res := &WriteResult{}
 	col, err := e.CollectionForWrite(db, coll)
 	if err != nil {
@@ -77,7 +79,11 @@ func (e *Engine) Insert(db, coll string, docs []bson.D, ordered bool) *WriteResu
 		return res
 	}
 	for i, d := range docs {
-		if err := e.insertOne(col, d, res); err != nil {
+		if _, ran := e.done(retry, i); ran {
+			res.N++
+			continue
+		}
+		if err := e.insertOne(col, d, res, retry, i); err != nil {
 			if res.fail(i, err, ordered) {
 				break
 			}
@@ -88,16 +94,17 @@ func (e *Engine) Insert(db, coll string, docs []bson.D, ordered bool) *WriteResu
 	return res
 }
 
-func (e *Engine) insertOne(col *catalog.Collection, d bson.D, res *WriteResult) error {
+func (e *Engine) insertOne(col *catalog.Collection, d bson.D, res *WriteResult, retry *Retry, i int) error {
 	d, err := prepareInsert(d)
 	if err != nil {
 		return err
 	}
-	w, err := e.cat.Insert(col, d)
+	w, err := e.cat.Insert(col, d, writeOpts(retry, i)...)
 	if err != nil {
 		return err
 	}
 	res.committed(w)
+	e.record(retry, i, session.Stmt{Op: "i", ID: d[0].Value})
 	return nil
 }
 

@@ -32,6 +32,10 @@ type Entry struct {
 	ORaw bson.Raw
 	O2   bson.D    // o2 (nil = absent)
 	Wall time.Time // wall (bson.DateTime, millisecond precision)
+	// Extra holds fields this type does not model (lsid, txnNumber, ...),
+	// in order; they are written back after wall, so a secondary stores
+	// what its sync source sent.
+	Extra bson.D
 }
 
 // Marshal encodes e as BSON with MongoDB's field order:
@@ -61,15 +65,22 @@ func (e *Entry) Doc() bson.D {
 	if e.O2 != nil {
 		d = append(d, bson.E{Key: "o2", Value: e.O2})
 	}
-	return append(d, bson.E{Key: "wall", Value: bson.NewDateTimeFromTime(e.Wall)})
+	d = append(d, bson.E{Key: "wall", Value: bson.NewDateTimeFromTime(e.Wall)})
+	return append(d, e.Extra...)
 }
 
 // Unmarshal decodes a BSON oplog entry.
 func Unmarshal(raw []byte) (*Entry, error) {
-	var d bson.D
-	if err := bson.Unmarshal(raw, &d); err != nil {
+	d, err := bsonx.Decode(raw)
+	if err != nil {
 		return nil, fmt.Errorf("oplog: decode entry: %w", err)
 	}
+	return FromDoc(d)
+}
+
+// FromDoc converts a decoded oplog entry (a document of local.oplog.rs, as
+// a find reply carries it). The entry keeps references into d.
+func FromDoc(d bson.D) (*Entry, error) {
 	e := &Entry{}
 	for _, f := range d {
 		if err := e.setField(f); err != nil {
@@ -107,7 +118,7 @@ func (e *Entry) setField(f bson.E) error {
 		w, ok = f.Value.(bson.DateTime)
 		e.Wall = w.Time()
 	default:
-		ok = true // unknown fields are ignored
+		e.Extra, ok = append(e.Extra, f), true
 	}
 	if !ok {
 		return fmt.Errorf("oplog: field %q has unexpected type %T", f.Key, f.Value)

@@ -47,7 +47,7 @@ type Log struct {
 		sync.Mutex
 		last     bson.Timestamp // last allocated ts
 		term     int64
-		lastTerm int64          // term of the last committed entry
+		lastTerm int64          // term of the entry at the visibility point
 		visible  bson.Timestamp // visibility point
 		slots    []*Slot        // allocated, not yet retired, in ts order
 		changed  chan struct{}  // closed when visible advances
@@ -61,7 +61,8 @@ type Log struct {
 // Slot is an allocated timestamp whose entry is being written.
 type Slot struct {
 	TS    bson.Timestamp
-	state int8 // 0 pending, 1 committed, 2 aborted
+	term  int64 // stamped on the entry
+	state int8  // 0 pending, 1 committed, 2 aborted
 	bytes int64
 }
 
@@ -124,16 +125,29 @@ func (l *Log) Reserve() *Slot {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.mu.last = nextTS(l.mu.last, l.now())
-	s := &Slot{TS: l.mu.last}
+	s := &Slot{TS: l.mu.last, term: l.mu.term}
 	l.mu.slots = append(l.mu.slots, s)
 	return s
 }
 
+// ReserveAt allocates the given timestamp and term: a secondary writing an
+// entry its sync source created. ts must be newer than every timestamp
+// allocated so far; later Reserve calls continue after it.
+func (l *Log) ReserveAt(ts bson.Timestamp, term int64) (*Slot, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !ts.After(l.mu.last) {
+		return nil, fmt.Errorf("oplog: entry %v is not after the last allocated %v", ts, l.mu.last)
+	}
+	l.mu.last = ts
+	s := &Slot{TS: ts, term: term}
+	l.mu.slots = append(l.mu.slots, s)
+	return s, nil
+}
+
 // Append fills in e's ts, term and wall time from s and writes it to b.
 func (l *Log) Append(b *storage.Batch, s *Slot, e *Entry) error {
-	l.mu.Lock()
-	e.TS, e.Term = s.TS, l.mu.term
-	l.mu.Unlock()
+	e.TS, e.Term = s.TS, s.term
 	if e.Wall.IsZero() {
 		e.Wall = l.now()
 	}
@@ -159,14 +173,13 @@ func (l *Log) retire(s *Slot, state int8) {
 	s.state = state
 	if state == 1 {
 		l.mu.bytes += s.bytes
-		l.mu.lastTerm = l.mu.term
 	}
 	advanced := false
 	for len(l.mu.slots) > 0 && l.mu.slots[0].state != 0 {
 		head := l.mu.slots[0]
 		l.mu.slots = l.mu.slots[1:]
 		if head.state == 1 {
-			l.mu.visible = head.TS
+			l.mu.visible, l.mu.lastTerm = head.TS, head.term
 			if l.mu.first.IsZero() {
 				l.mu.first = head.TS
 			}
@@ -192,6 +205,13 @@ func (l *Log) Last() (bson.Timestamp, int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.mu.visible, l.mu.term
+}
+
+// Top returns the newest visible entry's ts and term (zero if empty).
+func (l *Log) Top() (bson.Timestamp, int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.mu.visible, l.mu.lastTerm
 }
 
 // First returns the oldest entry's ts (zero if the oplog is empty).

@@ -68,3 +68,65 @@ func (l *Log) truncateStep() (int, error) {
 	l.mu.Unlock()
 	return n, nil
 }
+
+// TruncateAfter deletes every entry newer than ts (rollback, and crash
+// recovery from an oplog truncate-after point) and moves the allocator and
+// the visibility point back to the newest remaining entry. The caller must
+// ensure no slot is in flight (the catalog holds its write lock).
+func (l *Log) TruncateAfter(ts bson.Timestamp) (int, error) {
+	l.truncMu.Lock()
+	defer l.truncMu.Unlock()
+	_, hi := storage.OplogBounds()
+	it, err := l.eng.NewIter(storage.OplogKey(ts), hi)
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	b := l.eng.NewBatch()
+	defer b.Close()
+	var freed int64
+	n := 0
+	for ok := it.First(); ok; ok = it.Next() {
+		if t, _ := storage.OplogTS(it.Key()); t == ts {
+			continue
+		}
+		if err := b.Delete(it.Key()); err != nil {
+			return 0, err
+		}
+		freed += int64(len(it.Value()))
+		n++
+	}
+	if err := it.Error(); err != nil || n == 0 {
+		return 0, err
+	}
+	if _, err := l.eng.Commit(b, false); err != nil {
+		return 0, fmt.Errorf("oplog: truncate after %v: %w", ts, err)
+	}
+	return n, l.resetTop(freed)
+}
+
+// resetTop reloads the newest entry after a truncation of the top.
+func (l *Log) resetTop(freed int64) error {
+	lo, hi := storage.OplogBounds()
+	it, err := l.eng.NewIter(lo, hi)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	var top *Entry
+	if it.Last() {
+		if top, err = Unmarshal(it.Value()); err != nil {
+			return fmt.Errorf("oplog: new top entry: %w", err)
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.mu.bytes -= freed
+	l.mu.last, l.mu.visible, l.mu.lastTerm = bson.Timestamp{}, bson.Timestamp{}, 0
+	if top != nil {
+		l.mu.last, l.mu.visible, l.mu.lastTerm = top.TS, top.TS, top.Term
+	} else {
+		l.mu.first = bson.Timestamp{}
+	}
+	return it.Error()
+}

@@ -42,6 +42,14 @@ var KeyFormatVersion = []byte{PrefixMeta, 'f', 'o', 'r', 'm', 'a', 't', '-', 'v'
 // KeyNextID holds the next collection/index id (4B BE).
 var KeyNextID = []byte{PrefixCatalog, 'n', 'e', 'x', 't', '-', 'i', 'd'}
 
+// Replication markers (PrefixRepl), each ts(8B BE) + term(8B BE); see
+// catalog/markers.go for their meaning.
+var (
+	KeyMinValid           = []byte{PrefixRepl, 'm', 'i', 'n', 'V', 'a', 'l', 'i', 'd'}
+	KeyAppliedThrough     = []byte{PrefixRepl, 'a', 'p', 'p', 'l', 'i', 'e', 'd'}
+	KeyOplogTruncateAfter = []byte{PrefixRepl, 't', 'r', 'u', 'n', 'c', 'A', 'f', 't', 'e', 'r'}
+)
+
 // appendID appends prefix + id (4B BE).
 func appendID(dst []byte, prefix byte, id uint32) []byte {
 	dst = append(dst, prefix)

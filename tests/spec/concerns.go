@@ -76,9 +76,15 @@ func parseConcerns(d bson.D) (concerns, error) {
 	return c, nil
 }
 
-func databaseOptions(d bson.D) (*options.DatabaseOptionsBuilder, concerns, error) {
-	c, err := parseConcerns(d)
-	o := options.Database()
+// concernSetter is a database or collection options builder.
+type concernSetter[T any] interface {
+	SetReadConcern(*readconcern.ReadConcern) T
+	SetWriteConcern(*writeconcern.WriteConcern) T
+	SetReadPreference(*readpref.ReadPref) T
+}
+
+// setConcerns applies the concerns that are set.
+func setConcerns[T concernSetter[T]](o T, c concerns) T {
 	if c.rc != nil {
 		o.SetReadConcern(c.rc)
 	}
@@ -88,22 +94,17 @@ func databaseOptions(d bson.D) (*options.DatabaseOptionsBuilder, concerns, error
 	if c.rp != nil {
 		o.SetReadPreference(c.rp)
 	}
-	return o, c, err
+	return o
+}
+
+func databaseOptions(d bson.D) (*options.DatabaseOptionsBuilder, concerns, error) {
+	c, err := parseConcerns(d)
+	return setConcerns(options.Database(), c), c, err
 }
 
 func collectionOptions(d bson.D) (*options.CollectionOptionsBuilder, concerns, error) {
 	c, err := parseConcerns(d)
-	o := options.Collection()
-	if c.rc != nil {
-		o.SetReadConcern(c.rc)
-	}
-	if c.wc != nil {
-		o.SetWriteConcern(c.wc)
-	}
-	if c.rp != nil {
-		o.SetReadPreference(c.rp)
-	}
-	return o, c, err
+	return setConcerns(options.Collection(), c), c, err
 }
 
 // millis converts a numeric milliseconds argument.

@@ -11,39 +11,30 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/xoptions"
 )
 
+type aggOpts = options.AggregateOptionsBuilder
+
+var aggregateArgs = argTable[*aggOpts]{
+	"pipeline":                 nil,
+	"batchSize":                int32ArgOf((*aggOpts).SetBatchSize),
+	"allowDiskUse":             boolArg((*aggOpts).SetAllowDiskUse),
+	"bypassDocumentValidation": boolArg((*aggOpts).SetBypassDocumentValidation),
+	"collation":                collationArg((*aggOpts).SetCollation),
+	"comment":                  anyArg((*aggOpts).SetComment),
+	"hint":                     anyArg((*aggOpts).SetHint),
+	"let":                      anyArg((*aggOpts).SetLet),
+	"maxAwaitTimeMS": func(o *aggOpts, v any) error {
+		o.SetMaxAwaitTime(millis(v))
+		return nil
+	},
+	"rawData": rawDataArg(xoptions.SetInternalAggregateOptions),
+}
+
 func aggregateOptions(args bson.D) (any, *options.AggregateOptionsBuilder, error) {
-	var pipeline any
 	o := options.Aggregate()
-	for _, e := range args {
-		var err error
-		switch e.Key {
-		case "pipeline":
-			pipeline = e.Value
-		case "batchSize":
-			o.SetBatchSize(int32Arg(e.Value))
-		case "allowDiskUse":
-			o.SetAllowDiskUse(e.Value.(bool))
-		case "bypassDocumentValidation":
-			o.SetBypassDocumentValidation(e.Value.(bool))
-		case "collation":
-			o.SetCollation(parseCollation(e.Value.(bson.D)))
-		case "comment":
-			o.SetComment(e.Value)
-		case "hint":
-			o.SetHint(e.Value)
-		case "let":
-			o.SetLet(e.Value)
-		case "maxAwaitTimeMS":
-			o.SetMaxAwaitTime(millis(e.Value))
-		case "rawData":
-			err = xoptions.SetInternalAggregateOptions(o, e.Key, e.Value)
-		default:
-			return nil, nil, unsupportedArg("aggregate", e.Key)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
+	if err := aggregateArgs.apply("aggregate", o, args); err != nil {
+		return nil, nil, err
 	}
+	pipeline, _ := lookup(args, "pipeline")
 	if pipeline == nil {
 		return nil, nil, errors.New("aggregate: missing pipeline")
 	}
@@ -81,16 +72,14 @@ func opAggregate(ctx context.Context, r *testRun, op Operation) (any, bool, erro
 // (bypassDocumentValidation: false) as a command cursor.
 func rawAggregate(ctx context.Context, coll *mongo.Collection, args bson.D) (any, bool, error) {
 	cmd := bson.D{{Key: "aggregate", Value: coll.Name()}}
+	cmd, err := commandArgs("aggregate", cmd, args, []string{"batchSize"}, "pipeline", "allowDiskUse",
+		"bypassDocumentValidation", "collation", "comment", "hint", "let", "maxTimeMS")
+	if err != nil {
+		return nil, false, err
+	}
 	cursor := bson.D{}
-	for _, e := range args {
-		switch e.Key {
-		case "pipeline", "allowDiskUse", "bypassDocumentValidation", "collation", "comment", "hint", "let", "maxTimeMS":
-			cmd = append(cmd, e)
-		case "batchSize":
-			cursor = append(cursor, e)
-		default:
-			return nil, false, unsupportedArg("aggregate", e.Key)
-		}
+	if v, ok := lookup(args, "batchSize"); ok {
+		cursor = append(cursor, bson.E{Key: "batchSize", Value: v})
 	}
 	cmd = append(cmd, bson.E{Key: "cursor", Value: cursor})
 	cur, err := coll.Database().RunCommandCursor(ctx, cmd)

@@ -13,6 +13,24 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
+type clientBulkOpts = options.ClientBulkWriteOptionsBuilder
+
+var clientBulkWriteArgs = argTable[*clientBulkOpts]{
+	"models":                   nil,
+	"ordered":                  boolArg((*clientBulkOpts).SetOrdered),
+	"bypassDocumentValidation": boolArg((*clientBulkOpts).SetBypassDocumentValidation),
+	"comment":                  anyArg((*clientBulkOpts).SetComment),
+	"let":                      anyArg((*clientBulkOpts).SetLet),
+	"verboseResults":           boolArg((*clientBulkOpts).SetVerboseResults),
+	"writeConcern": func(o *clientBulkOpts, v any) error {
+		wc, err := parseWriteConcern(v.(bson.D))
+		if err == nil {
+			o.SetWriteConcern(wc)
+		}
+		return err
+	},
+}
+
 // opClientBulkWrite runs MongoClient.bulkWrite through Client.BulkWrite
 // (the server's bulkWrite command).
 func opClientBulkWrite(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
@@ -20,33 +38,13 @@ func opClientBulkWrite(ctx context.Context, r *testRun, op Operation) (any, bool
 	if err != nil {
 		return nil, false, err
 	}
-	var writes []mongo.ClientBulkWrite
 	o := options.ClientBulkWrite()
-	for _, e := range op.Arguments {
-		switch e.Key {
-		case "models":
-			if writes, err = clientWrites(e.Value.(bson.A)); err != nil {
-				return nil, false, err
-			}
-		case "ordered":
-			o.SetOrdered(e.Value.(bool))
-		case "bypassDocumentValidation":
-			o.SetBypassDocumentValidation(e.Value.(bool))
-		case "comment":
-			o.SetComment(e.Value)
-		case "let":
-			o.SetLet(e.Value)
-		case "verboseResults":
-			o.SetVerboseResults(e.Value.(bool))
-		case "writeConcern":
-			wc, err := parseWriteConcern(e.Value.(bson.D))
-			if err != nil {
-				return nil, false, err
-			}
-			o.SetWriteConcern(wc)
-		default:
-			return nil, false, unsupportedArg(op.Name, e.Key)
-		}
+	if err := clientBulkWriteArgs.apply(op.Name, o, op.Arguments); err != nil {
+		return nil, false, err
+	}
+	writes, err := clientWrites(getA(op.Arguments, "models"))
+	if err != nil {
+		return nil, false, err
 	}
 	res, err := ce.c.BulkWrite(ctx, writes, o)
 	var cbe mongo.ClientBulkWriteException
@@ -88,51 +86,17 @@ func clientModel(kind string, body bson.D) (mongo.ClientWriteModel, error) {
 	switch kind {
 	case "updateOne":
 		m := mongo.NewClientUpdateOneModel().SetFilter(a.filter).SetUpdate(a.update)
-		setIf(a.upsert, func(b bool) { m.SetUpsert(b) })
-		setAny(a.hint, func(v any) { m.SetHint(v) })
-		setAny(a.sort, func(v any) { m.SetSort(v) })
-		if a.arrayFilters != nil {
-			m.SetArrayFilters([]any(a.arrayFilters))
-		}
-		if a.collation != nil {
-			m.SetCollation(a.collation)
-		}
-		return m, nil
+		return setArrayFilters(setSort(setUpsert(m, a), a), a), nil
 	case "updateMany":
 		m := mongo.NewClientUpdateManyModel().SetFilter(a.filter).SetUpdate(a.update)
-		setIf(a.upsert, func(b bool) { m.SetUpsert(b) })
-		setAny(a.hint, func(v any) { m.SetHint(v) })
-		if a.arrayFilters != nil {
-			m.SetArrayFilters([]any(a.arrayFilters))
-		}
-		if a.collation != nil {
-			m.SetCollation(a.collation)
-		}
-		return m, nil
+		return setArrayFilters(setUpsert(m, a), a), nil
 	case "replaceOne":
 		m := mongo.NewClientReplaceOneModel().SetFilter(a.filter).SetReplacement(a.update)
-		setIf(a.upsert, func(b bool) { m.SetUpsert(b) })
-		setAny(a.hint, func(v any) { m.SetHint(v) })
-		setAny(a.sort, func(v any) { m.SetSort(v) })
-		if a.collation != nil {
-			m.SetCollation(a.collation)
-		}
-		return m, nil
-	case "deleteOne", "deleteMany":
-		if kind == "deleteOne" {
-			m := mongo.NewClientDeleteOneModel().SetFilter(a.filter)
-			setAny(a.hint, func(v any) { m.SetHint(v) })
-			if a.collation != nil {
-				m.SetCollation(a.collation)
-			}
-			return m, nil
-		}
-		m := mongo.NewClientDeleteManyModel().SetFilter(a.filter)
-		setAny(a.hint, func(v any) { m.SetHint(v) })
-		if a.collation != nil {
-			m.SetCollation(a.collation)
-		}
-		return m, nil
+		return setSort(setUpsert(m, a), a), nil
+	case "deleteOne":
+		return setTarget(mongo.NewClientDeleteOneModel().SetFilter(a.filter), a), nil
+	case "deleteMany":
+		return setTarget(mongo.NewClientDeleteManyModel().SetFilter(a.filter), a), nil
 	}
 	return nil, runnerErrorf("runner: unsupported clientBulkWrite model %q", kind)
 }

@@ -54,13 +54,9 @@ func countReply(ctx context.Context, db *mongo.Database, cmd bson.D) (any, bool,
 // command drivers send.
 func rawEstimatedCount(ctx context.Context, coll *mongo.Collection, args bson.D) (any, bool, error) {
 	cmd := bson.D{{Key: "count", Value: coll.Name()}}
-	for _, e := range args {
-		switch e.Key {
-		case "maxTimeMS", "comment":
-			cmd = append(cmd, e)
-		default:
-			return nil, false, unsupportedArg("estimatedDocumentCount", e.Key)
-		}
+	cmd, err := commandArgs("estimatedDocumentCount", cmd, args, nil, "maxTimeMS", "comment")
+	if err != nil {
+		return nil, false, err
 	}
 	return countReply(ctx, coll.Database(), cmd)
 }

@@ -16,6 +16,11 @@ func database(r *testRun, op Operation) (*mongo.Database, error) {
 	return getAs[*mongo.Database](r.ents, op.Object)
 }
 
+// createOptions are the create command options createCollection passes on.
+var createOptions = []string{"viewOn", "pipeline", "capped", "size", "max", "expireAfterSeconds", "timeseries",
+	"clusteredIndex", "changeStreamPreAndPostImages", "validator", "validationLevel",
+	"validationAction", "collation", "storageEngine", "indexOptionDefaults", "encryptedFields"}
+
 // opCreateCollection sends {create: name, <options>} as drivers do.
 func opCreateCollection(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
 	db, err := database(r, op)
@@ -23,16 +28,9 @@ func opCreateCollection(ctx context.Context, r *testRun, op Operation) (any, boo
 		return nil, false, err
 	}
 	cmd := bson.D{{Key: "create", Value: getString(op.Arguments, "collection")}}
-	for _, e := range op.Arguments {
-		switch e.Key {
-		case "collection":
-		case "viewOn", "pipeline", "capped", "size", "max", "expireAfterSeconds", "timeseries",
-			"clusteredIndex", "changeStreamPreAndPostImages", "validator", "validationLevel",
-			"validationAction", "collation", "storageEngine", "indexOptionDefaults", "encryptedFields":
-			cmd = append(cmd, e)
-		default:
-			return nil, false, unsupportedArg(op.Name, e.Key)
-		}
+	cmd, err = commandArgs(op.Name, cmd, op.Arguments, []string{"collection"}, createOptions...)
+	if err != nil {
+		return nil, false, err
 	}
 	return nil, false, db.RunCommand(ctx, cmd).Err()
 }
@@ -65,42 +63,32 @@ func opDropCollection(ctx context.Context, r *testRun, op Operation) (any, bool,
 	return nil, false, db.Collection(getString(op.Arguments, "collection")).Drop(ctx)
 }
 
-func listCollectionsArgs(op Operation) (any, *options.ListCollectionsOptionsBuilder, error) {
-	var filter any = bson.D{}
-	o := options.ListCollections()
-	for _, e := range op.Arguments {
-		var err error
-		switch e.Key {
-		case "filter":
-			filter = e.Value
-		case "batchSize":
-			o.SetBatchSize(int32Arg(e.Value))
-		case "nameOnly":
-			o.SetNameOnly(e.Value.(bool))
-		case "authorizedCollections":
-			o.SetAuthorizedCollections(e.Value.(bool))
-		case "rawData":
-			err = xoptions.SetInternalListCollectionsOptions(o, e.Key, e.Value)
-		default:
-			return nil, nil, unsupportedArg(op.Name, e.Key)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
+type listCollOpts = options.ListCollectionsOptionsBuilder
+
+var listCollectionsArgs = argTable[*listCollOpts]{
+	"filter":                nil,
+	"batchSize":             int32ArgOf((*listCollOpts).SetBatchSize),
+	"nameOnly":              boolArg((*listCollOpts).SetNameOnly),
+	"authorizedCollections": boolArg((*listCollOpts).SetAuthorizedCollections),
+	"rawData":               rawDataArg(xoptions.SetInternalListCollectionsOptions),
+}
+
+// listCollectionsTarget resolves the database and listCollections options.
+func listCollectionsTarget(r *testRun, op Operation) (*mongo.Database, *listCollOpts, error) {
+	db, err := database(r, op)
+	if err != nil {
+		return nil, nil, err
 	}
-	return filter, o, nil
+	o := options.ListCollections()
+	return db, o, listCollectionsArgs.apply(op.Name, o, op.Arguments)
 }
 
 func opListCollections(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	db, err := database(r, op)
+	db, o, err := listCollectionsTarget(r, op)
 	if err != nil {
 		return nil, false, err
 	}
-	filter, o, err := listCollectionsArgs(op)
-	if err != nil {
-		return nil, false, err
-	}
-	cur, err := db.ListCollections(ctx, filter, o)
+	cur, err := db.ListCollections(ctx, filterArg(op.Arguments), o)
 	if err != nil {
 		return nil, true, err
 	}
@@ -108,15 +96,11 @@ func opListCollections(ctx context.Context, r *testRun, op Operation) (any, bool
 }
 
 func opListCollectionNames(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	db, err := database(r, op)
+	db, o, err := listCollectionsTarget(r, op)
 	if err != nil {
 		return nil, false, err
 	}
-	filter, o, err := listCollectionsArgs(op)
-	if err != nil {
-		return nil, false, err
-	}
-	names, err := db.ListCollectionNames(ctx, filter, o)
+	names, err := db.ListCollectionNames(ctx, filterArg(op.Arguments), o)
 	return normalize(names), false, err
 }
 
@@ -281,14 +265,9 @@ func opRename(ctx context.Context, r *testRun, op Operation) (any, bool, error) 
 	to := getString(op.Arguments, "to")
 	cmd := bson.D{{Key: "renameCollection", Value: coll.Database().Name() + "." + coll.Name()},
 		{Key: "to", Value: coll.Database().Name() + "." + to}}
-	for _, e := range op.Arguments {
-		switch e.Key {
-		case "to":
-		case "dropTarget":
-			cmd = append(cmd, e)
-		default:
-			return nil, false, unsupportedArg(op.Name, e.Key)
-		}
+	cmd, err = commandArgs(op.Name, cmd, op.Arguments, []string{"to"}, "dropTarget")
+	if err != nil {
+		return nil, false, err
 	}
 	admin := coll.Database().Client().Database("admin")
 	return nil, false, admin.RunCommand(ctx, cmd).Err()

@@ -10,29 +10,40 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/xoptions"
 )
 
+type indexOpts = options.IndexOptionsBuilder
+
+// indexArgs are createIndex's index options; commitQuorum and rawData go
+// to the command (createIndexesOptions).
+var indexArgs = argTable[*indexOpts]{
+	"keys":         nil,
+	"commitQuorum": nil,
+	"rawData":      nil,
+	"name": func(o *indexOpts, v any) error {
+		o.SetName(v.(string))
+		return nil
+	},
+	"unique":                  boolArg((*indexOpts).SetUnique),
+	"sparse":                  boolArg((*indexOpts).SetSparse),
+	"hidden":                  boolArg((*indexOpts).SetHidden),
+	"expireAfterSeconds":      int32ArgOf((*indexOpts).SetExpireAfterSeconds),
+	"partialFilterExpression": anyArg((*indexOpts).SetPartialFilterExpression),
+	"collation":               collationArg((*indexOpts).SetCollation),
+}
+
 func indexModel(opName string, args bson.D) (mongo.IndexModel, *options.CreateIndexesOptionsBuilder, error) {
-	var m mongo.IndexModel
 	io := options.Index()
+	if err := indexArgs.apply(opName, io, args); err != nil {
+		return mongo.IndexModel{}, nil, err
+	}
+	keys, _ := lookup(args, "keys")
+	co, err := createIndexesOptions(args)
+	return mongo.IndexModel{Keys: keys, Options: io}, co, err
+}
+
+func createIndexesOptions(args bson.D) (*options.CreateIndexesOptionsBuilder, error) {
 	co := options.CreateIndexes()
 	for _, e := range args {
-		var err error
 		switch e.Key {
-		case "keys":
-			m.Keys = e.Value
-		case "name":
-			io.SetName(e.Value.(string))
-		case "unique":
-			io.SetUnique(e.Value.(bool))
-		case "sparse":
-			io.SetSparse(e.Value.(bool))
-		case "hidden":
-			io.SetHidden(e.Value.(bool))
-		case "expireAfterSeconds":
-			io.SetExpireAfterSeconds(int32Arg(e.Value))
-		case "partialFilterExpression":
-			io.SetPartialFilterExpression(e.Value)
-		case "collation":
-			io.SetCollation(parseCollation(e.Value.(bson.D)))
 		case "commitQuorum":
 			if q, ok := e.Value.(string); ok {
 				co.SetCommitQuorumString(q)
@@ -40,16 +51,12 @@ func indexModel(opName string, args bson.D) (mongo.IndexModel, *options.CreateIn
 				co.SetCommitQuorumInt(int32Arg(e.Value))
 			}
 		case "rawData":
-			err = xoptions.SetInternalCreateIndexesOptions(co, e.Key, e.Value)
-		default:
-			return m, nil, unsupportedArg(opName, e.Key)
-		}
-		if err != nil {
-			return m, nil, err
+			if err := xoptions.SetInternalCreateIndexesOptions(co, e.Key, e.Value); err != nil {
+				return nil, err
+			}
 		}
 	}
-	m.Options = io
-	return m, co, nil
+	return co, nil
 }
 
 func opCreateIndex(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
@@ -65,24 +72,16 @@ func opCreateIndex(ctx context.Context, r *testRun, op Operation) (any, bool, er
 	return name, false, err
 }
 
+var listIndexesArgs = argTable[*options.ListIndexesOptionsBuilder]{
+	"batchSize": int32ArgOf((*options.ListIndexesOptionsBuilder).SetBatchSize),
+	"rawData":   rawDataArg(xoptions.SetInternalListIndexesOptions),
+}
+
 func opListIndexes(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	coll, err := collection(r, op)
+	o := options.ListIndexes()
+	coll, err := collectionOp(r, op, o, listIndexesArgs)
 	if err != nil {
 		return nil, false, err
-	}
-	o := options.ListIndexes()
-	for _, e := range op.Arguments {
-		switch e.Key {
-		case "batchSize":
-			o.SetBatchSize(int32Arg(e.Value))
-		case "rawData":
-			err = xoptions.SetInternalListIndexesOptions(o, e.Key, e.Value)
-		default:
-			return nil, false, unsupportedArg(op.Name, e.Key)
-		}
-		if err != nil {
-			return nil, false, err
-		}
 	}
 	cur, err := coll.Indexes().List(ctx, o)
 	if err != nil {
@@ -91,28 +90,20 @@ func opListIndexes(ctx context.Context, r *testRun, op Operation) (any, bool, er
 	return drain(ctx, cur)
 }
 
-func dropIndexesOptions(op Operation) (*options.DropIndexesOptionsBuilder, error) {
+var dropIndexesArgs = argTable[*options.DropIndexesOptionsBuilder]{
+	"name":    nil,
+	"rawData": rawDataArg(xoptions.SetInternalDropIndexesOptions),
+}
+
+// dropIndexesTarget resolves the collection and dropIndex(es) options.
+func dropIndexesTarget(r *testRun, op Operation) (*mongo.Collection, *options.DropIndexesOptionsBuilder, error) {
 	o := options.DropIndexes()
-	for _, e := range op.Arguments {
-		switch e.Key {
-		case "name":
-		case "rawData":
-			if err := xoptions.SetInternalDropIndexesOptions(o, e.Key, e.Value); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, unsupportedArg(op.Name, e.Key)
-		}
-	}
-	return o, nil
+	coll, err := collectionOp(r, op, o, dropIndexesArgs)
+	return coll, o, err
 }
 
 func opDropIndex(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	coll, err := collection(r, op)
-	if err != nil {
-		return nil, false, err
-	}
-	o, err := dropIndexesOptions(op)
+	coll, o, err := dropIndexesTarget(r, op)
 	if err != nil {
 		return nil, false, err
 	}
@@ -120,11 +111,7 @@ func opDropIndex(ctx context.Context, r *testRun, op Operation) (any, bool, erro
 }
 
 func opDropIndexes(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	coll, err := collection(r, op)
-	if err != nil {
-		return nil, false, err
-	}
-	o, err := dropIndexesOptions(op)
+	coll, o, err := dropIndexesTarget(r, op)
 	if err != nil {
 		return nil, false, err
 	}

@@ -57,33 +57,24 @@ func parseFAM(opName string, args bson.D) (fam, error) {
 	return f, err
 }
 
-func opFindOneAndUpdate(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
+// famTarget resolves the collection and parses findOneAnd* arguments.
+func famTarget(r *testRun, op Operation) (*mongo.Collection, fam, error) {
 	coll, err := collection(r, op)
 	if err != nil {
-		return nil, false, err
+		return nil, fam{}, err
 	}
 	f, err := parseFAM(op.Name, op.Arguments)
+	return coll, f, err
+}
+
+func opFindOneAndUpdate(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
+	coll, f, err := famTarget(r, op)
 	if err != nil {
 		return nil, false, err
 	}
-	o := options.FindOneAndUpdate()
-	setIf(f.upsert, func(b bool) { o.SetUpsert(b) })
-	setIf(f.bypass, func(b bool) { o.SetBypassDocumentValidation(b) })
-	setAny(f.hint, func(v any) { o.SetHint(v) })
-	setAny(f.comment, func(v any) { o.SetComment(v) })
-	setAny(f.let, func(v any) { o.SetLet(v) })
-	setAny(f.sort, func(v any) { o.SetSort(v) })
-	setAny(f.projection, func(v any) { o.SetProjection(v) })
-	setAny(f.returnDoc, func(v any) { o.SetReturnDocument(returnDoc(v)) })
-	if f.arrayFilters != nil {
-		o.SetArrayFilters([]any(f.arrayFilters))
-	}
-	if f.collation != nil {
-		o.SetCollation(f.collation)
-	}
-	if f.rawData != nil {
-		_ = xoptions.SetInternalFindOneAndUpdateOptions(o, "rawData", *f.rawData)
-	}
+	o := setReturnDoc(setFAM(setModify(options.FindOneAndUpdate(), f.updateArgs), f), f)
+	setArrayFilters(o, f.updateArgs)
+	setRawData(o, f.updateArgs, xoptions.SetInternalFindOneAndUpdateOptions)
 	if needsRaw(r, coll, op) {
 		return rawFindAndModify(ctx, r, coll, op.Name, f)
 	}
@@ -91,29 +82,12 @@ func opFindOneAndUpdate(ctx context.Context, r *testRun, op Operation) (any, boo
 }
 
 func opFindOneAndReplace(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	coll, err := collection(r, op)
+	coll, f, err := famTarget(r, op)
 	if err != nil {
 		return nil, false, err
 	}
-	f, err := parseFAM(op.Name, op.Arguments)
-	if err != nil {
-		return nil, false, err
-	}
-	o := options.FindOneAndReplace()
-	setIf(f.upsert, func(b bool) { o.SetUpsert(b) })
-	setIf(f.bypass, func(b bool) { o.SetBypassDocumentValidation(b) })
-	setAny(f.hint, func(v any) { o.SetHint(v) })
-	setAny(f.comment, func(v any) { o.SetComment(v) })
-	setAny(f.let, func(v any) { o.SetLet(v) })
-	setAny(f.sort, func(v any) { o.SetSort(v) })
-	setAny(f.projection, func(v any) { o.SetProjection(v) })
-	setAny(f.returnDoc, func(v any) { o.SetReturnDocument(returnDoc(v)) })
-	if f.collation != nil {
-		o.SetCollation(f.collation)
-	}
-	if f.rawData != nil {
-		_ = xoptions.SetInternalFindOneAndReplaceOptions(o, "rawData", *f.rawData)
-	}
+	o := setReturnDoc(setFAM(setModify(options.FindOneAndReplace(), f.updateArgs), f), f)
+	setRawData(o, f.updateArgs, xoptions.SetInternalFindOneAndReplaceOptions)
 	if needsRaw(r, coll, op) {
 		return rawFindAndModify(ctx, r, coll, op.Name, f)
 	}
@@ -121,26 +95,12 @@ func opFindOneAndReplace(ctx context.Context, r *testRun, op Operation) (any, bo
 }
 
 func opFindOneAndDelete(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	coll, err := collection(r, op)
+	coll, f, err := famTarget(r, op)
 	if err != nil {
 		return nil, false, err
 	}
-	f, err := parseFAM(op.Name, op.Arguments)
-	if err != nil {
-		return nil, false, err
-	}
-	o := options.FindOneAndDelete()
-	setAny(f.hint, func(v any) { o.SetHint(v) })
-	setAny(f.comment, func(v any) { o.SetComment(v) })
-	setAny(f.let, func(v any) { o.SetLet(v) })
-	setAny(f.sort, func(v any) { o.SetSort(v) })
-	setAny(f.projection, func(v any) { o.SetProjection(v) })
-	if f.collation != nil {
-		o.SetCollation(f.collation)
-	}
-	if f.rawData != nil {
-		_ = xoptions.SetInternalFindOneAndDeleteOptions(o, "rawData", *f.rawData)
-	}
+	o := setFAM(setCommand(options.FindOneAndDelete(), f.updateArgs), f)
+	setRawData(o, f.updateArgs, xoptions.SetInternalFindOneAndDeleteOptions)
 	if needsRaw(r, coll, op) {
 		return rawFindAndModify(ctx, r, coll, op.Name, f)
 	}
@@ -164,98 +124,56 @@ func writeModel(req bson.D) (mongo.WriteModel, error) {
 	switch kind {
 	case "updateOne":
 		m := mongo.NewUpdateOneModel().SetFilter(a.filter).SetUpdate(a.update)
-		setIf(a.upsert, func(b bool) { m.SetUpsert(b) })
-		setAny(a.hint, func(v any) { m.SetHint(v) })
-		setAny(a.sort, func(v any) { m.SetSort(v) })
-		if a.arrayFilters != nil {
-			m.SetArrayFilters([]any(a.arrayFilters))
-		}
-		if a.collation != nil {
-			m.SetCollation(a.collation)
-		}
-		return m, nil
+		return setArrayFilters(setSort(setUpsert(m, a), a), a), nil
 	case "updateMany":
 		m := mongo.NewUpdateManyModel().SetFilter(a.filter).SetUpdate(a.update)
-		setIf(a.upsert, func(b bool) { m.SetUpsert(b) })
-		setAny(a.hint, func(v any) { m.SetHint(v) })
-		if a.arrayFilters != nil {
-			m.SetArrayFilters([]any(a.arrayFilters))
-		}
-		if a.collation != nil {
-			m.SetCollation(a.collation)
-		}
-		return m, nil
+		return setArrayFilters(setUpsert(m, a), a), nil
 	case "replaceOne":
 		m := mongo.NewReplaceOneModel().SetFilter(a.filter).SetReplacement(a.update)
-		setIf(a.upsert, func(b bool) { m.SetUpsert(b) })
-		setAny(a.hint, func(v any) { m.SetHint(v) })
-		setAny(a.sort, func(v any) { m.SetSort(v) })
-		if a.collation != nil {
-			m.SetCollation(a.collation)
-		}
-		return m, nil
+		return setSort(setUpsert(m, a), a), nil
 	case "deleteOne":
-		m := mongo.NewDeleteOneModel().SetFilter(a.filter)
-		setAny(a.hint, func(v any) { m.SetHint(v) })
-		if a.collation != nil {
-			m.SetCollation(a.collation)
-		}
-		return m, nil
+		return setTarget(mongo.NewDeleteOneModel().SetFilter(a.filter), a), nil
 	case "deleteMany":
-		m := mongo.NewDeleteManyModel().SetFilter(a.filter)
-		setAny(a.hint, func(v any) { m.SetHint(v) })
-		if a.collation != nil {
-			m.SetCollation(a.collation)
-		}
-		return m, nil
+		return setTarget(mongo.NewDeleteManyModel().SetFilter(a.filter), a), nil
 	}
 	return nil, fmt.Errorf("runner: unsupported bulkWrite request %q", kind)
 }
 
+var bulkWriteArgs = argTable[*options.BulkWriteOptionsBuilder]{
+	"requests":                 nil,
+	"ordered":                  boolArg((*options.BulkWriteOptionsBuilder).SetOrdered),
+	"comment":                  anyArg((*options.BulkWriteOptionsBuilder).SetComment),
+	"let":                      anyArg((*options.BulkWriteOptionsBuilder).SetLet),
+	"bypassDocumentValidation": boolArg((*options.BulkWriteOptionsBuilder).SetBypassDocumentValidation),
+	"rawData":                  rawDataArg(xoptions.SetInternalBulkWriteOptions),
+}
+
+// writeModels converts bulkWrite's requests.
+func writeModels(reqs bson.A) ([]mongo.WriteModel, error) {
+	var models []mongo.WriteModel
+	for _, req := range reqs {
+		m, err := writeModel(req.(bson.D))
+		if err != nil {
+			return nil, err
+		}
+		models = append(models, m)
+	}
+	return models, nil
+}
+
 func opBulkWrite(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	coll, err := collection(r, op)
+	o := options.BulkWrite()
+	coll, err := collectionOp(r, op, o, bulkWriteArgs)
 	if err != nil {
 		return nil, false, err
 	}
-	var models []mongo.WriteModel
-	var reqs bson.A
-	o := options.BulkWrite()
-	c := commonWrite{ordered: true}
-	for _, e := range op.Arguments {
-		switch e.Key {
-		case "requests":
-			reqs = e.Value.(bson.A)
-			for _, req := range e.Value.(bson.A) {
-				m, err := writeModel(req.(bson.D))
-				if err != nil {
-					return nil, false, err
-				}
-				models = append(models, m)
-			}
-		case "ordered":
-			c.ordered = e.Value.(bool)
-			o.SetOrdered(c.ordered)
-		case "comment":
-			o.SetComment(e.Value)
-			c.comment = e.Value
-		case "let":
-			o.SetLet(e.Value)
-			c.let = e.Value
-		case "bypassDocumentValidation":
-			b := e.Value.(bool)
-			o.SetBypassDocumentValidation(b)
-			c.bypass = &b
-		case "rawData":
-			err = xoptions.SetInternalBulkWriteOptions(o, e.Key, e.Value)
-		default:
-			return nil, false, unsupportedArg(op.Name, e.Key)
-		}
-		if err != nil {
-			return nil, false, err
-		}
+	reqs := getA(op.Arguments, "requests")
+	models, err := writeModels(reqs)
+	if err != nil {
+		return nil, false, err
 	}
 	if needsRaw(r, coll, op) {
-		return rawBulkWrite(ctx, r, coll, reqs, c)
+		return rawBulkWrite(ctx, r, coll, reqs, parseCommonWrite(op.Arguments))
 	}
 	res, err := coll.BulkWrite(ctx, models, o)
 	return bulkResult(res), true, err

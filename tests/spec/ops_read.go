@@ -13,76 +13,59 @@ import (
 func int32Arg(v any) int32 { n, _ := asInt64(v); return int32(n) }
 func int64Arg(v any) int64 { n, _ := asInt64(v); return n }
 
-func findOptions(args bson.D) (any, *options.FindOptionsBuilder, error) {
-	var filter any = bson.D{}
-	o := options.Find()
-	var limit, batch int64
-	for _, e := range args {
-		var err error
-		switch e.Key {
-		case "filter":
-			filter = e.Value
-		case "sort":
-			o.SetSort(e.Value)
-		case "projection":
-			o.SetProjection(e.Value)
-		case "skip":
-			o.SetSkip(int64Arg(e.Value))
-		case "limit":
-			limit = int64Arg(e.Value)
-			o.SetLimit(limit)
-		case "batchSize":
-			batch = int64Arg(e.Value)
-			o.SetBatchSize(int32(batch))
-		case "hint":
-			o.SetHint(e.Value)
-		case "comment":
-			o.SetComment(e.Value)
-		case "let":
-			o.SetLet(e.Value)
-		case "allowDiskUse":
-			o.SetAllowDiskUse(e.Value.(bool))
-		case "collation":
-			o.SetCollation(parseCollation(e.Value.(bson.D)))
-		case "min":
-			o.SetMin(e.Value)
-		case "max":
-			o.SetMax(e.Value)
-		case "returnKey":
-			o.SetReturnKey(e.Value.(bool))
-		case "showRecordId":
-			o.SetShowRecordID(e.Value.(bool))
-		case "noCursorTimeout":
-			o.SetNoCursorTimeout(e.Value.(bool))
-		case "allowPartialResults":
-			o.SetAllowPartialResults(e.Value.(bool))
-		case "rawData":
-			err = xoptions.SetInternalFindOptions(o, e.Key, e.Value)
-		default:
-			return nil, nil, unsupportedArg("find", e.Key)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	if limit > 0 && batch == limit {
-		// The CRUD spec has drivers send batchSize limit+1 so the server
-		// closes the cursor with the first batch; v2.9 does not.
-		o.SetBatchSize(int32(batch + 1))
-	}
-	return filter, o, nil
+type findOpts = options.FindOptionsBuilder
+
+var findArgs = argTable[*findOpts]{
+	"filter":              nil,
+	"sort":                anyArg((*findOpts).SetSort),
+	"projection":          anyArg((*findOpts).SetProjection),
+	"skip":                int64ArgOf((*findOpts).SetSkip),
+	"limit":               int64ArgOf((*findOpts).SetLimit),
+	"batchSize":           int32ArgOf((*findOpts).SetBatchSize),
+	"hint":                anyArg((*findOpts).SetHint),
+	"comment":             anyArg((*findOpts).SetComment),
+	"let":                 anyArg((*findOpts).SetLet),
+	"allowDiskUse":        boolArg((*findOpts).SetAllowDiskUse),
+	"collation":           collationArg((*findOpts).SetCollation),
+	"min":                 anyArg((*findOpts).SetMin),
+	"max":                 anyArg((*findOpts).SetMax),
+	"returnKey":           boolArg((*findOpts).SetReturnKey),
+	"showRecordId":        boolArg((*findOpts).SetShowRecordID),
+	"noCursorTimeout":     boolArg((*findOpts).SetNoCursorTimeout),
+	"allowPartialResults": boolArg((*findOpts).SetAllowPartialResults),
+	"rawData":             rawDataArg(xoptions.SetInternalFindOptions),
 }
 
-func opFind(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	coll, err := getAs[*mongo.Collection](r.ents, op.Object)
+func findOptions(args bson.D) (any, *options.FindOptionsBuilder, error) {
+	o := options.Find()
+	if err := findArgs.apply("find", o, args); err != nil {
+		return nil, nil, err
+	}
+	limit, _ := lookup(args, "limit")
+	batch, _ := lookup(args, "batchSize")
+	if n := int64Arg(limit); n > 0 && int64Arg(batch) == n {
+		// The CRUD spec has drivers send batchSize limit+1 so the server
+		// closes the cursor with the first batch; v2.9 does not.
+		o.SetBatchSize(int32(n + 1))
+	}
+	return filterArg(args), o, nil
+}
+
+// findCursor runs find and createFindCursor.
+func findCursor(ctx context.Context, r *testRun, op Operation) (*mongo.Cursor, error) {
+	coll, err := collection(r, op)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	filter, o, err := findOptions(op.Arguments)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	cur, err := coll.Find(ctx, filter, o)
+	return coll.Find(ctx, filter, o)
+}
+
+func opFind(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
+	cur, err := findCursor(ctx, r, op)
 	if err != nil {
 		return nil, true, err
 	}
@@ -98,87 +81,63 @@ func drain(ctx context.Context, cur *mongo.Cursor) (any, bool, error) {
 }
 
 func opCreateFindCursor(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	coll, err := getAs[*mongo.Collection](r.ents, op.Object)
-	if err != nil {
-		return nil, false, err
-	}
-	filter, o, err := findOptions(op.Arguments)
-	if err != nil {
-		return nil, false, err
-	}
-	cur, err := coll.Find(ctx, filter, o)
+	cur, err := findCursor(ctx, r, op)
 	if err != nil {
 		return nil, false, err
 	}
 	return cur, false, nil
 }
 
+type findOneOpts = options.FindOneOptionsBuilder
+
+var findOneArgs = argTable[*findOneOpts]{
+	"filter":     nil,
+	"sort":       anyArg((*findOneOpts).SetSort),
+	"skip":       int64ArgOf((*findOneOpts).SetSkip),
+	"projection": anyArg((*findOneOpts).SetProjection),
+	"hint":       anyArg((*findOneOpts).SetHint),
+	"comment":    anyArg((*findOneOpts).SetComment),
+	"collation":  collationArg((*findOneOpts).SetCollation),
+}
+
 func opFindOne(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	coll, err := getAs[*mongo.Collection](r.ents, op.Object)
+	o := options.FindOne()
+	coll, err := collectionOp(r, op, o, findOneArgs)
 	if err != nil {
 		return nil, false, err
 	}
-	var filter any = bson.D{}
-	o := options.FindOne()
-	for _, e := range op.Arguments {
-		switch e.Key {
-		case "filter":
-			filter = e.Value
-		case "sort":
-			o.SetSort(e.Value)
-		case "skip":
-			o.SetSkip(int64Arg(e.Value))
-		case "projection":
-			o.SetProjection(e.Value)
-		case "hint":
-			o.SetHint(e.Value)
-		case "comment":
-			o.SetComment(e.Value)
-		case "collation":
-			o.SetCollation(parseCollation(e.Value.(bson.D)))
-		default:
-			return nil, false, unsupportedArg(op.Name, e.Key)
-		}
-	}
-	return singleDoc(coll.FindOne(ctx, filter, o))
+	return singleDoc(coll.FindOne(ctx, filterArg(op.Arguments), o))
+}
+
+type countOpts = options.CountOptionsBuilder
+
+var countDocumentsArgs = argTable[*countOpts]{
+	"filter":    nil,
+	"skip":      int64ArgOf((*countOpts).SetSkip),
+	"limit":     int64ArgOf((*countOpts).SetLimit),
+	"hint":      anyArg((*countOpts).SetHint),
+	"comment":   anyArg((*countOpts).SetComment),
+	"collation": collationArg((*countOpts).SetCollation),
+	"rawData":   rawDataArg(xoptions.SetInternalCountOptions),
 }
 
 func opCountDocuments(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	coll, err := getAs[*mongo.Collection](r.ents, op.Object)
+	o := options.Count()
+	coll, err := collectionOp(r, op, o, countDocumentsArgs)
 	if err != nil {
 		return nil, false, err
 	}
-	var filter any = bson.D{}
-	o := options.Count()
-	for _, e := range op.Arguments {
-		switch e.Key {
-		case "filter":
-			filter = e.Value
-		case "skip":
-			o.SetSkip(int64Arg(e.Value))
-		case "limit":
-			o.SetLimit(int64Arg(e.Value))
-		case "hint":
-			o.SetHint(e.Value)
-		case "comment":
-			o.SetComment(e.Value)
-		case "collation":
-			o.SetCollation(parseCollation(e.Value.(bson.D)))
-		case "rawData":
-			err = xoptions.SetInternalCountOptions(o, e.Key, e.Value)
-		default:
-			return nil, false, unsupportedArg(op.Name, e.Key)
-		}
-		if err != nil {
-			return nil, false, err
-		}
-	}
-	n, err := coll.CountDocuments(ctx, filter, o)
+	n, err := coll.CountDocuments(ctx, filterArg(op.Arguments), o)
 	return n, false, err
 }
 
+var estimatedCountArgs = argTable[*options.EstimatedDocumentCountOptionsBuilder]{
+	"comment": anyArg((*options.EstimatedDocumentCountOptionsBuilder).SetComment),
+	"rawData": rawDataArg(xoptions.SetInternalEstimatedDocumentCountOptions),
+}
+
 func opEstimatedCount(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	coll, err := getAs[*mongo.Collection](r.ents, op.Object)
+	coll, err := collection(r, op)
 	if err != nil {
 		return nil, false, err
 	}
@@ -186,53 +145,32 @@ func opEstimatedCount(ctx context.Context, r *testRun, op Operation) (any, bool,
 		return rawEstimatedCount(ctx, coll, op.Arguments)
 	}
 	o := options.EstimatedDocumentCount()
-	for _, e := range op.Arguments {
-		switch e.Key {
-		case "comment":
-			o.SetComment(e.Value)
-		case "rawData":
-			err = xoptions.SetInternalEstimatedDocumentCountOptions(o, e.Key, e.Value)
-		default:
-			return nil, false, unsupportedArg(op.Name, e.Key)
-		}
-		if err != nil {
-			return nil, false, err
-		}
+	if err := estimatedCountArgs.apply(op.Name, o, op.Arguments); err != nil {
+		return nil, false, err
 	}
 	n, err := coll.EstimatedDocumentCount(ctx, o)
 	return n, false, err
 }
 
+type distinctOpts = options.DistinctOptionsBuilder
+
+var distinctArgs = argTable[*distinctOpts]{
+	"fieldName": nil,
+	"filter":    nil,
+	"hint":      anyArg((*distinctOpts).SetHint),
+	"comment":   anyArg((*distinctOpts).SetComment),
+	"collation": collationArg((*distinctOpts).SetCollation),
+	"rawData":   rawDataArg(xoptions.SetInternalDistinctOptions),
+}
+
 func opDistinct(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	coll, err := getAs[*mongo.Collection](r.ents, op.Object)
+	o := options.Distinct()
+	coll, err := collectionOp(r, op, o, distinctArgs)
 	if err != nil {
 		return nil, false, err
 	}
-	var filter any = bson.D{}
-	field := ""
-	o := options.Distinct()
-	for _, e := range op.Arguments {
-		switch e.Key {
-		case "fieldName":
-			field, _ = e.Value.(string)
-		case "filter":
-			filter = e.Value
-		case "hint":
-			o.SetHint(e.Value)
-		case "comment":
-			o.SetComment(e.Value)
-		case "collation":
-			o.SetCollation(parseCollation(e.Value.(bson.D)))
-		case "rawData":
-			err = xoptions.SetInternalDistinctOptions(o, e.Key, e.Value)
-		default:
-			return nil, false, unsupportedArg(op.Name, e.Key)
-		}
-		if err != nil {
-			return nil, false, err
-		}
-	}
-	res := coll.Distinct(ctx, field, filter, o)
+	field := getString(op.Arguments, "fieldName")
+	res := coll.Distinct(ctx, field, filterArg(op.Arguments), o)
 	if err := res.Err(); err != nil {
 		return nil, false, err
 	}

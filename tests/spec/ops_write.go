@@ -14,36 +14,39 @@ func collection(r *testRun, op Operation) (*mongo.Collection, error) {
 	return getAs[*mongo.Collection](r.ents, op.Object)
 }
 
-func opInsertOne(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
+// collectionOp resolves op's collection and applies op's arguments to o.
+func collectionOp[T any](r *testRun, op Operation, o T, t argTable[T]) (*mongo.Collection, error) {
 	coll, err := collection(r, op)
+	if err != nil {
+		return nil, err
+	}
+	return coll, t.apply(op.Name, o, op.Arguments)
+}
+
+var insertOneArgs = argTable[*options.InsertOneOptionsBuilder]{
+	"document":                 nil,
+	"comment":                  anyArg((*options.InsertOneOptionsBuilder).SetComment),
+	"bypassDocumentValidation": boolArg((*options.InsertOneOptionsBuilder).SetBypassDocumentValidation),
+	"rawData":                  rawDataArg(xoptions.SetInternalInsertOneOptions),
+}
+
+var insertManyArgs = argTable[*options.InsertManyOptionsBuilder]{
+	"documents":                nil,
+	"ordered":                  boolArg((*options.InsertManyOptionsBuilder).SetOrdered),
+	"comment":                  anyArg((*options.InsertManyOptionsBuilder).SetComment),
+	"bypassDocumentValidation": boolArg((*options.InsertManyOptionsBuilder).SetBypassDocumentValidation),
+	"rawData":                  rawDataArg(xoptions.SetInternalInsertManyOptions),
+}
+
+func opInsertOne(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
+	o := options.InsertOne()
+	coll, err := collectionOp(r, op, o, insertOneArgs)
 	if err != nil {
 		return nil, false, err
 	}
-	var doc any
-	o := options.InsertOne()
-	c := commonWrite{ordered: true}
-	for _, e := range op.Arguments {
-		switch e.Key {
-		case "document":
-			doc = e.Value
-		case "comment":
-			o.SetComment(e.Value)
-			c.comment = e.Value
-		case "bypassDocumentValidation":
-			b := e.Value.(bool)
-			o.SetBypassDocumentValidation(b)
-			c.bypass = &b
-		case "rawData":
-			err = xoptions.SetInternalInsertOneOptions(o, e.Key, e.Value)
-		default:
-			return nil, false, unsupportedArg(op.Name, e.Key)
-		}
-		if err != nil {
-			return nil, false, err
-		}
-	}
+	doc, _ := lookup(op.Arguments, "document")
 	if needsRaw(r, coll, op) {
-		return rawInsert(ctx, r, coll, bson.A{doc}, c, false)
+		return rawInsert(ctx, r, coll, bson.A{doc}, parseCommonWrite(op.Arguments), false)
 	}
 	res, err := coll.InsertOne(ctx, doc, o)
 	if res == nil {
@@ -53,36 +56,12 @@ func opInsertOne(ctx context.Context, r *testRun, op Operation) (any, bool, erro
 }
 
 func opInsertMany(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	coll, err := collection(r, op)
+	o := options.InsertMany()
+	coll, err := collectionOp(r, op, o, insertManyArgs)
 	if err != nil {
 		return nil, false, err
 	}
-	var docs bson.A
-	o := options.InsertMany()
-	c := commonWrite{ordered: true}
-	for _, e := range op.Arguments {
-		switch e.Key {
-		case "documents":
-			docs = e.Value.(bson.A)
-		case "ordered":
-			c.ordered = e.Value.(bool)
-			o.SetOrdered(c.ordered)
-		case "comment":
-			o.SetComment(e.Value)
-			c.comment = e.Value
-		case "bypassDocumentValidation":
-			b := e.Value.(bool)
-			o.SetBypassDocumentValidation(b)
-			c.bypass = &b
-		case "rawData":
-			err = xoptions.SetInternalInsertManyOptions(o, e.Key, e.Value)
-		default:
-			return nil, false, unsupportedArg(op.Name, e.Key)
-		}
-		if err != nil {
-			return nil, false, err
-		}
-	}
+	docs, c := getA(op.Arguments, "documents"), parseCommonWrite(op.Arguments)
 	if needsRaw(r, coll, op) {
 		return rawInsert(ctx, r, coll, docs, c, true)
 	}
@@ -148,31 +127,23 @@ func parseUpdateArgs(opName string, args bson.D) (updateArgs, error) {
 	return a, nil
 }
 
-func opUpdateOne(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
+// updateTarget resolves the collection and parses update/delete arguments.
+func updateTarget(r *testRun, op Operation) (*mongo.Collection, updateArgs, error) {
 	coll, err := collection(r, op)
 	if err != nil {
-		return nil, false, err
+		return nil, updateArgs{}, err
 	}
 	a, err := parseUpdateArgs(op.Name, op.Arguments)
+	return coll, a, err
+}
+
+func opUpdateOne(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
+	coll, a, err := updateTarget(r, op)
 	if err != nil {
 		return nil, false, err
 	}
-	o := options.UpdateOne()
-	setIf(a.upsert, func(b bool) { o.SetUpsert(b) })
-	setIf(a.bypass, func(b bool) { o.SetBypassDocumentValidation(b) })
-	setAny(a.hint, func(v any) { o.SetHint(v) })
-	setAny(a.comment, func(v any) { o.SetComment(v) })
-	setAny(a.let, func(v any) { o.SetLet(v) })
-	setAny(a.sort, func(v any) { o.SetSort(v) })
-	if a.arrayFilters != nil {
-		o.SetArrayFilters([]any(a.arrayFilters))
-	}
-	if a.collation != nil {
-		o.SetCollation(a.collation)
-	}
-	if a.rawData != nil {
-		_ = xoptions.SetInternalUpdateOneOptions(o, "rawData", *a.rawData)
-	}
+	o := setArrayFilters(setSort(setModify(options.UpdateOne(), a), a), a)
+	setRawData(o, a, xoptions.SetInternalUpdateOneOptions)
 	if needsRaw(r, coll, op) {
 		return rawUpdate(ctx, r, coll, a, false)
 	}
@@ -181,32 +152,15 @@ func opUpdateOne(ctx context.Context, r *testRun, op Operation) (any, bool, erro
 }
 
 func opUpdateMany(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	coll, err := collection(r, op)
-	if err != nil {
-		return nil, false, err
-	}
-	a, err := parseUpdateArgs(op.Name, op.Arguments)
+	coll, a, err := updateTarget(r, op)
 	if err != nil {
 		return nil, false, err
 	}
 	if a.sort != nil {
 		return nil, false, unsupportedArg(op.Name, "sort")
 	}
-	o := options.UpdateMany()
-	setIf(a.upsert, func(b bool) { o.SetUpsert(b) })
-	setIf(a.bypass, func(b bool) { o.SetBypassDocumentValidation(b) })
-	setAny(a.hint, func(v any) { o.SetHint(v) })
-	setAny(a.comment, func(v any) { o.SetComment(v) })
-	setAny(a.let, func(v any) { o.SetLet(v) })
-	if a.arrayFilters != nil {
-		o.SetArrayFilters([]any(a.arrayFilters))
-	}
-	if a.collation != nil {
-		o.SetCollation(a.collation)
-	}
-	if a.rawData != nil {
-		_ = xoptions.SetInternalUpdateManyOptions(o, "rawData", *a.rawData)
-	}
+	o := setArrayFilters(setModify(options.UpdateMany(), a), a)
+	setRawData(o, a, xoptions.SetInternalUpdateManyOptions)
 	if needsRaw(r, coll, op) {
 		return rawUpdate(ctx, r, coll, a, true)
 	}
@@ -215,27 +169,12 @@ func opUpdateMany(ctx context.Context, r *testRun, op Operation) (any, bool, err
 }
 
 func opReplaceOne(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	coll, err := collection(r, op)
+	coll, a, err := updateTarget(r, op)
 	if err != nil {
 		return nil, false, err
 	}
-	a, err := parseUpdateArgs(op.Name, op.Arguments)
-	if err != nil {
-		return nil, false, err
-	}
-	o := options.Replace()
-	setIf(a.upsert, func(b bool) { o.SetUpsert(b) })
-	setIf(a.bypass, func(b bool) { o.SetBypassDocumentValidation(b) })
-	setAny(a.hint, func(v any) { o.SetHint(v) })
-	setAny(a.comment, func(v any) { o.SetComment(v) })
-	setAny(a.let, func(v any) { o.SetLet(v) })
-	setAny(a.sort, func(v any) { o.SetSort(v) })
-	if a.collation != nil {
-		o.SetCollation(a.collation)
-	}
-	if a.rawData != nil {
-		_ = xoptions.SetInternalReplaceOptions(o, "rawData", *a.rawData)
-	}
+	o := setSort(setModify(options.Replace(), a), a)
+	setRawData(o, a, xoptions.SetInternalReplaceOptions)
 	if needsRaw(r, coll, op) {
 		return rawUpdate(ctx, r, coll, a, false)
 	}
@@ -244,24 +183,11 @@ func opReplaceOne(ctx context.Context, r *testRun, op Operation) (any, bool, err
 }
 
 func opDeleteOne(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	coll, err := collection(r, op)
+	coll, a, err := updateTarget(r, op)
 	if err != nil {
 		return nil, false, err
 	}
-	a, err := parseUpdateArgs(op.Name, op.Arguments)
-	if err != nil {
-		return nil, false, err
-	}
-	o := options.DeleteOne()
-	setAny(a.hint, func(v any) { o.SetHint(v) })
-	setAny(a.comment, func(v any) { o.SetComment(v) })
-	setAny(a.let, func(v any) { o.SetLet(v) })
-	if a.collation != nil {
-		o.SetCollation(a.collation)
-	}
-	if a.rawData != nil {
-		_ = xoptions.SetInternalDeleteOneOptions(o, "rawData", *a.rawData)
-	}
+	o := setRawData(setCommand(options.DeleteOne(), a), a, xoptions.SetInternalDeleteOneOptions)
 	if needsRaw(r, coll, op) {
 		return rawDelete(ctx, r, coll, a, false)
 	}
@@ -270,24 +196,11 @@ func opDeleteOne(ctx context.Context, r *testRun, op Operation) (any, bool, erro
 }
 
 func opDeleteMany(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
-	coll, err := collection(r, op)
+	coll, a, err := updateTarget(r, op)
 	if err != nil {
 		return nil, false, err
 	}
-	a, err := parseUpdateArgs(op.Name, op.Arguments)
-	if err != nil {
-		return nil, false, err
-	}
-	o := options.DeleteMany()
-	setAny(a.hint, func(v any) { o.SetHint(v) })
-	setAny(a.comment, func(v any) { o.SetComment(v) })
-	setAny(a.let, func(v any) { o.SetLet(v) })
-	if a.collation != nil {
-		o.SetCollation(a.collation)
-	}
-	if a.rawData != nil {
-		_ = xoptions.SetInternalDeleteManyOptions(o, "rawData", *a.rawData)
-	}
+	o := setRawData(setCommand(options.DeleteMany(), a), a, xoptions.SetInternalDeleteManyOptions)
 	if needsRaw(r, coll, op) {
 		return rawDelete(ctx, r, coll, a, true)
 	}

@@ -138,6 +138,26 @@ type commonWrite struct {
 	wc           *writeconcern.WriteConcern
 }
 
+// parseCommonWrite reads the command-level write options from a helper's
+// arguments (the helper's argTable has vetted which it takes).
+func parseCommonWrite(args bson.D) commonWrite {
+	c := commonWrite{ordered: true}
+	for _, e := range args {
+		switch e.Key {
+		case "ordered":
+			c.ordered = e.Value.(bool)
+		case "comment":
+			c.comment = e.Value
+		case "let":
+			c.let = e.Value
+		case "bypassDocumentValidation":
+			b := e.Value.(bool)
+			c.bypass = &b
+		}
+	}
+	return c
+}
+
 // findAndModifyCommand builds findAndModify for the findOneAnd* helpers.
 func findAndModifyCommand(coll *mongo.Collection, opName string, f fam, wc *writeconcern.WriteConcern) bson.D {
 	cmd := bson.D{{Key: "findAndModify", Value: coll.Name()}, {Key: "query", Value: f.filter}}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/command"
+	"github.com/relaydb/relaydb/internal/config"
+	"github.com/relaydb/relaydb/internal/netclient"
+	"github.com/relaydb/relaydb/internal/oplog"
+	"github.com/relaydb/relaydb/internal/repl"
+	"github.com/relaydb/relaydb/internal/session"
+)
+
+// startReplication starts the replica-set coordinator when --replSet is
+// given and attaches it to disp; stop shuts it down. Call it after the
+// catalog is open and before the server accepts connections.
+func startReplication(cfg *config.Serve, cat *catalog.Catalog, disp *command.Dispatcher, log *slog.Logger) (stop func(), err error) {
+	if cfg.ReplSet == "" {
+		return func() {}, nil
+	}
+	pool := netclient.NewPool(netclient.Options{Logger: log, Latency: cfg.SimulatedLatency})
+	self := selfHost(cfg)
+	coord, err := repl.New(repl.Options{
+		Catalog: cat, Self: self, SetName: cfg.ReplSet, Transport: pool, Logger: log,
+		NewSyncer: repl.NewSyncLoop(repl.SyncOptions{
+			Catalog: cat, Logger: log,
+			Apply: applyObserving(cat, disp.Engine().Sessions()),
+			Dial:  func(ctx context.Context, host string) (repl.SourceConn, error) { return pool.Dial(ctx, host) },
+		}),
+	})
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("replication: %w", err)
+	}
+	disp.SetReplication(coord)
+	coord.Start()
+	log.Info("replication started", "replSet", cfg.ReplSet, "me", self)
+	return func() {
+		coord.Stop()
+		pool.Close()
+	}, nil
+}
+
+// selfHost is the name this member has in the config: the first bind
+// address (loopback when binding every interface) and the port.
+func selfHost(cfg *config.Serve) string {
+	ip := "127.0.0.1"
+	if first, _, _ := strings.Cut(cfg.BindIP, ","); first != "" {
+		first = strings.TrimSpace(first)
+		if first != "0.0.0.0" && first != "::" {
+			ip = first
+		}
+	}
+	return net.JoinHostPort(ip, strconv.Itoa(cfg.Port))
+}
+
+// applyObserving applies a replicated batch, then records the retryable
+// writes it carries, so this member recognises their retries if it
+// becomes primary.
+func applyObserving(cat *catalog.Catalog, sessions *session.Table) func([]*oplog.Entry) error {
+	return func(entries []*oplog.Entry) error {
+		if err := cat.ApplyBatch(entries); err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if len(e.Extra) > 0 {
+				sessions.Observe(e.Doc())
+			}
+		}
+		return nil
+	}
+}

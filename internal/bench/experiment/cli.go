@@ -1,0 +1,151 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+)
+
+// BuildCommit is the commit the binary was built from, when the caller
+// knows it; "" falls back to the build's VCS stamp, then git.
+var BuildCommit string
+
+const usage = `Usage: relaydb bench experiment chaining [flags]
+
+Builds the reference's replica sets (3, 7, 15 members) on loopback and runs
+the YCSB load for every nodes × w × chaining mode cell; writes
+OUT/NAME.md, OUT/NAME.json and OUT/NAME-throughput.svg.
+`
+
+// Main is "relaydb bench experiment chaining [flags]".
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "chaining" {
+		fmt.Fprint(stderr, usage)
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			return 0
+		}
+		return 2
+	}
+	cfg, out, name, from, code := parseFlags(args[1:], stderr)
+	if code >= 0 {
+		return code
+	}
+	if from != "" {
+		return rerender(from, out, name, stdout, stderr)
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer cancel()
+	r, err := Execute(ctx, cfg, "relaydb bench experiment "+strings.Join(args, " "), stderr)
+	if r == nil {
+		fmt.Fprintf(stderr, "relaydb bench experiment: %v\n", err)
+		return 1
+	}
+	paths, werr := Write(r, out, name)
+	for _, p := range paths {
+		fmt.Fprintln(stdout, p)
+	}
+	for _, g := range r.Goal {
+		fmt.Fprintf(stdout, "%s nodes=%d w=%s: throughput %s, CPU/op %s (%s)\n",
+			latencyLabel(g.LatencyUs), g.Nodes, g.W, g.Throughput, g.CPU, g.Detail)
+	}
+	if err = errors.Join(err, werr); err != nil {
+		fmt.Fprintf(stderr, "relaydb bench experiment: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// parseFlags returns the config, results dir and name, or an exit code
+// >= 0 when Main should stop.
+func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, from string, code int) {
+	var nodes, modes, ws, lats string
+	fs := flag.NewFlagSet("relaydb bench experiment chaining", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&nodes, "nodes", "3,7,15", "topologies by member count (3, 7, 15)")
+	fs.StringVar(&modes, "modes", "on,off,auto", "chaining modes (on, off, auto)")
+	fs.StringVar(&ws, "w", "majority,1", "write concerns (1, majority)")
+	fs.StringVar(&lats, "latency", "0.1ms", "simulated one-way node-to-node delays, comma-separated (e.g. 0.1ms,1ms)")
+	fs.BoolVar(&cfg.Spread, "spread", false, "unequal distances: member i delays by latency × (1 + i mod 3)")
+	fs.IntVar(&cfg.Runs, "runs", 3, "runs per cell")
+	fs.Int64Var(&cfg.RecordCount, "recordcount", DefaultRecordCount, "records per load")
+	fs.IntVar(&cfg.Threads, "threads", 8, "client threads")
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "YCSB seed of run 1 (run r uses seed+r-1)")
+	fs.StringVar(&cfg.Dir, "dir", "", "parent directory of the clusters (default a temporary directory)")
+	fs.StringVar(&cfg.Bin, "bin", "", "relaydb binary for the members (default this executable)")
+	fs.BoolVar(&cfg.Keep, "keep", false, "keep the cluster directories (data and logs)")
+	fs.StringVar(&out, "out", "bench/results", "results directory")
+	fs.StringVar(&name, "name", "chaining", "results file name stem")
+	fs.StringVar(&from, "from", "", "render NAME.md and the chart again from this JSON report instead of running")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, "", "", "", 0
+		}
+		return cfg, "", "", "", 2
+	}
+	var err error
+	if cfg.Nodes, err = ParseInts(nodes); err == nil {
+		cfg.Latencies, err = ParseDurations(lats)
+	}
+	cfg.Modes, cfg.W = ParseList(modes), ParseList(ws)
+	if err == nil && fs.NArg() > 0 {
+		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "relaydb bench experiment: %v\n", err)
+		return cfg, "", "", "", 2
+	}
+	return cfg, out, name, from, -1
+}
+
+// rerender rewrites the results of a JSON report (warnings recomputed).
+func rerender(from, out, name string, stdout, stderr io.Writer) int {
+	r, err := ReadReport(from)
+	if err == nil {
+		r = NewReport(r.Config, r.Command, r.Machine, r.Cells, time.Duration(r.DurationSecs*float64(time.Second)))
+		var paths []string
+		paths, err = Write(r, out, name)
+		for _, p := range paths {
+			fmt.Fprintln(stdout, p)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "relaydb bench experiment: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// Execute runs the matrix of cfg with real clusters and returns the
+// report; the error lists failed cells (the report is still complete as
+// far as it got). log receives one line per run.
+func Execute(ctx context.Context, cfg Config, command string, log io.Writer) (*Report, error) {
+	cfg = cfg.WithDefaults()
+	if cfg.Dir == "" {
+		dir, err := os.MkdirTemp("", "relaydb-experiment-")
+		if err != nil {
+			return nil, fmt.Errorf("experiment: %w", err)
+		}
+		if !cfg.Keep {
+			defer os.RemoveAll(dir)
+		}
+		cfg.Dir = dir
+	}
+	start := time.Now()
+	r := &Runner{Config: cfg, Log: log}
+	cells, err := r.Run(ctx)
+	if cells == nil {
+		return nil, err
+	}
+	rep := NewReport(cfg, command, ThisMachine(BuildCommit, start), cells, time.Since(start))
+	rep.Config.Dir = "" // a temporary path; not a result
+	return rep, err
+}

@@ -1,0 +1,101 @@
+package experiment
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/relaydb/relaydb/internal/bench"
+	"github.com/relaydb/relaydb/internal/cluster"
+)
+
+func TestDurationArg(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		100 * time.Microsecond: "100us", time.Millisecond: "1ms", 1500 * time.Nanosecond: "1500ns", 0: "0ms",
+	} {
+		if got := DurationArg(d); got != want {
+			t.Errorf("DurationArg(%v) = %q, want %q", d, got, want)
+		}
+		if back, err := time.ParseDuration(DurationArg(d)); err != nil || back != d {
+			t.Errorf("%q does not parse back to %v: %v %v", DurationArg(d), d, back, err)
+		}
+	}
+}
+
+// TestWrapperScriptGivesEachMemberItsDelay runs the generated script
+// around a fake binary that records its arguments.
+func TestWrapperScriptGivesEachMemberItsDelay(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fake relaydb") // a space, to check quoting
+	out := filepath.Join(dir, "args")
+	fake := "#!/bin/sh\necho \"$@\" >> '" + out + "'\n"
+	if err := os.WriteFile(bin, []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := cluster.Spec{Data: 6, Hidden: 1, ReadOnly: 8, Dir: dir, Bin: bin}
+	if err := applyLatency(&spec, 100*time.Microsecond, true); err != nil {
+		t.Fatal(err)
+	}
+	if spec.Bin == bin || len(spec.ExtraArgs) != 0 {
+		t.Fatalf("spread must go through the wrapper: %+v", spec)
+	}
+	for _, i := range []int{0, 1, 2, 10, 14} {
+		data := filepath.Join(dir, "m"+strconv.Itoa(i), "data")
+		cmd := exec.Command(spec.Bin, "serve", "--port", "1", "--dbpath", data, "--logpath", "x")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("wrapper: %v\n%s", err, b)
+		}
+	}
+	got, _ := os.ReadFile(out)
+	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
+	want := []string{"100us", "200us", "300us", "200us", "300us"}
+	for i, l := range lines {
+		if !strings.HasSuffix(l, "--logpath x --simulatedLatency "+want[i]) {
+			t.Errorf("call %d: %q, want delay %s", i, l, want[i])
+		}
+	}
+	if len(lines) != len(want) {
+		t.Errorf("%d calls: %q", len(lines), got)
+	}
+}
+
+func TestUniformLatencyIsAServeFlag(t *testing.T) {
+	spec := cluster.Spec{Data: 2, Hidden: 1, Dir: t.TempDir(), Bin: "/bin/relaydb"}
+	if err := applyLatency(&spec, time.Millisecond, false); err != nil {
+		t.Fatal(err)
+	}
+	if spec.Bin != "/bin/relaydb" || strings.Join(spec.ExtraArgs, " ") != "--simulatedLatency 1ms" {
+		t.Errorf("spec %+v", spec)
+	}
+	spec = cluster.Spec{Data: 2}
+	if err := applyLatency(&spec, 0, true); err != nil || len(spec.ExtraArgs) != 0 || spec.Bin != "" {
+		t.Errorf("zero latency changed the spec: %+v %v", spec, err)
+	}
+}
+
+func TestMainFlags(t *testing.T) {
+	bench.RegisterExperiment(Main)
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"experiment"}, 2, "Usage"},
+		{[]string{"experiment", "replication"}, 2, "Usage"},
+		{[]string{"experiment", "chaining", "--nodes", "4"}, 2, "3, 7 and 15"},
+		{[]string{"experiment", "chaining", "--w", "2"}, 2, "1 or majority"},
+		{[]string{"experiment", "chaining", "--latency", "soon"}, 2, "latency"},
+		{[]string{"experiment", "chaining", "extra"}, 2, "unexpected argument"},
+		{[]string{"experiment", "chaining", "-h"}, 0, "-recordcount"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := bench.Main(tc.args, &stdout, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want %d with %q", tc.args, code, stderr.String(), tc.code, tc.msg)
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package catalog
+
+import (
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/oplog"
+)
+
+// LocalDB is the database that is never replicated: writes to it (the
+// replica-set config, the last vote, markers) write no oplog entry, as
+// MongoDB's local database.
+const LocalDB = "local"
+
+// replicatedEntries drops the oplog entries of writes to the local
+// database: they are never replicated.
+func replicatedEntries(entries []*oplog.Entry) []*oplog.Entry {
+	out := entries[:0:0]
+	for _, e := range entries {
+		if !strings.HasPrefix(e.NS, LocalDB+".") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// WriteNoop writes a no-op oplog entry {op:"n", ns:"", o:msg} in a batch
+// of its own (a new primary's first entry of its term) and returns its
+// result (TS, Seq).
+func (c *Catalog) WriteNoop(msg bson.D) (WriteResult, error) {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	b := c.eng.NewBatch()
+	return c.commitLocked(b, []*oplog.Entry{{Op: oplog.OpNoop, NS: "", O: msg}}, nil)
+}
+
+// EnsureLocalCollection returns local.name, creating it if absent. It is
+// for replication state (local.system.replset, local.replset.*), whose
+// system names users may not create.
+func (c *Catalog) EnsureLocalCollection(name string) (*Collection, error) {
+	if coll := c.Collection(LocalDB, name); coll != nil {
+		return coll, nil
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if coll := c.Collection(LocalDB, name); coll != nil {
+		return coll, nil
+	}
+	return c.createLocked(LocalDB, name, nil)
+}

@@ -1,0 +1,16 @@
+// Package netclient is relaydb's node-to-node client: it sends commands to
+// other members as OP_MSG (internal/wire) over pooled TCP connections and
+// decodes the replies.
+//
+// Invariants:
+//   - A connection is used by one request at a time: Run checks it out of
+//     the pool and returns it only after a complete, well-framed reply.
+//   - Any network or framing error (timeouts included) discards the
+//     connection: a half-read reply never reaches the next request.
+//   - ctx deadlines become socket deadlines, so a dead peer never blocks a
+//     caller past its ctx.
+//   - A reply with ok:0 is a *mongoerr.Error (code, message, labels); a
+//     network failure is a wrapped Go error that is never a *mongoerr.Error.
+//   - Options.Latency, when set, delays every send by that much (simulated
+//     one-way delay for experiments); it honours ctx.
+package netclient

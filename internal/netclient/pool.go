@@ -1,0 +1,133 @@
+package netclient
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// Options configure a Pool.
+type Options struct {
+	// DialTimeout bounds connecting; 0 means 2 s.
+	DialTimeout time.Duration
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Latency is a simulated one-way delay added before each send.
+	Latency time.Duration
+	// MaxIdle caps idle connections kept per host; 0 means 4.
+	MaxIdle int
+}
+
+// Pool keeps idle connections per host. It is safe for concurrent use.
+type Pool struct {
+	opts Options
+	mu   struct {
+		sync.Mutex
+		idle   map[string][]*Conn
+		closed bool
+	}
+}
+
+// NewPool returns an empty pool.
+func NewPool(opts Options) *Pool {
+	if opts.DialTimeout <= 0 {
+		opts.DialTimeout = 2 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.MaxIdle <= 0 {
+		opts.MaxIdle = 4
+	}
+	p := &Pool{opts: opts}
+	p.mu.idle = map[string][]*Conn{}
+	return p
+}
+
+// Dial opens a dedicated connection to host (not pooled; the caller closes it).
+func (p *Pool) Dial(ctx context.Context, host string) (*Conn, error) {
+	return dial(ctx, host, p.opts.DialTimeout, p.opts.Latency)
+}
+
+// Run sends cmd to db on host over a pooled connection and returns the
+// reply. ok:0 replies are *mongoerr.Error; network errors discard the
+// connection and are wrapped Go errors.
+func (p *Pool) Run(ctx context.Context, host, db string, cmd bson.D) (bson.D, error) {
+	c, err := p.checkout(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := c.Run(ctx, db, cmd)
+	if c.broken {
+		_ = c.Close()
+		return nil, err
+	}
+	p.checkin(c)
+	return reply, err
+}
+
+func (p *Pool) checkout(ctx context.Context, host string) (*Conn, error) {
+	p.mu.Lock()
+	if p.mu.closed {
+		p.mu.Unlock()
+		return nil, fmt.Errorf("netclient: pool closed")
+	}
+	idle := p.mu.idle[host]
+	if n := len(idle); n > 0 {
+		c := idle[n-1]
+		p.mu.idle[host] = idle[:n-1]
+		p.mu.Unlock()
+		return c, nil
+	}
+	p.mu.Unlock()
+	return p.Dial(ctx, host)
+}
+
+func (p *Pool) checkin(c *Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.mu.closed || len(p.mu.idle[c.host]) >= p.opts.MaxIdle {
+		_ = c.Close()
+		return
+	}
+	p.mu.idle[c.host] = append(p.mu.idle[c.host], c)
+}
+
+// Forget closes the idle connections to host (after it was seen to fail).
+func (p *Pool) Forget(host string) {
+	p.mu.Lock()
+	idle := p.mu.idle[host]
+	delete(p.mu.idle, host)
+	p.mu.Unlock()
+	for _, c := range idle {
+		_ = c.Close()
+	}
+}
+
+// Close closes every idle connection; later Runs fail.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	all := p.mu.idle
+	p.mu.idle, p.mu.closed = map[string][]*Conn{}, true
+	p.mu.Unlock()
+	for _, idle := range all {
+		for _, c := range idle {
+			_ = c.Close()
+		}
+	}
+}
+
+// IsNetworkError reports whether err came from the network (not a reply).
+func IsNetworkError(err error) bool {
+	if err == nil {
+		return false
+	}
+	_, isReply := err.(*mongoerr.Error)
+	return !isReply
+}

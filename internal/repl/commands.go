@@ -1,0 +1,255 @@
+package repl
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/repl/topology"
+)
+
+// RunCommand runs a replSet* command (the internal ones included).
+func (c *Coordinator) RunCommand(ctx context.Context, name string, cmd bson.D) (bson.D, error) {
+	switch name {
+	case "replSetHeartbeat":
+		return c.handleHeartbeat(cmd)
+	case "replSetRequestVotes":
+		return c.handleRequestVotes(cmd)
+	case "replSetUpdatePosition":
+		return c.handleUpdatePosition(cmd)
+	case "replSetInitiate":
+		return c.initiate(cmd)
+	case "replSetGetConfig":
+		return c.getConfig()
+	case "replSetReconfig":
+		return c.reconfig(cmd)
+	case "replSetGetStatus":
+		return c.status()
+	case "replSetStepDown":
+		return c.stepDown(ctx, cmd)
+	case "replSetFreeze":
+		return c.freeze(cmd)
+	case "replSetSyncFrom":
+		return c.syncFrom(cmd)
+	case "replSetMaintenance":
+		return c.maintenanceCmd(cmd)
+	}
+	return nil, mongoerr.New(mongoerr.CommandNotFound, "no such command: '%s'", name)
+}
+
+func notInitialized() error {
+	return mongoerr.New(mongoerr.NotYetInitialized, "no replset config has been received")
+}
+
+// initiate handles replSetInitiate; without a config document it uses a
+// one-member set of this host.
+func (c *Coordinator) initiate(cmd bson.D) (bson.D, error) {
+	cfg := topology.NewConfig(c.opts.SetName, topology.NewMember(0, c.opts.Self))
+	if doc, ok := cmd[0].Value.(bson.D); ok && len(doc) > 0 {
+		var err error
+		if cfg, err = parseConfig(doc); err != nil {
+			return nil, err
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.topo != nil {
+		return nil, mongoerr.New(codeAlreadyInitialized, "already initialized")
+	}
+	if cfg.Name != c.opts.SetName {
+		return nil, badConfig("Attempting to initiate a replica set with name %s, but command line reports %s; rejecting",
+			cfg.Name, c.opts.SetName)
+	}
+	if err := c.checkConfig(cfg); err != nil {
+		return nil, err
+	}
+	if _, err := c.cat.WriteNoop(bson.D{{Key: "msg", Value: "initiating set"}}); err != nil {
+		return nil, err
+	}
+	if err := c.installConfigLocked(cfg); err != nil {
+		return nil, err
+	}
+	return bson.D{}, nil
+}
+
+// checkConfig validates cfg and that it names this member.
+func (c *Coordinator) checkConfig(cfg topology.Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if cfg.MemberByHost(c.opts.Self) < 0 {
+		return mongoerr.New(mongoerr.NodeNotFound,
+			"No host described in new configuration with {version: %d, term: %d} for replica set %s maps to this node",
+			cfg.Version, cfg.Term, cfg.Name)
+	}
+	return nil
+}
+
+func (c *Coordinator) getConfig() (bson.D, error) {
+	s := c.load()
+	if !s.hasConfig {
+		return nil, notInitialized()
+	}
+	return bson.D{{Key: "config", Value: configDoc(s.cfg)}}, nil
+}
+
+// reconfig handles replSetReconfig: a writable primary installs a config
+// of a higher version, stamped with its term; force installs any valid
+// config on any member with a much higher version.
+func (c *Coordinator) reconfig(cmd bson.D) (bson.D, error) {
+	doc, ok := cmd[0].Value.(bson.D)
+	if !ok {
+		return nil, mongoerr.New(mongoerr.TypeMismatch, "replSetReconfig argument must be an object")
+	}
+	force, _ := bsonx.Get(cmd, "force")
+	cfg, err := parseConfig(doc)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.topo == nil {
+		return nil, notInitialized()
+	}
+	cur := c.topo.Config()
+	switch {
+	case truthy(force):
+		cfg.Version, cfg.Term = cur.Version+10000+int64(c.now().UnixNano()%10000), cur.Term
+	case !c.load().writable:
+		return nil, mongoerr.New(mongoerr.NotWritablePrimary,
+			"replSetReconfig should only be run on a writable PRIMARY. Current state %s;", c.topo.State())
+	case cfg.Version <= cur.Version:
+		return nil, mongoerr.New(codeNewReplicaSetConfigurationIncompatible,
+			"New config is rejected: its version %d is not greater than the current version %d", cfg.Version, cur.Version)
+	default:
+		cfg.Term = c.topo.Term()
+	}
+	if cfg.Name != cur.Name {
+		return nil, mongoerr.New(codeNewReplicaSetConfigurationIncompatible,
+			"New and old configurations differ in replica set name; old was %s, and new is %s", cur.Name, cfg.Name)
+	}
+	if err := c.checkConfig(cfg); err != nil {
+		return nil, err
+	}
+	// TODO(#4): MongoDB also requires the previous config to be committed
+	// and allows only one voter added or removed per non-force reconfig.
+	if err := c.installConfigLocked(cfg); err != nil {
+		return nil, err
+	}
+	return bson.D{}, nil
+}
+
+// stepDown handles replSetStepDown: it waits for the outcome (a caught-up
+// electable secondary, force at the deadline, or failure).
+func (c *Coordinator) stepDown(ctx context.Context, cmd bson.D) (bson.D, error) {
+	secs := int64(60)
+	if n, ok := bsonx.AsInt64(cmd[0].Value); ok && n > 0 {
+		secs = n
+	}
+	catchUp := int64(10)
+	if v, ok := bsonx.Get(cmd, "secondaryCatchUpPeriodSecs"); ok {
+		catchUp, _ = bsonx.AsInt64(v)
+	}
+	force, _ := bsonx.Get(cmd, "force")
+	ch := make(chan error, 1)
+	c.mu.Lock()
+	if c.topo == nil {
+		c.mu.Unlock()
+		return nil, mongoerr.New(mongoerr.NotWritablePrimary, "not primary so can't step down")
+	}
+	if c.stepWait != nil {
+		c.mu.Unlock()
+		return nil, mongoerr.New(mongoerr.ConflictingOperationInProgress, "a replSetStepDown is already in progress")
+	}
+	c.stepWait = ch
+	acts, err := c.topo.StepDownRequest(c.now(), truthy(force), time.Duration(secs)*time.Second, time.Duration(catchUp)*time.Second)
+	if err != nil {
+		c.stepWait = nil
+		c.mu.Unlock()
+		return nil, err
+	}
+	c.applyLocked(acts)
+	c.publishLocked()
+	c.mu.Unlock()
+	select {
+	case err := <-ch:
+		return bson.D{}, err
+	case <-ctx.Done():
+		return nil, mongoerr.New(mongoerr.ExceededTimeLimit, "replSetStepDown: operation exceeded time limit")
+	}
+}
+
+func (c *Coordinator) freeze(cmd bson.D) (bson.D, error) {
+	secs, _ := bsonx.AsInt64(cmd[0].Value)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.topo == nil {
+		return nil, notInitialized()
+	}
+	acts, err := c.topo.Freeze(c.now(), time.Duration(secs)*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	c.applyLocked(acts)
+	c.publishLocked()
+	if secs == 0 {
+		return bson.D{{Key: "info", Value: "unfreezing"}}, nil
+	}
+	return bson.D{}, nil
+}
+
+func (c *Coordinator) syncFrom(cmd bson.D) (bson.D, error) {
+	host, ok := cmd[0].Value.(string)
+	if !ok {
+		return nil, mongoerr.New(mongoerr.TypeMismatch, "replSetSyncFrom argument must be a host string")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.topo == nil {
+		return nil, notInitialized()
+	}
+	prev, acts, err := c.topo.SyncFromRequest(c.now(), host)
+	if err != nil {
+		return nil, err
+	}
+	c.applyLocked(acts)
+	c.publishLocked()
+	reply := bson.D{{Key: "syncFromRequested", Value: host}}
+	if i := c.topo.Config().MemberIndex(prev); i >= 0 {
+		reply = append(reply, bson.E{Key: "prevSyncTarget", Value: c.topo.Config().Members[i].Host})
+	}
+	return reply, nil
+}
+
+// maintenanceCmd handles replSetMaintenance: calls nest; the member is
+// RECOVERING while any is active.
+func (c *Coordinator) maintenanceCmd(cmd bson.D) (bson.D, error) {
+	on := truthy(cmd[0].Value)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.topo == nil {
+		return nil, notInitialized()
+	}
+	switch st := c.topo.State(); {
+	case st == topology.StatePrimary:
+		return nil, mongoerr.New(mongoerr.NotSecondary, "primaries can't modify maintenance mode")
+	case !on && c.maintenance == 0:
+		return nil, mongoerr.New(mongoerr.OperationFailed, "already out of maintenance mode")
+	case on:
+		c.maintenance++
+		c.eventLocked(func(now time.Time) []topology.Action {
+			return c.topo.SetFollowerState(now, topology.StateRecovering)
+		})
+	default:
+		c.maintenance--
+		if c.maintenance == 0 {
+			c.eventLocked(func(now time.Time) []topology.Action {
+				return c.topo.SetFollowerState(now, topology.StateSecondary)
+			})
+		}
+	}
+	return bson.D{}, nil
+}

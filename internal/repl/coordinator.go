@@ -1,0 +1,222 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/repl/topology"
+)
+
+// Transport sends a command to another member (netclient.Pool in
+// production, an in-memory network in tests).
+type Transport interface {
+	Run(ctx context.Context, host, db string, cmd bson.D) (bson.D, error)
+}
+
+// Syncer is the sync loop of a secondary: it fetches the oplog from
+// source after from, applies it and reports progress through the
+// Progress it was built with. Stop returns once it has stopped; it must
+// not wait for the Coordinator's lock.
+type Syncer interface {
+	Start(source string, from topology.OpTime)
+	Stop()
+}
+
+// Progress receives a Syncer's positions. Its methods never block.
+type Progress interface {
+	OnApplied(op topology.OpTime)
+	OnDurable(op topology.OpTime)
+}
+
+// Options configure New.
+type Options struct {
+	Catalog   *catalog.Catalog
+	Self      string // host:port as it appears in the config
+	SetName   string // --replSet
+	Transport Transport
+	Logger    *slog.Logger
+	Now       func() time.Time
+	Rand      *rand.Rand
+	// NewSyncer builds the sync loop; nil means this member never fetches
+	// (tests of elections alone).
+	NewSyncer func(p Progress) Syncer
+	// TickInterval is how often the topology is ticked; 0 means 50 ms.
+	TickInterval time.Duration
+}
+
+// Coordinator is one member's replica-set coordinator.
+type Coordinator struct {
+	opts Options
+	cat  *catalog.Catalog
+	log  *slog.Logger
+	now  func() time.Time
+
+	processID bson.ObjectID
+	started   time.Time
+	snap      atomic.Pointer[snapshot]
+
+	mu           sync.Mutex
+	topo         *topology.Coordinator // nil until a config is installed
+	acceptW      bool                  // no-op of the term written, not stepped down
+	durable      topology.OpTime
+	tvCounter    int64
+	changed      chan struct{} // closed on any state or position change
+	peers        map[int]*peer
+	downstream   map[int]position // positions reported to us, forwarded upstream
+	syncer       Syncer
+	syncHost     string
+	stepWait     chan error // pending replSetStepDown
+	maintenance  int
+	fetchingCfg  bool
+	electedAt    time.Time
+	electionTerm int64
+
+	pending pendingPositions
+	wake    chan struct{} // cap 1: positions pending
+	report  chan struct{} // cap 1: report positions upstream now
+	stop    chan struct{}
+	wg      sync.WaitGroup
+}
+
+// position is a member's written/applied/durable OpTimes.
+type position struct {
+	Written, Applied, Durable topology.OpTime
+	Term                      int64
+	CfgVer                    int64
+}
+
+// New returns a Coordinator; it loads the persisted config and vote. Call
+// Start to run it.
+func New(opts Options) (*Coordinator, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.TickInterval <= 0 {
+		opts.TickInterval = 50 * time.Millisecond
+	}
+	c := &Coordinator{
+		opts: opts, cat: opts.Catalog, log: opts.Logger.With("component", "repl"), now: opts.Now,
+		processID: bson.NewObjectID(), changed: make(chan struct{}),
+		peers: map[int]*peer{}, downstream: map[int]position{},
+		wake: make(chan struct{}, 1), report: make(chan struct{}, 1), stop: make(chan struct{}),
+	}
+	c.started = c.now()
+	cfg, ok, err := loadConfig(c.cat)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ok {
+		if err := c.installLocked(cfg); err != nil {
+			return nil, err
+		}
+	}
+	c.publishLocked()
+	return c, nil
+}
+
+// installLocked creates the topology coordinator from cfg and what was
+// persisted (vote, last applied OpTime). REQUIRES: mu.
+func (c *Coordinator) installLocked(cfg topology.Config) error {
+	vote, err := loadVote(c.cat)
+	if err != nil {
+		return err
+	}
+	applied, err := lastApplied(c.cat)
+	if err != nil {
+		return err
+	}
+	c.topo = topology.New(topology.Options{
+		Config: cfg, SelfHost: c.opts.Self, Now: c.now(), Rand: c.opts.Rand,
+		Term: vote.Term, LastVote: vote, Applied: applied,
+	})
+	c.durable = applied
+	c.log.Info("replica set config installed", "set", cfg.Name, "version", cfg.Version,
+		"term", cfg.Term, "state", c.topo.State().String())
+	c.bumpLocked()
+	return nil
+}
+
+// Start runs the coordinator's goroutines.
+func (c *Coordinator) Start() {
+	c.wg.Add(3)
+	go c.loop()
+	go c.tailLocal()
+	go c.reporter()
+}
+
+// Stop ends the goroutines and the sync loop.
+func (c *Coordinator) Stop() {
+	select {
+	case <-c.stop:
+		return
+	default:
+	}
+	close(c.stop)
+	c.wg.Wait()
+	c.mu.Lock()
+	c.stopSyncerLocked()
+	c.acceptW = false
+	c.publishLocked()
+	c.mu.Unlock()
+}
+
+// loop ticks the topology and feeds it the positions posted by the local
+// oplog tail and the Syncer.
+func (c *Coordinator) loop() {
+	defer c.wg.Done()
+	t := time.NewTicker(c.opts.TickInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+			c.event(func(now time.Time) []topology.Action { return c.topo.Tick(now) })
+		case <-c.wake:
+			c.feedPending()
+		}
+	}
+}
+
+// event calls f on the topology (if configured) under mu and carries out
+// its actions.
+func (c *Coordinator) event(f func(now time.Time) []topology.Action) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.eventLocked(f)
+}
+
+// eventLocked is event with mu held. REQUIRES: mu.
+func (c *Coordinator) eventLocked(f func(now time.Time) []topology.Action) {
+	if c.topo == nil {
+		return
+	}
+	c.applyLocked(f(c.now()))
+	c.publishLocked()
+}
+
+// bumpLocked records a topology change for hello's topologyVersion.
+// REQUIRES: mu.
+func (c *Coordinator) bumpLocked() { c.tvCounter++ }
+
+// notifyLocked wakes every waiter (write concern, awaitable hello).
+// REQUIRES: mu.
+func (c *Coordinator) notifyLocked() {
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+func (c *Coordinator) String() string { return fmt.Sprintf("repl(%s)", c.opts.Self) }

@@ -1,0 +1,269 @@
+package repl
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/repl/topology"
+)
+
+// peer is what the I/O layer knows of another member, for replSetGetStatus.
+type peer struct {
+	inflight          bool
+	lastHeartbeat     time.Time // last heartbeat answer received
+	lastHeartbeatRecv time.Time // last heartbeat request received from it
+	reply             topology.HeartbeatReply
+	health            bool
+	upSince           time.Time
+	lastErr           string
+}
+
+func (c *Coordinator) peerLocked(id int) *peer {
+	p := c.peers[id]
+	if p == nil {
+		p = &peer{reply: topology.HeartbeatReply{State: topology.StateUnknown, SyncSource: -1}}
+		c.peers[id] = p
+	}
+	return p
+}
+
+// sendHeartbeatsLocked sends replSetHeartbeat to every target that has no
+// heartbeat in flight. REQUIRES: mu.
+func (c *Coordinator) sendHeartbeatsLocked(targets []int) {
+	cfg := c.topo.Config()
+	req := bson.D{
+		{Key: "replSetHeartbeat", Value: cfg.Name},
+		{Key: "configVersion", Value: cfg.Version}, {Key: "configTerm", Value: cfg.Term},
+		{Key: "hbv", Value: int32(1)}, {Key: "from", Value: c.opts.Self},
+		{Key: "fromId", Value: int32(c.topo.SelfID())}, {Key: "term", Value: c.topo.Term()},
+	}
+	timeout := cfg.HeartbeatInterval() * 2
+	for _, id := range targets {
+		i := cfg.MemberIndex(id)
+		p := c.peerLocked(id)
+		if i < 0 || p.inflight {
+			continue
+		}
+		p.inflight = true
+		go c.heartbeat(id, cfg.Members[i].Host, req, timeout)
+	}
+}
+
+func (c *Coordinator) heartbeat(id int, host string, req bson.D, timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	start := time.Now()
+	reply, err := c.opts.Transport.Run(ctx, host, "admin", req)
+	if err != nil && ctx.Err() == nil {
+		// One immediate retry, as MongoDB: a pooled connection may be stale
+		// after the peer restarted.
+		start = time.Now()
+		reply, err = c.opts.Transport.Run(ctx, host, "admin", req)
+	}
+	rtt := time.Since(start)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.peerLocked(id)
+	p.inflight = false
+	if err != nil {
+		if p.health {
+			c.log.Info("heartbeat failed", "member", host, "err", err)
+		}
+		p.health, p.lastErr = false, err.Error()
+		c.eventLocked(func(now time.Time) []topology.Action { return c.topo.HeartbeatFailed(now, id) })
+		return
+	}
+	r := parseHeartbeatReply(reply, id, rtt)
+	if !p.health {
+		p.upSince = c.now()
+	}
+	p.health, p.lastErr, p.lastHeartbeat, p.reply = true, "", c.now(), r
+	if cfgDoc, ok := bsonx.Get(reply, "config"); ok {
+		c.learnConfigLocked(cfgDoc, host)
+	}
+	c.eventLocked(func(now time.Time) []topology.Action { return c.topo.HeartbeatResponse(now, r) })
+	c.notifyLocked() // other members' positions count for w:N
+}
+
+func parseHeartbeatReply(d bson.D, id int, rtt time.Duration) topology.HeartbeatReply {
+	r := topology.HeartbeatReply{From: id, RTT: rtt, SyncSource: -1, State: topology.StateUnknown}
+	for _, f := range d {
+		switch f.Key {
+		case "state":
+			r.State = topology.MemberState(asInt(f.Value))
+		case "term":
+			r.Term = asInt(f.Value)
+		case "configVersion":
+			r.ConfigVersion = asInt(f.Value)
+		case "configTerm":
+			r.ConfigTerm = asInt(f.Value)
+		case "opTime":
+			r.Applied = parseOpTime(f.Value)
+		case "durableOpTime":
+			r.Durable = parseOpTime(f.Value)
+		case "writtenOpTime":
+			r.Written = parseOpTime(f.Value)
+		case "lastOpCommitted":
+			r.CommitPoint = parseOpTime(f.Value)
+		case "syncSourceId":
+			r.SyncSource = int(asInt(f.Value))
+		case "electionTime":
+			r.ElectionTime = topology.OpTime{TS: tsOf(f.Value)}
+		}
+	}
+	return r
+}
+
+func tsOf(v any) bson.Timestamp {
+	ts, _ := v.(bson.Timestamp)
+	return ts
+}
+
+// handleHeartbeat answers replSetHeartbeat. A sender with a newer config
+// makes this member fetch it (this is how members without a config learn
+// theirs); a sender with an older one gets ours in the reply.
+func (c *Coordinator) handleHeartbeat(cmd bson.D) (bson.D, error) {
+	setName, _ := cmd[0].Value.(string)
+	from, _ := lookupString(cmd, "from")
+	their := topology.Config{Version: lookupInt(cmd, "configVersion"), Term: lookupInt(cmd, "configTerm")}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if setName != c.opts.SetName {
+		return nil, mongoerr.New(codeInconsistentReplicaSetNames,
+			"Our set name of %s does not match name %s reported by remote node", c.opts.SetName, setName)
+	}
+	if c.topo == nil {
+		if their.Version > 0 && from != "" {
+			c.fetchConfigLocked(from)
+		}
+		return nil, mongoerr.New(mongoerr.NotYetInitialized, "Received heartbeat while not yet initialized")
+	}
+	cfg := c.topo.Config()
+	if id := int(lookupInt(cmd, "fromId")); cfg.MemberIndex(id) >= 0 {
+		c.peerLocked(id).lastHeartbeatRecv = c.now()
+	}
+	if their.Newer(cfg) && from != "" {
+		c.fetchConfigLocked(from)
+	}
+	reply := c.heartbeatReplyLocked()
+	if cfg.Newer(their) {
+		reply = append(reply, bson.E{Key: "config", Value: configDoc(cfg)})
+	}
+	return reply, nil
+}
+
+func (c *Coordinator) heartbeatReplyLocked() bson.D {
+	hb := c.topo.Heartbeat()
+	now := bson.NewDateTimeFromTime(c.now())
+	d := bson.D{
+		{Key: "set", Value: c.topo.Config().Name},
+		{Key: "state", Value: int32(hb.State)},
+		{Key: "term", Value: hb.Term},
+		{Key: "configVersion", Value: int32(hb.ConfigVersion)},
+		{Key: "configTerm", Value: int32(hb.ConfigTerm)},
+		{Key: "syncingTo", Value: c.syncHost},
+		{Key: "syncSourceId", Value: int32(hb.SyncSource)},
+		{Key: "durableOpTime", Value: opTimeDoc(maxOp(hb.Durable, c.durable))},
+		{Key: "durableWallTime", Value: now},
+		{Key: "opTime", Value: opTimeDoc(hb.Applied)},
+		{Key: "wallTime", Value: now},
+		{Key: "writtenOpTime", Value: opTimeDoc(hb.Written)},
+		{Key: "writtenWallTime", Value: now},
+		{Key: "lastOpCommitted", Value: opTimeDoc(hb.CommitPoint)},
+	}
+	if hb.State == topology.StatePrimary {
+		d = append(d, bson.E{Key: "electionTime", Value: bson.Timestamp{T: uint32(c.electedAt.Unix()), I: 1}},
+			bson.E{Key: "electionId", Value: electionID(c.electionTerm)})
+	}
+	return d
+}
+
+func maxOp(a, b topology.OpTime) topology.OpTime {
+	if a.Less(b) {
+		return b
+	}
+	return a
+}
+
+// fetchConfigLocked asks host for its config in the background and
+// installs it when newer. REQUIRES: mu.
+func (c *Coordinator) fetchConfigLocked(host string) {
+	if c.fetchingCfg {
+		return
+	}
+	c.fetchingCfg = true
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		reply, err := c.opts.Transport.Run(ctx, host, "admin", bson.D{{Key: "replSetGetConfig", Value: int32(1)}})
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.fetchingCfg = false
+		if err != nil {
+			c.log.Info("cannot fetch config", "from", host, "err", err)
+			return
+		}
+		if doc, ok := bsonx.Get(reply, "config"); ok {
+			c.learnConfigLocked(doc, host)
+		}
+	}()
+}
+
+// learnConfigLocked installs a config another member sent when it is
+// newer than ours and names our set. REQUIRES: mu.
+func (c *Coordinator) learnConfigLocked(v any, from string) {
+	doc, _ := v.(bson.D)
+	cfg, err := parseConfig(doc)
+	if err != nil || cfg.Name != c.opts.SetName || cfg.Validate() != nil {
+		c.log.Info("ignoring config from peer", "from", from, "err", err)
+		return
+	}
+	if c.topo != nil && !cfg.Newer(c.topo.Config()) {
+		return
+	}
+	if err := c.installConfigLocked(cfg); err != nil {
+		c.log.Error("cannot install config from peer", "from", from, "err", err)
+	}
+}
+
+// installConfigLocked persists cfg and hands it to the topology (creating
+// it on the first config). REQUIRES: mu.
+func (c *Coordinator) installConfigLocked(cfg topology.Config) error {
+	ctx, cancel := context.WithTimeout(context.Background(), persistTimeout)
+	defer cancel()
+	if err := storeConfig(ctx, c.cat, cfg); err != nil {
+		return err
+	}
+	if c.topo == nil {
+		if err := c.installLocked(cfg); err != nil {
+			return err
+		}
+		if c.topo.Applied().IsZero() {
+			// An empty member syncs before it may stand (MongoDB's
+			// STARTUP2, initial sync); its first applied entry ends it.
+			c.eventLocked(func(now time.Time) []topology.Action {
+				return c.topo.SetFollowerState(now, topology.StateStartup2)
+			})
+		}
+		c.eventLocked(func(now time.Time) []topology.Action { return c.topo.Tick(now) })
+		return nil
+	}
+	c.bumpLocked()
+	c.eventLocked(func(now time.Time) []topology.Action { return c.topo.ConfigChanged(now, cfg) })
+	return nil
+}
+
+func lookupString(d bson.D, key string) (string, bool) {
+	v, ok := bsonx.Get(d, key)
+	s, isStr := v.(string)
+	return s, ok && isStr
+}
+
+func lookupInt(d bson.D, key string) int64 {
+	v, _ := bsonx.Get(d, key)
+	return asInt(v)
+}

@@ -1,0 +1,239 @@
+package repl
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/repl/topology"
+)
+
+// pendingPositions are positions posted by goroutines that must not take
+// mu (Syncer callbacks, the local oplog tail); the loop feeds them to the
+// topology.
+type pendingPositions struct {
+	mu                      sync.Mutex
+	written, applied, durbl topology.OpTime
+}
+
+// OnApplied records that the Syncer applied (and wrote) through op.
+func (c *Coordinator) OnApplied(op topology.OpTime) {
+	c.post(func(p *pendingPositions) { p.applied = maxOp(p.applied, op) })
+}
+
+// OnDurable records that this member's oplog is durable through op.
+func (c *Coordinator) OnDurable(op topology.OpTime) {
+	c.post(func(p *pendingPositions) { p.durbl = maxOp(p.durbl, op) })
+}
+
+func (c *Coordinator) post(f func(p *pendingPositions)) {
+	c.pending.mu.Lock()
+	f(&c.pending)
+	c.pending.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// feedPending hands the posted positions to the topology.
+func (c *Coordinator) feedPending() {
+	c.pending.mu.Lock()
+	p := pendingPositions{written: c.pending.written, applied: c.pending.applied, durbl: c.pending.durbl}
+	c.pending.written, c.pending.applied, c.pending.durbl = topology.OpTime{}, topology.OpTime{}, topology.OpTime{}
+	c.pending.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.topo == nil {
+		return
+	}
+	now := c.now()
+	if !p.written.IsZero() {
+		c.applyLocked(c.topo.LocalWrite(now, p.written))
+	}
+	if !p.applied.IsZero() {
+		c.applyLocked(c.topo.LocalApplied(now, p.applied))
+		if c.topo.State() == topology.StateStartup2 {
+			// TODO(#4): a real initial sync (clone, then apply) ends here.
+			c.applyLocked(c.topo.SetFollowerState(now, topology.StateSecondary))
+		}
+	}
+	if !p.durbl.IsZero() {
+		c.durable = maxOp(c.durable, p.durbl)
+		c.applyLocked(c.topo.LocalDurable(now, p.durbl))
+	}
+	c.publishLocked()
+	c.kickReport()
+}
+
+// tailLocal follows this member's oplog: a writable primary's entries are
+// reported with LocalWrite, and every entry, once synced, with
+// LocalDurable.
+func (c *Coordinator) tailLocal() {
+	defer c.wg.Done()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-c.stop
+		cancel()
+	}()
+	durKick := make(chan struct{}, 1)
+	var durMu sync.Mutex
+	var durCand topology.OpTime
+	c.wg.Add(1)
+	go c.durableLoop(ctx, durKick, &durMu, &durCand)
+	log := c.cat.Oplog()
+	after := log.Visible()
+	for {
+		if err := log.Wait(ctx, after); err != nil {
+			return
+		}
+		after = log.Visible()
+		op, err := opTimeAt(c.cat, after)
+		if err != nil {
+			c.log.Error("cannot read own oplog", "err", err)
+			continue
+		}
+		if c.load().writable {
+			c.post(func(p *pendingPositions) { p.written = maxOp(p.written, op) })
+		}
+		durMu.Lock()
+		durCand = maxOp(durCand, op)
+		durMu.Unlock()
+		select {
+		case durKick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// durableLoop syncs the WAL for the newest visible entry and reports it
+// durable. TODO(#4): wait for the background sync instead of forcing one
+// when no j/majority waiter needs it.
+func (c *Coordinator) durableLoop(ctx context.Context, kick chan struct{}, mu *sync.Mutex, cand *topology.OpTime) {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-kick:
+		}
+		mu.Lock()
+		op := *cand
+		mu.Unlock()
+		if err := c.cat.Engine().SyncNow(); err != nil {
+			return
+		}
+		c.OnDurable(op)
+	}
+}
+
+func (c *Coordinator) kickReport() {
+	select {
+	case c.report <- struct{}{}:
+	default:
+	}
+}
+
+// reporter sends replSetUpdatePosition (ours and our downstream members')
+// to the sync source after progress and every heartbeat interval.
+func (c *Coordinator) reporter() {
+	defer c.wg.Done()
+	for {
+		interval := topology.DefaultHeartbeatInterval
+		if s := c.load(); s.hasConfig {
+			interval = s.cfg.HeartbeatInterval()
+		}
+		t := time.NewTimer(interval)
+		select {
+		case <-c.stop:
+			t.Stop()
+			return
+		case <-c.report:
+		case <-t.C:
+		}
+		t.Stop()
+		s := c.load()
+		if s.syncHost == "" || s.state == topology.StatePrimary || s.selfID < 0 {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), interval*2)
+		_, err := c.opts.Transport.Run(ctx, s.syncHost, "admin", c.updatePositionCmd(s))
+		cancel()
+		if err != nil {
+			c.log.Debug("replSetUpdatePosition failed", "source", s.syncHost, "err", err)
+		}
+	}
+}
+
+func (c *Coordinator) updatePositionCmd(s *snapshot) bson.D {
+	entries := bson.A{positionDoc(s.selfID, s.cfg.Version,
+		position{Written: s.applied, Applied: s.applied, Durable: s.durable})}
+	c.mu.Lock()
+	for id, p := range c.downstream {
+		if s.cfg.MemberIndex(id) >= 0 {
+			entries = append(entries, positionDoc(id, s.cfg.Version, p))
+		}
+	}
+	c.mu.Unlock()
+	return bson.D{{Key: "replSetUpdatePosition", Value: int32(1)}, {Key: "optimes", Value: entries},
+		{Key: "$replData", Value: bson.D{{Key: "term", Value: s.term}, {Key: "configVersion", Value: s.cfg.Version}}}}
+}
+
+func positionDoc(id int, cfgver int64, p position) bson.D {
+	wall := bson.NewDateTimeFromTime(time.Now())
+	return bson.D{
+		{Key: "durableOpTime", Value: opTimeDoc(p.Durable)}, {Key: "durableWallTime", Value: wall},
+		{Key: "appliedOpTime", Value: opTimeDoc(p.Applied)}, {Key: "appliedWallTime", Value: wall},
+		{Key: "writtenOpTime", Value: opTimeDoc(p.Written)}, {Key: "writtenWallTime", Value: wall},
+		{Key: "memberId", Value: int32(id)}, {Key: "cfgver", Value: cfgver},
+	}
+}
+
+// handleUpdatePosition records positions reported by members that sync
+// from us (directly or through them) and forwards them upstream.
+func (c *Coordinator) handleUpdatePosition(cmd bson.D) (bson.D, error) {
+	term := lookupInt(cmd, "term")
+	if rd, ok := bsonx.Get(cmd, "$replData"); ok {
+		if d, isDoc := rd.(bson.D); isDoc {
+			term = lookupInt(d, "term")
+		}
+	}
+	arr, _ := bsonx.Get(cmd, "optimes")
+	entries, _ := arr.(bson.A)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.topo == nil {
+		return bson.D{}, nil
+	}
+	self := c.topo.SelfID()
+	for _, e := range entries {
+		d, _ := e.(bson.D)
+		id := int(lookupInt(d, "memberId"))
+		if d == nil || id == self {
+			continue
+		}
+		p := parsePosition(d)
+		old := c.downstream[id]
+		c.downstream[id] = position{Written: maxOp(old.Written, p.Written),
+			Applied: maxOp(old.Applied, p.Applied), Durable: maxOp(old.Durable, p.Durable)}
+		c.applyLocked(c.topo.UpdatePosition(c.now(), id, term, p.Written, p.Applied, p.Durable))
+	}
+	c.publishLocked()
+	c.notifyLocked()
+	c.kickReport()
+	return bson.D{}, nil
+}
+
+func parsePosition(d bson.D) position {
+	get := func(k string) topology.OpTime {
+		v, _ := bsonx.Get(d, k)
+		return parseOpTime(v)
+	}
+	p := position{Applied: get("appliedOpTime"), Durable: get("durableOpTime"), Written: get("writtenOpTime")}
+	p.Written = maxOp(p.Written, p.Applied)
+	return p
+}
