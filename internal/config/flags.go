@@ -32,6 +32,14 @@ func BindFlags(fs *flag.FlagSet, s *Serve) {
 	fs.BoolVar(&s.InMemory, "inMemory", s.InMemory, "keep data in memory only (tests)")
 	fs.DurationVar(&s.SimulatedLatency, "simulatedLatency", s.SimulatedLatency,
 		"one-way delay added to node-to-node messages (experiments; e.g. 50us)")
+	fs.Func("simulatedLatencyTo", "per-peer one-way delays: host:port=duration[,...]", func(v string) error {
+		m, err := parseLatencyMap(v)
+		if err != nil {
+			return err
+		}
+		s.SimulatedLatencyTo = m
+		return nil
+	})
 	fs.Func("setParameter", "server parameter name=value (repeatable); known: ttlMonitorSleepSecs", func(v string) error {
 		name, value, ok := strings.Cut(v, "=")
 		if !ok || name == "" {
@@ -114,4 +122,24 @@ func (s *Serve) TTLMonitorSleep() time.Duration {
 		return 0
 	}
 	return time.Duration(n) * time.Second
+}
+
+// parseLatencyMap parses "host:port=duration,host:port=duration".
+func parseLatencyMap(v string) (map[string]time.Duration, error) {
+	m := map[string]time.Duration{}
+	for _, part := range strings.Split(v, ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		host, dur, ok := strings.Cut(part, "=")
+		if !ok {
+			return nil, fmt.Errorf("--simulatedLatencyTo wants host:port=duration, got %q", part)
+		}
+		d, err := time.ParseDuration(dur)
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("--simulatedLatencyTo: bad duration %q for %s", dur, host)
+		}
+		m[host] = d
+	}
+	return m, nil
 }

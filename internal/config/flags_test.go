@@ -119,3 +119,15 @@ func TestExplicitZeroRejected(t *testing.T) {
 		t.Fatalf("commitIntervalMs 0: %v", err)
 	}
 }
+
+func TestParseLatencyMap(t *testing.T) {
+	m, err := parseLatencyMap("127.0.0.1:1=100us, 127.0.0.1:2=2ms")
+	if err != nil || len(m) != 2 || m["127.0.0.1:1"] != 100*time.Microsecond || m["127.0.0.1:2"] != 2*time.Millisecond {
+		t.Fatalf("got %v, %v", m, err)
+	}
+	for _, bad := range []string{"127.0.0.1:1", "h=notaduration", "h=-1ms"} {
+		if _, err := parseLatencyMap(bad); err == nil {
+			t.Errorf("%q: want an error", bad)
+		}
+	}
+}

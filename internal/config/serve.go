@@ -41,6 +41,10 @@ type Serve struct {
 	// to give members network distance where netem is unavailable.
 	// Default 0. Flag --simulatedLatency (a Go duration, e.g. 100us).
 	SimulatedLatency time.Duration
+	// SimulatedLatencyTo overrides SimulatedLatency per peer ("host:port"),
+	// so members sit at different distances. Flag --simulatedLatencyTo
+	// host=duration[,host=duration...].
+	SimulatedLatencyTo map[string]time.Duration
 
 	// Parameters are server parameters from --setParameter name=value
 	// (mongod's syntax); see knownParameters.

@@ -160,3 +160,13 @@ func TestLatencyAndDialFailure(t *testing.T) {
 		t.Fatal("dial to closed port succeeded")
 	}
 }
+
+func TestLatencyPerDestination(t *testing.T) {
+	p := NewPool(Options{Latency: time.Millisecond, LatencyTo: map[string]time.Duration{"127.0.0.1:1": 7 * time.Millisecond}})
+	if got := p.latencyFor("127.0.0.1:1"); got != 7*time.Millisecond {
+		t.Fatalf("latency to overridden host = %v, want 7ms", got)
+	}
+	if got := p.latencyFor("127.0.0.1:2"); got != time.Millisecond {
+		t.Fatalf("latency to other host = %v, want the default 1ms", got)
+	}
+}

@@ -20,6 +20,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Latency is a simulated one-way delay added before each send.
 	Latency time.Duration
+	// LatencyTo overrides Latency per destination host ("host:port"), so
+	// members can be at different distances from each other.
+	LatencyTo map[string]time.Duration
 	// MaxIdle caps idle connections kept per host; 0 means 4.
 	MaxIdle int
 }
@@ -52,7 +55,7 @@ func NewPool(opts Options) *Pool {
 
 // Dial opens a dedicated connection to host (not pooled; the caller closes it).
 func (p *Pool) Dial(ctx context.Context, host string) (*Conn, error) {
-	return dial(ctx, host, p.opts.DialTimeout, p.opts.Latency)
+	return dial(ctx, host, p.opts.DialTimeout, p.latencyFor(host))
 }
 
 // Run sends cmd to db on host over a pooled connection and returns the
@@ -130,4 +133,12 @@ func IsNetworkError(err error) bool {
 	}
 	_, isReply := err.(*mongoerr.Error)
 	return !isReply
+}
+
+// latencyFor returns the simulated one-way delay towards host.
+func (p *Pool) latencyFor(host string) time.Duration {
+	if d, ok := p.opts.LatencyTo[host]; ok {
+		return d
+	}
+	return p.opts.Latency
 }
