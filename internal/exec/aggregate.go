@@ -5,6 +5,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/agg"
 	"github.com/relaydb/relaydb/internal/agg/expr"
+	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -17,6 +18,8 @@ type AggregateParams struct {
 	Vars *expr.Vars
 	// LocalSessions lists sessions for $listLocalSessions.
 	LocalSessions func() ([]bson.D, error)
+	// Snapshot is the view every stage reads (see FindParams.Snapshot).
+	Snapshot *catalog.Snapshot
 }
 
 // Aggregate runs a pipeline over db.coll (coll "" = a database-level
@@ -28,14 +31,15 @@ func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error)
 	if err != nil {
 		return nil, err
 	}
-	env := agg.Env{DB: db, Lookup: e.lookupSource, Vars: p.Vars, LocalSessions: p.LocalSessions}
+	env := agg.Env{DB: db, Lookup: e.lookupSourceAt(p.Snapshot), Vars: p.Vars, LocalSessions: p.LocalSessions}
 	pl, err := agg.Compile(stages, env)
 	if err != nil {
 		return nil, err
 	}
 	var src agg.Iterator = agg.Slice(nil)
 	if coll != "" {
-		it, _, err := e.Find(db, coll, FindParams{Filter: pl.FirstMatch(), Hint: p.Hint, AllowDiskUse: p.AllowDiskUse, Vars: p.Vars})
+		it, _, err := e.Find(db, coll, FindParams{Filter: pl.FirstMatch(), Hint: p.Hint, AllowDiskUse: p.AllowDiskUse, Vars: p.Vars,
+			Snapshot: p.Snapshot})
 		if err != nil {
 			return nil, err
 		}
@@ -51,13 +55,16 @@ func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error)
 	return res, nil
 }
 
-// lookupSource feeds $lookup and friends with a whole collection.
-func (e *Engine) lookupSource(db, coll string) (agg.Iterator, error) {
-	it, _, err := e.Find(db, coll, FindParams{})
-	if err != nil {
-		return nil, err
+// lookupSourceAt feeds $lookup and friends with a whole collection, read
+// in snap (nil: the latest state).
+func (e *Engine) lookupSourceAt(snap *catalog.Snapshot) func(db, coll string) (agg.Iterator, error) {
+	return func(db, coll string) (agg.Iterator, error) {
+		it, _, err := e.Find(db, coll, FindParams{Snapshot: snap})
+		if err != nil {
+			return nil, err
+		}
+		return &toAgg{it: it}, nil
 	}
-	return &toAgg{it: it}, nil
 }
 
 // toAgg adapts an exec Iterator to agg's document iterator.
@@ -89,9 +96,18 @@ func (f *fromAgg) Close() { f.it.Close() }
 
 // Count counts documents matching filter after skip/limit.
 func (e *Engine) Count(db, coll string, filter bson.D, skip, limit int64, hint any) (int64, error) {
+	return e.CountAt(nil, db, coll, filter, skip, limit, hint)
+}
+
+// CountAt is Count in snapshot snap (nil: the latest state).
+func (e *Engine) CountAt(snap *catalog.Snapshot, db, coll string, filter bson.D, skip, limit int64, hint any) (int64, error) {
 	col := e.cat.Collection(db, coll)
 	if col != nil && len(filter) == 0 && hint == nil {
-		n := col.Count() - skip
+		n, ok := countOf(col, snap)
+		if !ok {
+			return e.countScan(snap, db, coll, filter, skip, limit, hint)
+		}
+		n -= skip
 		if n < 0 {
 			n = 0
 		}
@@ -100,7 +116,12 @@ func (e *Engine) Count(db, coll string, filter bson.D, skip, limit int64, hint a
 		}
 		return n, nil
 	}
-	it, _, err := e.Find(db, coll, FindParams{Filter: filter, Skip: skip, Limit: limit, Hint: hint})
+	return e.countScan(snap, db, coll, filter, skip, limit, hint)
+}
+
+// countScan counts by running the query.
+func (e *Engine) countScan(snap *catalog.Snapshot, db, coll string, filter bson.D, skip, limit int64, hint any) (int64, error) {
+	it, _, err := e.Find(db, coll, FindParams{Filter: filter, Skip: skip, Limit: limit, Hint: hint, Snapshot: snap})
 	if err != nil {
 		return 0, err
 	}
@@ -121,10 +142,15 @@ func (e *Engine) Count(db, coll string, filter bson.D, skip, limit int64, hint a
 // Distinct returns the distinct values of key among matching documents;
 // array values contribute their elements, as in MongoDB.
 func (e *Engine) Distinct(db, coll, key string, filter bson.D) (bson.A, error) {
+	return e.DistinctAt(nil, db, coll, key, filter)
+}
+
+// DistinctAt is Distinct in snapshot snap (nil: the latest state).
+func (e *Engine) DistinctAt(snap *catalog.Snapshot, db, coll, key string, filter bson.D) (bson.A, error) {
 	if key == "" {
 		return nil, mongoerr.New(mongoerr.InvalidPath, "FieldPath cannot be constructed with empty string")
 	}
-	it, _, err := e.Find(db, coll, FindParams{Filter: filter})
+	it, _, err := e.Find(db, coll, FindParams{Filter: filter, Snapshot: snap})
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,10 @@ type FindParams struct {
 	AllowDiskUse bool
 	// Vars are the command's let variables (expr.EvalLet), for $expr.
 	Vars *expr.Vars
+	// Snapshot, when set, is the point-in-time view to read (readConcern
+	// majority); nil reads the latest state. The caller holds a reference
+	// for the call; the returned iterator takes its own.
+	Snapshot *catalog.Snapshot
 }
 
 // compiled holds a find's parsed parts.
@@ -64,10 +68,12 @@ func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	it, err := e.source(col, plan)
+	plan = planAt(p.Snapshot, col, plan, p.Sort)
+	it, err := e.source(col, plan, p.Snapshot)
 	if err != nil {
 		return nil, nil, err
 	}
+	it = holdIter(it, p.Snapshot)
 	if len(p.Filter) > 0 && plan.Kind != "IDHACK" {
 		it = &filterIter{in: it, m: c.m, vars: p.Vars}
 	}
@@ -90,18 +96,18 @@ func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
 }
 
 // source opens the plan's scan.
-func (e *Engine) source(col *catalog.Collection, plan *Plan) (Iterator, error) {
+func (e *Engine) source(col *catalog.Collection, plan *Plan, snap *catalog.Snapshot) (Iterator, error) {
 	switch plan.Kind {
 	case "IDHACK":
-		raw, ok, err := col.FindByID(plan.ID)
+		raw, ok, err := col.FindByIDAt(snap, plan.ID)
 		if err != nil || !ok {
 			return &sliceIter{}, err
 		}
 		return &sliceIter{rows: []*Row{{Raw: raw, Pos: -1}}}, nil
 	case "IXSCAN":
-		return &multiScan{col: col, plan: plan}, nil
+		return &multiScan{col: col, plan: plan, snap: snap}, nil
 	default:
-		return &scanIter{it: col.Scan(plan.Reverse)}, nil
+		return &scanIter{it: col.ScanAt(snap, plan.Reverse)}, nil
 	}
 }
 
@@ -109,6 +115,7 @@ func (e *Engine) source(col *catalog.Collection, plan *Plan) (Iterator, error) {
 type multiScan struct {
 	col  *catalog.Collection
 	plan *Plan
+	snap *catalog.Snapshot // nil: the latest state; held by the enclosing holdIter
 	i    int
 	cur  catalog.DocIterator
 	seen map[string]struct{} // _id keys already returned, when intervals may overlap a document
@@ -122,7 +129,7 @@ func (m *multiScan) Next() (*Row, error) {
 			}
 			iv := m.plan.Intervals[m.i]
 			m.i++
-			m.cur = m.col.ScanIndex(m.plan.Index, iv.lo, iv.hi, m.plan.Reverse)
+			m.cur = m.col.ScanIndexAt(m.snap, m.plan.Index, iv.lo, iv.hi, m.plan.Reverse)
 		}
 		raw, ok := m.cur.Next()
 		if ok {

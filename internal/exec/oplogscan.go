@@ -21,15 +21,7 @@ func (e *Engine) findOplog(c *compiled, p FindParams) (Iterator, *Plan, error) {
 	l := e.cat.Oplog()
 	var it Iterator
 	if naturalReverse(p.Sort) {
-		raws, err := l.ReadReverse(bson.Timestamp{}, int(p.Skip+p.Limit))
-		if err != nil {
-			return nil, nil, err
-		}
-		rows := make([]*Row, len(raws))
-		for i, r := range raws {
-			rows[i] = &Row{Raw: r, Pos: -1}
-		}
-		it = &sliceIter{rows: rows}
+		it = &oplogReverseIter{log: l}
 	} else {
 		start, incl := tsLowerBound(p.Filter)
 		it = &oplogIter{log: l, after: start, incl: incl}
@@ -123,3 +115,39 @@ func (o *oplogIter) Next() (*Row, error) {
 }
 
 func (o *oplogIter) Close() { o.buf = nil }
+
+// oplogReverseIter reads the oplog newest first, in batches, so a filter
+// and a limit apply to entries in that order without reading it all.
+type oplogReverseIter struct {
+	log    *oplog.Log
+	before bson.Timestamp // zero: from the visibility point down
+	buf    [][]byte
+	done   bool
+}
+
+func (o *oplogReverseIter) Next() (*Row, error) {
+	if len(o.buf) == 0 {
+		if o.done {
+			return nil, nil
+		}
+		raws, err := o.log.ReadReverse(o.before, oplogBatch)
+		if err != nil {
+			return nil, err
+		}
+		if len(raws) < oplogBatch {
+			o.done = true
+		}
+		if len(raws) == 0 {
+			return nil, nil
+		}
+		o.buf = raws
+	}
+	raw := o.buf[0]
+	o.buf = o.buf[1:]
+	if t, i, ok := bson.Raw(raw).Lookup("ts").TimestampOK(); ok {
+		o.before = bson.Timestamp{T: t, I: i}
+	}
+	return &Row{Raw: raw, Pos: -1}, nil
+}
+
+func (o *oplogReverseIter) Close() { o.buf = nil }

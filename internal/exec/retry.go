@@ -84,3 +84,11 @@ func (r *WriteResult) replayUpdate(i int, rec session.Stmt) {
 		r.Upserted = append(r.Upserted, Upserted{Index: i, ID: rec.ID})
 	}
 }
+
+// RebuildSessions forgets every retryable-write record and replays the
+// oplog's newest entries: after a rollback undid writes, their records
+// must go too.
+func (e *Engine) RebuildSessions() error {
+	e.sessions.Reset()
+	return e.rebuildSessions()
+}

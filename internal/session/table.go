@@ -114,3 +114,10 @@ func (t *Table) Len() int {
 	defer t.mu.Unlock()
 	return len(t.records)
 }
+
+// Reset forgets every record.
+func (t *Table) Reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.records = map[Key]*record{}
+}
