@@ -5,14 +5,16 @@ import (
 
 	"github.com/relaydb/relaydb/internal/bench"
 	"github.com/relaydb/relaydb/internal/bench/experiment"
+	"github.com/relaydb/relaydb/internal/bench/failover"
 	"github.com/relaydb/relaydb/internal/bench/suite"
 )
 
-// benchMain is "relaydb bench load|run|suite|experiment": the YCSB-compatible load
+// benchMain is "relaydb bench load|run|suite|experiment|failover": the YCSB-compatible load
 // generator (issue #3). It speaks to any mongodb:// target.
 func benchMain(args []string) int {
 	suite.BuildCommit = gitCommit
 	bench.RegisterSuite(suite.Main)
 	bench.RegisterExperiment(experiment.Main)
+	bench.RegisterFailover(failover.Main)
 	return bench.Main(args, os.Stdout, os.Stderr)
 }

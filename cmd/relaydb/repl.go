@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -11,9 +12,12 @@ import (
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/command"
 	"github.com/relaydb/relaydb/internal/config"
+	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/netclient"
 	"github.com/relaydb/relaydb/internal/oplog"
 	"github.com/relaydb/relaydb/internal/repl"
+	"github.com/relaydb/relaydb/internal/repl/fetcher"
+	"github.com/relaydb/relaydb/internal/repl/rollback"
 	"github.com/relaydb/relaydb/internal/session"
 )
 
@@ -24,14 +28,15 @@ func startReplication(cfg *config.Serve, cat *catalog.Catalog, disp *command.Dis
 	if cfg.ReplSet == "" {
 		return func() {}, nil
 	}
-	pool := netclient.NewPool(netclient.Options{Logger: log, Latency: cfg.SimulatedLatency})
+	pool := netclient.NewPool(netclient.Options{Logger: log, Latency: cfg.SimulatedLatency, LatencyTo: cfg.SimulatedLatencyTo})
 	self := selfHost(cfg)
 	coord, err := repl.New(repl.Options{
 		Catalog: cat, Self: self, SetName: cfg.ReplSet, Transport: pool, Logger: log,
 		NewSyncer: repl.NewSyncLoop(repl.SyncOptions{
 			Catalog: cat, Logger: log,
-			Apply: applyObserving(cat, disp.Engine().Sessions()),
-			Dial:  func(ctx context.Context, host string) (repl.SourceConn, error) { return pool.Dial(ctx, host) },
+			Observe:  observeRetryable(disp.Engine().Sessions()),
+			Rollback: rollbackFrom(cat, disp.Engine(), cfg.DBPath, log),
+			Dial:     func(ctx context.Context, host string) (repl.SourceConn, error) { return pool.Dial(ctx, host) },
 		}),
 	})
 	if err != nil {
@@ -60,19 +65,33 @@ func selfHost(cfg *config.Serve) string {
 	return net.JoinHostPort(ip, strconv.Itoa(cfg.Port))
 }
 
-// applyObserving applies a replicated batch, then records the retryable
-// writes it carries, so this member recognises their retries if it
-// becomes primary.
-func applyObserving(cat *catalog.Catalog, sessions *session.Table) func([]*oplog.Entry) error {
-	return func(entries []*oplog.Entry) error {
-		if err := cat.ApplyBatch(entries); err != nil {
-			return err
+// rollbackFrom rolls this member back to its common point with the sync
+// source; resync when only an initial sync can help.
+func rollbackFrom(cat *catalog.Catalog, eng *exec.Engine, dbpath string, log *slog.Logger) func(context.Context, fetcher.Source) (bool, error) {
+	return func(ctx context.Context, src fetcher.Source) (bool, error) {
+		res, err := rollback.Run(ctx, rollback.Options{Catalog: cat, Source: src, DBPath: dbpath, Logger: log})
+		if errors.Is(err, rollback.ErrNoCommonPoint) || errors.Is(err, rollback.ErrUnrecoverable) {
+			return true, err
 		}
+		if err == nil {
+			log.Info("rollback finished", "commonPoint", res.CommonPoint, "undone", res.Undone, "files", len(res.Files))
+			// Undone writes must not be remembered as done retryable writes.
+			if rerr := eng.RebuildSessions(); rerr != nil {
+				log.Error("cannot rebuild retryable-write records after rollback", "err", rerr)
+			}
+		}
+		return false, err
+	}
+}
+
+// observeRetryable records the retryable writes applied entries carry,
+// so this member recognises their retries if it becomes primary.
+func observeRetryable(sessions *session.Table) func([]*oplog.Entry) {
+	return func(entries []*oplog.Entry) {
 		for _, e := range entries {
 			if len(e.Extra) > 0 {
 				sessions.Observe(e.Doc())
 			}
 		}
-		return nil
 	}
 }

@@ -37,6 +37,8 @@ import (
 type replState struct {
 	ttlPaused  atomic.Bool   // SetTTLPaused
 	appliedSeq atomic.Uint64 // storage commit seq of the last applied entry
+	relax      relaxState    // initial sync's relaxed constraints (clone.go)
+	snaps      snapMgr       // majority-committed snapshots (snapshot.go)
 }
 
 // ErrOplogMismatch is returned by ApplyBatch for an entry at or before the
@@ -128,7 +130,7 @@ func (c *Catalog) commitApplied(b *storage.Batch, e *oplog.Entry, publish func()
 		c.log.Abort(s)
 		return err
 	}
-	seq, err := c.eng.Commit(b, false)
+	seq, err := c.commitTracked(b, e.TS)
 	if err != nil {
 		c.log.Abort(s)
 		return err

@@ -70,10 +70,13 @@ func (c *Catalog) applyUpdate(e *oplog.Entry) error {
 		return c.skip(e, "document not found")
 	}
 	newDoc, err := update.ApplyOplog(oldDoc, e.O)
-	if err != nil {
-		return err
+	if err == nil {
+		newDoc, err = keepID(newDoc, id)
 	}
-	if newDoc, err = keepID(newDoc, id); err != nil {
+	if err != nil && c.relaxed() { // initial sync: the document may be from the future
+		return c.skip(e, "update does not apply during initial sync: "+err.Error())
+	}
+	if err != nil {
 		return err
 	}
 	raw, err := bsonx.Encode(newDoc)

@@ -49,7 +49,11 @@ func (c *Catalog) commitLocked(b *storage.Batch, entries []*oplog.Entry, publish
 			return WriteResult{}, err
 		}
 	}
-	seq, err := c.eng.Commit(b, false)
+	var ts bson.Timestamp
+	if len(slots) > 0 {
+		ts = slots[len(slots)-1].TS
+	}
+	seq, err := c.commitTracked(b, ts)
 	if err != nil {
 		c.abort(slots)
 		return WriteResult{}, err

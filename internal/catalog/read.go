@@ -8,17 +8,25 @@ import (
 )
 
 // FindByID returns the raw BSON of the document whose _id equals id.
-func (coll *Collection) FindByID(id any) ([]byte, bool, error) {
-	return coll.cat.eng.Get(storage.DocKey(coll.ID, keystring.AppendValue(nil, id, false)))
+func (coll *Collection) FindByID(id any) ([]byte, bool, error) { return coll.FindByIDAt(nil, id) }
+
+// FindByIDAt is FindByID in snapshot s (nil: the latest state). The caller
+// holds a reference to s.
+func (coll *Collection) FindByIDAt(s *Snapshot, id any) ([]byte, bool, error) {
+	return readerOf(coll.cat, s).Get(storage.DocKey(coll.ID, keystring.AppendValue(nil, id, false)))
 }
 
 // Scan iterates over the documents in _id order. The iterator holds a
 // Pebble iterator: a consistent point-in-time view as of Scan, valid until
 // Close, so cursors may keep it across getMore.
-func (coll *Collection) Scan(reverse bool) DocIterator {
+func (coll *Collection) Scan(reverse bool) DocIterator { return coll.ScanAt(nil, reverse) }
+
+// ScanAt is Scan in snapshot s (nil: the latest state); the iterator holds
+// its own reference to s until Close.
+func (coll *Collection) ScanAt(s *Snapshot, reverse bool) DocIterator {
 	p := storage.DocPrefix(coll.ID)
-	it, err := coll.cat.eng.NewIter(p, storage.PrefixEnd(p))
-	return &docIter{it: it, err: err, reverse: reverse}
+	it, err := readerOf(coll.cat, s).NewIter(p, storage.PrefixEnd(p))
+	return &docIter{it: it, err: err, reverse: reverse, snap: holdSnapshot(s)}
 }
 
 // docIter yields values of a storage iterator.
@@ -27,6 +35,7 @@ type docIter struct {
 	err     error
 	reverse bool
 	started bool
+	snap    *Snapshot // released at Close; nil when reading the latest state
 }
 
 func (d *docIter) Next() ([]byte, bool) {
@@ -57,11 +66,15 @@ func (d *docIter) step() bool {
 func (d *docIter) Err() error { return d.err }
 
 func (d *docIter) Close() error {
-	if d.it == nil {
-		return nil
+	var err error
+	if d.it != nil {
+		err = d.it.Close()
+		d.it = nil
 	}
-	err := d.it.Close()
-	d.it = nil
+	if d.snap != nil {
+		d.snap.Release()
+		d.snap = nil
+	}
 	return err
 }
 
@@ -71,16 +84,28 @@ func (d *docIter) Close() error {
 // indexes are deduplicated). For _id_ the range applies to keystring(_id).
 // It holds a Pebble snapshot (point-in-time view) until Close.
 func (coll *Collection) ScanIndex(idx *Index, lo, hi []byte, reverse bool) DocIterator {
+	return coll.ScanIndexAt(nil, idx, lo, hi, reverse)
+}
+
+// ScanIndexAt is ScanIndex in snapshot s (nil: the latest state); the
+// iterator holds its own reference to s until Close. The caller checks
+// s.HasIndex first: an index built after s has no entries in it.
+func (coll *Collection) ScanIndexAt(s *Snapshot, idx *Index, lo, hi []byte, reverse bool) DocIterator {
 	if idx.IsID() {
 		p := storage.DocPrefix(coll.ID)
-		it, err := coll.cat.eng.NewIter(bound(p, lo, false), bound(p, hi, true))
-		return &docIter{it: it, err: err, reverse: reverse}
+		it, err := readerOf(coll.cat, s).NewIter(bound(p, lo, false), bound(p, hi, true))
+		return &docIter{it: it, err: err, reverse: reverse, snap: holdSnapshot(s)}
 	}
-	snap := coll.cat.eng.NewSnapshot()
+	var snap *storage.Snapshot
+	if s != nil {
+		snap = s.s
+	} else {
+		snap = coll.cat.eng.NewSnapshot()
+	}
 	p := storage.IndexPrefix(idx.ID)
 	it, err := snap.NewIter(bound(p, lo, false), bound(p, hi, true))
-	ix := &indexIter{coll: coll, idx: idx, snap: snap}
-	ix.docIter = docIter{it: it, err: err, reverse: reverse}
+	ix := &indexIter{coll: coll, idx: idx, snap: snap, ownSnap: s == nil}
+	ix.docIter = docIter{it: it, err: err, reverse: reverse, snap: holdSnapshot(s)}
 	if idx.Multikey {
 		ix.seen = map[string]bool{}
 	}
@@ -101,10 +126,11 @@ func bound(prefix, b []byte, upper bool) []byte {
 // indexIter walks index entries and fetches their documents.
 type indexIter struct {
 	docIter
-	coll *Collection
-	idx  *Index
-	snap *storage.Snapshot
-	seen map[string]bool // _ids already returned (multikey only)
+	coll    *Collection
+	idx     *Index
+	snap    *storage.Snapshot
+	ownSnap bool            // snap was made for this iterator (close it)
+	seen    map[string]bool // _ids already returned (multikey only)
 }
 
 func (x *indexIter) Next() ([]byte, bool) {
@@ -146,7 +172,7 @@ func (x *indexIter) entryID() ([]byte, error) {
 
 func (x *indexIter) Close() error {
 	err := x.docIter.Close()
-	if x.snap != nil {
+	if x.snap != nil && x.ownSnap {
 		if cerr := x.snap.Close(); err == nil {
 			err = cerr
 		}

@@ -78,6 +78,8 @@ type Coordinator struct {
 	fetchingCfg  bool
 	electedAt    time.Time
 	electionTerm int64
+	// initialSyncing: the Syncer runs an initial sync (STARTUP2 until done).
+	initialSyncing bool
 
 	pending pendingPositions
 	wake    chan struct{} // cap 1: positions pending
@@ -143,6 +145,7 @@ func (c *Coordinator) installLocked(cfg topology.Config) error {
 		Term: vote.Term, LastVote: vote, Applied: applied,
 	})
 	c.durable = applied
+	c.startup2IfUnsyncedLocked()
 	c.log.Info("replica set config installed", "set", cfg.Name, "version", cfg.Version,
 		"term", cfg.Term, "state", c.topo.State().String())
 	c.bumpLocked()

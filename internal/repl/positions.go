@@ -17,6 +17,7 @@ import (
 type pendingPositions struct {
 	mu                      sync.Mutex
 	written, applied, durbl topology.OpTime
+	isStart, isDone         bool // initial sync started / finished (sync_progress.go)
 }
 
 // OnApplied records that the Syncer applied (and wrote) through op.
@@ -42,8 +43,10 @@ func (c *Coordinator) post(f func(p *pendingPositions)) {
 // feedPending hands the posted positions to the topology.
 func (c *Coordinator) feedPending() {
 	c.pending.mu.Lock()
-	p := pendingPositions{written: c.pending.written, applied: c.pending.applied, durbl: c.pending.durbl}
+	p := pendingPositions{written: c.pending.written, applied: c.pending.applied, durbl: c.pending.durbl,
+		isStart: c.pending.isStart, isDone: c.pending.isDone}
 	c.pending.written, c.pending.applied, c.pending.durbl = topology.OpTime{}, topology.OpTime{}, topology.OpTime{}
+	c.pending.isStart, c.pending.isDone = false, false
 	c.pending.mu.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -51,13 +54,15 @@ func (c *Coordinator) feedPending() {
 		return
 	}
 	now := c.now()
+	c.feedInitialSyncLocked(now, p.isStart, p.isDone)
 	if !p.written.IsZero() {
 		c.applyLocked(c.topo.LocalWrite(now, p.written))
 	}
 	if !p.applied.IsZero() {
 		c.applyLocked(c.topo.LocalApplied(now, p.applied))
-		if c.topo.State() == topology.StateStartup2 {
-			// TODO(#4): a real initial sync (clone, then apply) ends here.
+		if c.topo.State() == topology.StateStartup2 && !c.initialSyncing {
+			// An empty member that synced without cloning (no Syncer
+			// initial sync reported) ends STARTUP2 at its first entry.
 			c.applyLocked(c.topo.SetFollowerState(now, topology.StateSecondary))
 		}
 	}

@@ -63,6 +63,7 @@ func (c *Coordinator) publishLocked() {
 			s.primaryHost = s.cfg.Members[i].Host
 		}
 	}
+	c.publishCommitPointLocked(s)
 	old := c.snap.Swap(s)
 	if old == nil || old.key() != s.key() {
 		c.notifyLocked()

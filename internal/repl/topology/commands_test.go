@@ -41,7 +41,7 @@ func (e *env) mutate(a args) string {
 		for k, v := range a.kv {
 			nd := cl.byID(atoi(e.t, k))
 			op := parseOpTime(e.t, v)
-			nd.oplog = append(nd.oplog, op)
+			nd.oplog, nd.applied = append(nd.oplog, op), len(nd.oplog)+1
 			cl.apply(nd, nd.c.LocalApplied(cl.now, op))
 			cl.apply(nd, nd.c.LocalDurable(cl.now, op))
 		}

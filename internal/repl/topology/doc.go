@@ -33,4 +33,10 @@
 // chainingMode "auto" (relaydb) has voters pull from the primary and
 // non-voters chain off secondaries, at most settings.chainFanout (default
 // 3) per source. replSetSyncFrom overrides until the source fails.
+// Liveness: a candidate must be strictly ahead of our last fetched OpTime
+// (the primary may be level) and its chain of sync sources, as heartbeats
+// report them, must not lead back to us; a source that is not ahead, is
+// not the primary and whose chain neither reaches the primary nor passes a
+// member ahead of us has stalled (a cycle, or a chain whose head stopped)
+// and counts as failed while some other member is ahead.
 package topology

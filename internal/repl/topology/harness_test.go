@@ -29,7 +29,8 @@ type node struct {
 	idx      int
 	c        *Coordinator
 	alive    bool
-	oplog    []OpTime // model oplog; durable at once
+	oplog    []OpTime // model oplog (fetched or written); durable at once
+	applied  int      // oplog[:applied] is applied and reported to c
 	term     int64
 	lastVote PersistVote
 	rng      *rand.Rand
@@ -50,7 +51,7 @@ func newCluster(cfg Config, seed uint64) *cluster {
 }
 
 func (cl *cluster) start(n *node) {
-	n.alive = true
+	n.alive, n.applied = true, len(n.oplog) // recovery applies the whole oplog
 	n.c = New(Options{
 		Config: cl.cfg, SelfHost: cl.cfg.Members[n.idx].Host, Now: cl.now, Rand: n.rng,
 		Term: n.term, LastVote: n.lastVote, Applied: n.last(),
@@ -147,7 +148,7 @@ func (cl *cluster) write(n *node) {
 		ts = bson.Timestamp{T: l.TS.T, I: l.TS.I + 1}
 	}
 	op := OpTime{TS: ts, Term: n.c.Term()}
-	n.oplog = append(n.oplog, op)
+	n.oplog, n.applied = append(n.oplog, op), len(n.oplog)+1
 	cl.apply(n, n.c.LocalWrite(cl.now, op))
 	cl.apply(n, n.c.LocalDurable(cl.now, op))
 }
@@ -168,7 +169,39 @@ func (cl *cluster) step(dt time.Duration) {
 		for _, n := range cl.nodes {
 			cl.pull(n)
 		}
+		for _, n := range cl.nodes {
+			cl.applyFetched(n)
+		}
 	}
+}
+
+// applyFetched applies fetched entries: all at once in scripts; in the
+// simulation in applyPct% of steps, at most applyBatch at a time, so a
+// member's oplog runs ahead of the position it reports.
+func (cl *cluster) applyFetched(n *node) {
+	if !n.alive || n.applied >= len(n.oplog) {
+		return
+	}
+	k := len(n.oplog)
+	if cl.net != nil && cl.net.applyBatch > 0 {
+		if cl.net.rng.IntN(100) >= cl.net.applyPct {
+			return
+		}
+		k = min(k, n.applied+cl.net.applyBatch)
+	}
+	n.applied = k
+	op := n.oplog[k-1]
+	cl.apply(n, n.c.LocalApplied(cl.now, op))
+	cl.apply(n, n.c.LocalDurable(cl.now, op))
+	cl.reportUp(n, n.idx, op)
+}
+
+// appliedOp returns the last applied entry.
+func (n *node) appliedOp() OpTime {
+	if n.applied == 0 {
+		return OpTime{}
+	}
+	return n.oplog[n.applied-1]
 }
 
 // pull copies the sync source's oplog past the common point, rolling back
@@ -178,19 +211,22 @@ func (cl *cluster) pull(n *node) {
 	if !n.alive || src == nil || !cl.linked(n.idx, src.idx) || n.c.Writable() {
 		return
 	}
+	if cl.net != nil && cl.net.rng.IntN(100) >= cl.net.pullPct {
+		return // this fetcher's batch is not back yet
+	}
 	common := commonPrefix(n.oplog, src.oplog)
 	if common == len(src.oplog) {
 		return // the source is behind or level: nothing to fetch
 	}
 	if common < len(n.oplog) { // diverged: roll back to the common point
-		n.oplog = slices.Clone(n.oplog[:common])
-		cl.apply(n, n.c.LocalRolledBack(cl.now, n.last()))
+		n.oplog, n.applied = slices.Clone(n.oplog[:common]), min(n.applied, common)
+		cl.apply(n, n.c.LocalRolledBack(cl.now, n.appliedOp()))
 	}
-	n.oplog = append(n.oplog, src.oplog[len(n.oplog):]...)
-	op := n.last()
-	cl.apply(n, n.c.LocalApplied(cl.now, op))
-	cl.apply(n, n.c.LocalDurable(cl.now, op))
-	cl.reportUp(n, n.idx, op)
+	end := len(src.oplog)
+	if cl.net != nil && cl.net.batch > 0 {
+		end = min(end, len(n.oplog)+cl.net.batch)
+	}
+	n.oplog = append(n.oplog, src.oplog[len(n.oplog):end]...)
 }
 
 // reportUp sends member from's position along the sync-source chain, as
@@ -281,12 +317,20 @@ func (cl *cluster) deliver(m message) {
 	}
 }
 
-// simNet delays messages at random and drops some.
+// simNet delays messages at random and drops some; it also slows
+// replication: a pull happens in pullPct% of steps and copies at most
+// batch entries (0: all), and fetched entries are applied in applyPct% of
+// steps, at most applyBatch at a time (0: at once), so members lag their
+// sources by varying amounts and fetch ahead of what they report.
 type simNet struct {
-	rng      *rand.Rand
-	maxDelay time.Duration
-	dropPct  int
-	queue    []message
+	rng        *rand.Rand
+	maxDelay   time.Duration
+	dropPct    int
+	pullPct    int
+	batch      int
+	applyPct   int
+	applyBatch int
+	queue      []message
 }
 
 func (s *simNet) enqueue(cl *cluster, m message) {

@@ -9,26 +9,39 @@ import (
 	"time"
 )
 
-var simSeed = flag.Uint64("seed", 0, "seed for TestSimulation (0: a fixed set of seeds)")
+var (
+	simSeed  = flag.Uint64("seed", 0, "seed for TestSimulation (0: seeds 1..-seeds)")
+	simSeeds = flag.Int("seeds", 5, "number of seeds TestSimulation runs when -seed is 0")
+)
 
-// TestSimulation runs sets of 3, 7 and 15 members over a network that
-// delays and drops messages, with writes, kills, restarts and partitions,
-// and checks election safety (one primary per term) and that no
-// majority-committed entry is missing from a later primary's oplog.
+// TestSimulation runs sets of 3, 7 and 15 members, with chaining allowed
+// and in chainingMode "auto", over a network that delays and drops
+// messages, with writes, kills, restarts and partitions. It checks election
+// safety (one primary per term), that no majority-committed entry is
+// missing from a later primary's oplog, and liveness: once the chaos stops
+// and the network heals, every live member reaches the primary's last
+// OpTime within catchUpBound of the last write.
 func TestSimulation(t *testing.T) {
-	seeds := []uint64{1, 2, 3}
+	var seeds []uint64
+	for s := 1; s <= *simSeeds; s++ {
+		seeds = append(seeds, uint64(s))
+	}
 	if *simSeed != 0 {
 		seeds = []uint64{*simSeed}
 	}
-	for _, n := range []int{3, 7, 15} {
-		for _, seed := range seeds {
-			t.Run(fmt.Sprintf("n=%d/seed=%d", n, seed), func(t *testing.T) {
-				t.Logf("seed %d (rerun with -seed=%d)", seed, seed)
-				simulate(t, n, seed, 60*time.Second)
-			})
+	for _, mode := range []string{"true", "auto"} {
+		for _, n := range []int{3, 7, 15} {
+			for _, seed := range seeds {
+				t.Run(fmt.Sprintf("chaining=%s/n=%d/seed=%d", mode, n, seed), func(t *testing.T) {
+					t.Logf("seed %d (rerun with -run 'TestSimulation/chaining=%s/n=%d/' -seed=%d)", seed, mode, n, seed)
+					simulate(t, n, seed, mode, 60*time.Second)
+				})
+			}
 		}
 	}
 }
+
+var simHook func(cl *cluster)
 
 type simChecker struct {
 	t         *testing.T
@@ -70,7 +83,7 @@ func (s *simChecker) observe(n *node, a Action) {
 	}
 }
 
-func simulate(t *testing.T, n int, seed uint64, d time.Duration) {
+func simulate(t *testing.T, n int, seed uint64, mode string, d time.Duration) {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	voters := min(n, 7)
 	cfg := NewConfig("rs0")
@@ -81,17 +94,27 @@ func simulate(t *testing.T, n int, seed uint64, d time.Duration) {
 		}
 		cfg.Members = append(cfg.Members, m)
 	}
+	if mode == "auto" {
+		cfg.Settings.ChainingMode = "auto"
+	}
 	cl := newCluster(cfg, seed)
-	cl.net = &simNet{rng: rng, maxDelay: 30 * time.Millisecond, dropPct: 5}
+	cl.net = &simNet{rng: rng, maxDelay: 30 * time.Millisecond, dropPct: 5, pullPct: 30, batch: 8, applyPct: 30, applyBatch: 4}
+	for i := range cl.pos {
+		cl.pos[i] = rng.Float64() * 20 // RTTs of 0.2-20 ms: chaining pays
+	}
 	chk := &simChecker{t: t, cl: cl, leaders: map[int64]int{}}
 	cl.onAction = chk.observe
 	for end := cl.now.Add(d); cl.now.Before(end); {
 		cl.step(10 * time.Millisecond)
 		chaos(cl, rng, voters)
+		if simHook != nil {
+			simHook(cl)
+		}
 	}
 	if chk.elections == 0 || len(chk.committed) == 0 {
 		t.Fatalf("no progress: %d elections, %d committed entries", chk.elections, len(chk.committed))
 	}
+	checkCatchUp(t, cl, seed)
 	t.Logf("%d elections, %d terms, %d committed entries", chk.elections, len(chk.leaders), len(chk.committed))
 }
 
@@ -100,7 +123,9 @@ func simulate(t *testing.T, n int, seed uint64, d time.Duration) {
 func chaos(cl *cluster, rng *rand.Rand, voters int) {
 	for _, nd := range cl.nodes {
 		if rng.IntN(10) == 0 {
-			cl.write(nd)
+			for range 1 + rng.IntN(8) { // bursts of load
+				cl.write(nd)
+			}
 		}
 	}
 	switch r := rng.IntN(1000); {

@@ -25,16 +25,21 @@ func (c *Coordinator) autoChains() bool {
 }
 
 // checkSyncSource keeps the sync source or picks a new one, returning a
-// ChangeSyncSource action when it changes.
+// ChangeSyncSource action when it changes. Only changes made for a closer
+// candidate count against the hourly budget.
 func (c *Coordinator) checkSyncSource(now time.Time, acts []Action) []Action {
 	if c.self < 0 || c.state == StateArbiter || c.writable {
 		return c.setSyncSource(-1, false, acts)
 	}
-	if c.syncSource >= 0 && !c.shouldChangeSyncSource(now) {
-		return acts
+	byRTT := false
+	if c.syncSource >= 0 {
+		var change bool
+		if change, byRTT = c.shouldChangeSyncSource(now); !change {
+			return acts
+		}
 	}
 	next, forced := c.chooseSyncSource()
-	if next >= 0 && c.syncSource >= 0 && c.usable(c.syncSource) && next != c.syncSource {
+	if byRTT && next >= 0 && next != c.syncSource {
 		c.rttChanges = append(c.rttChanges, now)
 	}
 	return c.setSyncSource(next, forced, acts)
@@ -59,26 +64,30 @@ func (c *Coordinator) usable(i int) bool {
 	return i != c.self && m.up && m.state.Readable() && m.cfg.DataBearing()
 }
 
-// shouldChangeSyncSource: the source died, the mode wants another kind of
-// source, it lags the primary by more than MaxSyncSourceLag, it carries
-// too many readers (mode "auto"), or a clearly closer candidate appeared.
-func (c *Coordinator) shouldChangeSyncSource(now time.Time) bool {
+// shouldChangeSyncSource: the source died or stalled (see sourceStalled)
+// while another member is ahead of us, the mode wants another kind of
+// source, it lags the primary by more than MaxSyncSourceLag, it carries too
+// many readers (mode "auto"), or a clearly closer candidate appeared
+// (byRTT).
+func (c *Coordinator) shouldChangeSyncSource(now time.Time) (change, byRTT bool) {
 	cur := c.syncSource
 	switch {
 	case !c.usable(cur):
-		return true
+		return true, false
+	case c.sourceStalled(cur) && c.someoneAhead(): // a stalled source has failed, forced or not
+		return true, false
 	case c.syncSourceForced:
-		return false
+		return false, false
 	case c.syncsFromPrimaryOnly():
-		return cur != c.primary && c.primary >= 0 && c.usable(c.primary)
+		return cur != c.primary && c.primary >= 0 && c.usable(c.primary), false
 	case c.laggingBehindPrimary(cur) && c.bestCandidate(true) >= 0:
-		return true
+		return true, false
 	case c.autoChains() && c.overFanout(cur):
-		return true
+		return true, false
 	case c.autoChains() && cur == c.primary && c.autoCandidate() >= 0:
-		return true
+		return true, false
 	}
-	return c.closerCandidate(now, cur)
+	return c.closerCandidate(now, cur), true
 }
 
 // closerCandidate reports whether a candidate beats the current source's
@@ -128,9 +137,11 @@ func (c *Coordinator) chooseSyncSource() (int, bool) {
 }
 
 // eligible applies the chaining rules to candidate i: usable, not hidden,
-// building indexes if we do, ahead of us (the primary may be level), not
-// pulling from us; strict also refuses members more delayed than us or
-// lagging the primary by more than MaxSyncSourceLag.
+// building indexes if we do, strictly ahead of our last fetched OpTime
+// (the primary may be level: it is the root of every chain), not pulling
+// from us directly or through a chain (no cycles); strict also refuses
+// members more delayed than us or lagging the primary by more than
+// MaxSyncSourceLag.
 func (c *Coordinator) eligible(i int, strict bool) bool {
 	if !c.usable(i) {
 		return false
@@ -141,9 +152,9 @@ func (c *Coordinator) eligible(i int, strict bool) bool {
 		return false
 	case me.cfg.BuildIndexes && !m.cfg.BuildIndexes:
 		return false
-	case m.syncSource == me.cfg.ID:
+	case !c.ahead(i) && !(i == c.primary && m.applied == c.lastFetched()):
 		return false
-	case m.applied.Less(me.applied) || (m.applied == me.applied && i != c.primary):
+	case c.chainReaches(i, c.self):
 		return false
 	case strict && m.cfg.SecondaryDelaySecs > me.cfg.SecondaryDelaySecs:
 		return false

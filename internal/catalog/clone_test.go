@@ -1,0 +1,85 @@
+package catalog
+
+import (
+	"bytes"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func encode(t *testing.T, doc bson.D) []byte {
+	t.Helper()
+	raw, err := bson.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// TestCloneWritesNoOplogAndKeepsCounters: a cloned collection has the
+// given UUID, options and indexes; cloned documents (including an upsert)
+// have their index entries and exact counters; nothing reaches the oplog.
+func TestCloneWritesNoOplogAndKeepsCounters(t *testing.T) {
+	c := openMem(t)
+	uuid := newUUID()
+	coll, err := c.CloneCollection("app", "a", uuid, d("validationLevel", "moderate"), []bson.D{
+		spec("_id_", d("_id", int32(1))), spec("x_1", d("x", int32(1)), "unique", true), spec("t_1", d("t", int32(1))),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := [][]byte{encode(t, d("_id", 1, "x", 1, "t", bson.A{"a", "b"})), encode(t, d("_id", 2, "x", 2)),
+		encode(t, d("_id", 1, "x", 3))} // the last replaces the first
+	if err := c.CloneDocuments(coll, docs); err != nil {
+		t.Fatal(err)
+	}
+	coll = live(c, coll)
+	if !bytes.Equal(coll.UUID.Data, uuid.Data) || len(coll.Indexes()) != 3 || coll.Options[0].Key != "validationLevel" {
+		t.Fatalf("clone metadata: uuid %x indexes %d options %v", coll.UUID.Data, len(coll.Indexes()), coll.Options)
+	}
+	if coll.Count() != 2 || coll.DataSize() != int64(len(docs[1])+len(docs[2])) {
+		t.Fatalf("count %d size %d", coll.Count(), coll.DataSize())
+	}
+	if top, _ := c.Oplog().Top(); !top.IsZero() {
+		t.Fatalf("clone wrote oplog entries (top %v)", top)
+	}
+	r, err := c.verify()
+	if err != nil || !r.OK() {
+		t.Fatalf("verify: %v %v", r.Problems, err)
+	}
+	if _, err := c.CloneCollection("app", "a", newUUID(), nil, nil); err == nil {
+		t.Fatal("cloning over an existing collection succeeded")
+	}
+}
+
+// TestRelaxedUniqueConflictIsRepaired: with relaxed constraints a unique
+// conflict is tolerated; once the data is consistent the rebuild leaves
+// the index matching the documents, and strict mode rejects conflicts.
+func TestRelaxedUniqueConflictIsRepaired(t *testing.T) {
+	c := openMem(t)
+	coll, err := c.CloneCollection("app", "a", newUUID(), nil, []bson.D{spec("x_1", d("x", int32(1)), "unique", true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetRelaxedConstraints(true)
+	if err := c.CloneDocuments(coll, [][]byte{encode(t, d("_id", 1, "x", 5)), encode(t, d("_id", 2, "x", 5))}); err != nil {
+		t.Fatalf("relaxed clone: %v", err)
+	}
+	// A later write resolves the conflict (as a later oplog entry would).
+	if err := c.CloneDocuments(coll, [][]byte{encode(t, d("_id", 1, "x", 6))}); err != nil {
+		t.Fatal(err)
+	}
+	c.SetRelaxedConstraints(false)
+	if r, _ := c.verify(); r.OK() {
+		t.Fatal("expected the skipped entry to show before the repair")
+	}
+	if n, err := c.RepairRelaxedIndexes(); err != nil || n != 1 {
+		t.Fatalf("repair = %d, %v", n, err)
+	}
+	if r, err := c.verify(); err != nil || !r.OK() {
+		t.Fatalf("verify after repair: %v %v", r.Problems, err)
+	}
+	if err := c.CloneDocuments(coll, [][]byte{encode(t, d("_id", 3, "x", 6))}); err == nil {
+		t.Fatal("strict mode accepted a unique conflict")
+	}
+}

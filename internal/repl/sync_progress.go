@@ -1,0 +1,60 @@
+package repl
+
+import (
+	"time"
+
+	"github.com/relaydb/relaydb/internal/repl/topology"
+)
+
+// SecondaryDelay returns this member's secondaryDelaySecs from the
+// published config (lock-free: the sync loop calls it).
+func (c *Coordinator) SecondaryDelay() time.Duration {
+	if s := c.load(); s != nil {
+		if m, ok := s.self(); ok {
+			return time.Duration(m.SecondaryDelaySecs) * time.Second
+		}
+	}
+	return 0
+}
+
+// OnInitialSync records that the Syncer started (true) or finished (false)
+// an initial sync: the member is STARTUP2 from the start until the data is
+// consistent, whatever it applies meanwhile.
+func (c *Coordinator) OnInitialSync(active bool) {
+	c.post(func(p *pendingPositions) {
+		if active {
+			p.isStart, p.isDone = true, false
+		} else {
+			p.isDone = true
+		}
+	})
+}
+
+// feedInitialSyncLocked carries out posted initial-sync transitions, a
+// start before a finish. REQUIRES: mu, a topology.
+func (c *Coordinator) feedInitialSyncLocked(now time.Time, start, done bool) {
+	if start {
+		c.initialSyncing = true
+		if c.topo.State() != topology.StateStartup2 {
+			c.applyLocked(c.topo.SetFollowerState(now, topology.StateStartup2))
+		}
+	}
+	if done && c.initialSyncing {
+		c.initialSyncing = false
+		c.applyLocked(c.topo.SetFollowerState(now, topology.StateSecondary))
+	}
+}
+
+// startup2IfUnsyncedLocked keeps a member whose initial sync did not
+// finish (the catalog's flag survived a restart) in STARTUP2 until the
+// Syncer runs it again: its data is not consistent. REQUIRES: mu.
+func (c *Coordinator) startup2IfUnsyncedLocked() {
+	flag, err := c.cat.InitialSyncFlag()
+	if err != nil {
+		c.log.Error("cannot read the initial-sync flag", "err", err)
+	}
+	if flag || err != nil {
+		c.initialSyncing = true
+		c.applyLocked(c.topo.SetFollowerState(c.now(), topology.StateStartup2))
+	}
+}
