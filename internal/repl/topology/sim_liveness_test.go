@@ -18,7 +18,7 @@ import (
 const (
 	settleLimit  = 20 * time.Second
 	stallLimit   = 5 * time.Second
-	catchUpLimit = 20 * time.Second
+	catchUpLimit = 60 * time.Second
 )
 
 // checkCatchUp heals the network, restarts dead members if too few voters
