@@ -213,13 +213,17 @@ func (c Config) Keys() []Key {
 	return out
 }
 
-// MemberDelay is member i's simulated one-way delay: base, or with spread
-// base × (1 + i mod 3) so members sit at three distances.
-func MemberDelay(base time.Duration, i int, spread bool) time.Duration {
-	if !spread {
-		return base
+// PairDelay is the simulated one-way delay between members i and j with
+// spread: members sit in three zones (i mod 3, like racks or data
+// centres); a message costs base within a zone and base × (1 + zone
+// distance) across zones, so RTTs differ pair by pair and chaining has a
+// real choice to make.
+func PairDelay(base time.Duration, i, j int) time.Duration {
+	d := i%3 - j%3
+	if d < 0 {
+		d = -d
 	}
-	return base * time.Duration(1+i%3)
+	return base * time.Duration(1+d)
 }
 
 func latencyLabel(us int64) string {

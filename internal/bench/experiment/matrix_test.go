@@ -114,15 +114,20 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestMemberDelay(t *testing.T) {
+func TestPairDelay(t *testing.T) {
 	base := 100 * time.Microsecond
-	want := []time.Duration{base, 2 * base, 3 * base, base, 2 * base}
-	for i, w := range want {
-		if got := MemberDelay(base, i, true); got != w {
-			t.Errorf("spread member %d: %v, want %v", i, got, w)
+	cases := []struct {
+		i, j int
+		want time.Duration
+	}{
+		{0, 3, base}, {0, 1, 2 * base}, {0, 2, 3 * base}, {1, 2, 2 * base}, {5, 2, base}, {2, 0, 3 * base},
+	}
+	for _, c := range cases {
+		if got := PairDelay(base, c.i, c.j); got != c.want {
+			t.Errorf("PairDelay(%d, %d) = %v, want %v", c.i, c.j, got, c.want)
 		}
-		if got := MemberDelay(base, i, false); got != base {
-			t.Errorf("uniform member %d: %v", i, got)
+		if PairDelay(base, c.i, c.j) != PairDelay(base, c.j, c.i) {
+			t.Errorf("PairDelay(%d, %d) is not symmetric", c.i, c.j)
 		}
 	}
 }

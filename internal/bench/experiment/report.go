@@ -45,19 +45,11 @@ func NewReport(cfg Config, command string, m Machine, cells []*Cell, took time.D
 
 // LatencyMethod says how network distance was emulated.
 func LatencyMethod(spread bool) string {
-	s := "simulated one-way delay in relaydb's node-to-node transport (serve --simulatedLatency), " +
-		"added by each member to every message it sends to another member; netem was not used " +
-		"(this kernel has no sch_netem). "
+	s := "Simulated in relaydb's node-to-node transport (serve --simulatedLatency): netem is unavailable on this machine (the kernel lacks sch_netem). "
 	if spread {
-		// TODO(#5): pairwise distances need a per-peer delay in netclient
-		// (or a delay on replies too); until then the spread cannot make
-		// one peer look closer than another.
-		return s + "Spread: member mi delays by base × (1 + i mod 3), so members sit at three distances. " +
-			"The delay is the sender's only, so from any one member every peer looks equally far " +
-			"(RTT ≈ its own delay): the spread makes some members slower to pull and acknowledge, " +
-			"it does not make particular peers closer."
+		return s + "Spread: members sit in three zones (mN in zone N mod 3); a message costs the base one-way delay within a zone and base × (1 + zone distance) across zones, set per peer with --simulatedLatencyTo, so RTTs differ pair by pair."
 	}
-	return s + "Uniform: every member delays by the base latency."
+	return s + "Uniform: every member-to-member message is delayed by the base one-way latency."
 }
 
 // cell finds the cell of a key, or nil.

@@ -37,7 +37,7 @@ func TestWrapperScriptGivesEachMemberItsDelay(t *testing.T) {
 	if err := os.WriteFile(bin, []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	spec := cluster.Spec{Data: 6, Hidden: 1, ReadOnly: 8, Dir: dir, Bin: bin}
+	spec := cluster.Spec{Data: 6, Hidden: 1, ReadOnly: 8, Dir: dir, Bin: bin, BasePort: 40000}
 	if err := applyLatency(&spec, 100*time.Microsecond, true); err != nil {
 		t.Fatal(err)
 	}
@@ -53,10 +53,27 @@ func TestWrapperScriptGivesEachMemberItsDelay(t *testing.T) {
 	}
 	got, _ := os.ReadFile(out)
 	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
-	want := []string{"100us", "200us", "300us", "200us", "300us"}
+	// Member i's delay towards member j (port 40000+j): 100us in the same
+	// zone (i mod 3), +100us per zone of distance.
+	want := []map[string]string{
+		{"127.0.0.1:40003": "100us", "127.0.0.1:40001": "200us", "127.0.0.1:40002": "300us"}, // m0
+		{"127.0.0.1:40004": "100us", "127.0.0.1:40000": "200us", "127.0.0.1:40002": "200us"}, // m1
+		{"127.0.0.1:40005": "100us", "127.0.0.1:40000": "300us", "127.0.0.1:40001": "200us"}, // m2
+		{"127.0.0.1:40013": "100us", "127.0.0.1:40000": "200us", "127.0.0.1:40011": "200us"}, // m10 (zone 1)
+		{"127.0.0.1:40011": "100us", "127.0.0.1:40013": "200us", "127.0.0.1:40012": "300us"}, // m14 (zone 2)
+	}
 	for i, l := range lines {
-		if !strings.HasSuffix(l, "--logpath x --simulatedLatency "+want[i]) {
-			t.Errorf("call %d: %q, want delay %s", i, l, want[i])
+		if !strings.Contains(l, "--logpath x --simulatedLatency 100us --simulatedLatencyTo ") {
+			t.Errorf("call %d: %q lacks the latency flags", i, l)
+			continue
+		}
+		if i >= len(want) {
+			continue
+		}
+		for host, d := range want[i] {
+			if !strings.Contains(l, host+"="+d) {
+				t.Errorf("call %d: %q, want %s=%s", i, l, host, d)
+			}
 		}
 	}
 	if len(lines) != len(want) {
