@@ -25,6 +25,13 @@ package catalog
 // Tracking starts with the first SetCommitPoint (a replica set); a
 // standalone never takes snapshots, and its majority reads read the latest
 // state, as MongoDB's.
+//
+// TODO(#4): only document and index data is versioned: the in-memory
+// catalog (collections, indexes) is the latest, so a collection dropped
+// after the snapshot reads as empty. Rollback and initial sync commit
+// outside commitTracked; they run in states that refuse reads, and a
+// rollback is detected by the next commit's ts going back (pending
+// snapshots are dropped) — an explicit reset hook would be cleaner.
 
 import (
 	"sync"

@@ -69,11 +69,21 @@ func aggregateCmd(c *Ctx) (bson.D, error) {
 	if coll == "$cmd.aggregate" {
 		target = ""
 	}
+	rv, err := c.beginRead()
+	if err != nil {
+		return nil, err
+	}
+	defer rv.release()
+	p.Snapshot = rv.snap
 	it, err := c.D.eng.Aggregate(c.DB, target, p)
 	if err != nil {
 		return nil, err
 	}
-	return c.firstBatch(exec.NewCursor(c.ns(coll), it), n, false)
+	reply, err := c.firstBatch(exec.NewCursor(c.ns(coll), it), n, false)
+	if err != nil {
+		return nil, err
+	}
+	return c.finishRead(rv, reply)
 }
 
 // aggTarget returns the collection name, or "$cmd.aggregate" for {aggregate: 1}.

@@ -128,11 +128,16 @@ func countCmd(c *Ctx) (bson.D, error) {
 			return nil, err
 		}
 	}
-	n, err := c.D.eng.Count(c.DB, coll, q, skip, limit, hint)
+	rv, err := c.beginRead()
 	if err != nil {
 		return nil, err
 	}
-	return bson.D{{Key: "n", Value: int32(n)}}, nil
+	defer rv.release()
+	n, err := c.D.eng.CountAt(rv.snap, c.DB, coll, q, skip, limit, hint)
+	if err != nil {
+		return nil, err
+	}
+	return c.finishRead(rv, bson.D{{Key: "n", Value: int32(n)}})
 }
 
 func distinctCmd(c *Ctx) (bson.D, error) {
@@ -154,9 +159,14 @@ func distinctCmd(c *Ctx) (bson.D, error) {
 	if err := c.simpleCollation(); err != nil {
 		return nil, err
 	}
-	vals, err := c.D.eng.Distinct(c.DB, coll, key, q)
+	rv, err := c.beginRead()
 	if err != nil {
 		return nil, err
 	}
-	return bson.D{{Key: "values", Value: vals}}, nil
+	defer rv.release()
+	vals, err := c.D.eng.DistinctAt(rv.snap, c.DB, coll, key, q)
+	if err != nil {
+		return nil, err
+	}
+	return c.finishRead(rv, bson.D{{Key: "values", Value: vals}})
 }

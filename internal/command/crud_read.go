@@ -105,6 +105,12 @@ func findCmd(c *Ctx) (bson.D, error) {
 	if tailable && !(c.DB == "local" && coll == "oplog.rs") {
 		return nil, mongoerr.New(mongoerr.BadValue, "error processing query: tailable cursor requested on non capped collection")
 	}
+	rv, err := c.beginRead()
+	if err != nil {
+		return nil, err
+	}
+	defer rv.release()
+	p.Snapshot = rv.snap
 	it, _, err := c.D.eng.Find(c.DB, coll, p)
 	if err != nil {
 		return nil, err
@@ -113,11 +119,14 @@ func findCmd(c *Ctx) (bson.D, error) {
 	cur.Limit = p.Limit
 	cur.Tailable, cur.AwaitData = tailable, await
 	reply, err := c.firstBatch(cur, n, single)
-	if tailable && err == nil {
+	if err != nil {
+		return nil, err
+	}
+	if tailable {
 		// Only getMore waits for data; the first batch answers at once.
 		cur.Wait = c.D.eng.OplogWaiter(it)
 	}
-	return reply, err
+	return c.finishRead(rv, reply)
 }
 
 // firstBatch returns the cursor reply for a new cursor, registering the

@@ -177,7 +177,7 @@ func (d *Dispatcher) invoke(c *Command, ctx *Ctx) (reply bson.D, err error) {
 	}
 	reply, err = c.Handler(ctx)
 	if err == nil && d.repl != nil {
-		reply = append(reply, d.repl.OpTimeFields()...)
+		reply = d.opTimeFields(reply)
 	}
 	return reply, err
 }

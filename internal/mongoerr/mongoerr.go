@@ -113,6 +113,8 @@ const (
 	InconsistentReplicaSetNames            Code = 108
 	ConfigurationInProgress                Code = 109
 	UnknownReplWriteConcern                Code = 79
+	NotAReplicaSet                         Code = 123
+	LinearizableReadConcernError           Code = 170
 	CannotIndexParallelArrays              Code = 171
 )
 
@@ -169,6 +171,7 @@ var names = map[Code]string{
 	NewReplicaSetConfigurationIncompatible: "NewReplicaSetConfigurationIncompatible",
 	NodeNotElectable:                       "NodeNotElectable", InconsistentReplicaSetNames: "InconsistentReplicaSetNames",
 	ConfigurationInProgress: "ConfigurationInProgress", UnknownReplWriteConcern: "UnknownReplWriteConcern",
+	NotAReplicaSet: "NotAReplicaSet", LinearizableReadConcernError: "LinearizableReadConcernError",
 }
 
 // Name returns the codeName MongoDB uses for c, or "Location<code>" for the

@@ -37,7 +37,11 @@ func TestRollbackOfIsolatedPrimary(t *testing.T) {
 			t.Fatalf("kill %s: %v", m.Name, err)
 		}
 	}
-	w1 := cl.Database("rb").Collection("c", options.Collection().SetWriteConcern(writeconcern.W1()))
+	// j:true: the old primary must hold these writes when it is killed;
+	// a w:1 j:false write may be lost by kill -9 and would then have
+	// nothing to roll back.
+	journaled := true
+	w1 := cl.Database("rb").Collection("c", options.Collection().SetWriteConcern(&writeconcern.WriteConcern{W: 1, Journal: &journaled}))
 	for i := 0; i < 3; i++ {
 		if _, err := w1.InsertOne(ctx, bson.D{{Key: "_id", Value: fmt.Sprintf("lost%d", i)}}); err != nil {
 			t.Fatalf("w:1 insert on the isolated primary: %v", err)

@@ -45,7 +45,7 @@ func NewReport(cfg Config, command string, m Machine, cells []*Cell, took time.D
 
 // LatencyMethod says how network distance was emulated.
 func LatencyMethod(spread bool) string {
-	s := "Simulated in relaydb's node-to-node transport (serve --simulatedLatency): netem is unavailable on this machine (the kernel lacks sch_netem). "
+	s := "simulated in relaydb's node-to-node transport (serve --simulatedLatency): netem is unavailable on this machine (the kernel lacks sch_netem). "
 	if spread {
 		return s + "Spread: members sit in three zones (mN in zone N mod 3); a message costs the base one-way delay within a zone and base × (1 + zone distance) across zones, set per peer with --simulatedLatencyTo, so RTTs differ pair by pair."
 	}
