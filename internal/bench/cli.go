@@ -84,7 +84,7 @@ func (f *phaseFlags) properties() (Properties, error) {
 	return p, nil
 }
 
-// Main runs "relaydb bench <load|run|suite|experiment> [flags]" and returns the exit code.
+// Main runs "relaydb bench <load|run|suite|experiment|failover> [flags]" and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, benchUsage)
@@ -105,6 +105,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return ExitError
 		}
 		return experimentMain(args[1:], stdout, stderr)
+	case "failover":
+		if failoverMain == nil {
+			fmt.Fprintln(stderr, "relaydb bench failover: not available in this build")
+			return ExitError
+		}
+		return failoverMain(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, benchUsage)
 		return ExitOK
@@ -128,12 +134,21 @@ var experimentMain func(args []string, stdout, stderr io.Writer) int
 // RegisterExperiment installs the "experiment" subcommand.
 func RegisterExperiment(f func(args []string, stdout, stderr io.Writer) int) { experimentMain = f }
 
+// failoverMain is set by RegisterFailover (package failover imports this
+// one).
+var failoverMain func(args []string, stdout, stderr io.Writer) int
+
+// RegisterFailover installs the "failover" subcommand.
+func RegisterFailover(f func(args []string, stdout, stderr io.Writer) int) { failoverMain = f }
+
 const benchUsage = `Usage:
   relaydb bench load  [flags]   insert recordcount records (YCSB -load)
   relaydb bench run   [flags]   run operationcount operations (YCSB -t)
   relaydb bench suite [flags]   the standard suite; writes bench/results/
   relaydb bench experiment chaining [flags]
                                 issue #5's chained-replication matrix
+  relaydb bench failover [flags] kill -9 failover times and replication lag
+                                of a 3-member set (issue #4)
 Common flags: -workload a..f, -P file, -p name=value, -uri mongodb://...,
   -threads N, -target ops/s, -s, -json. -h on a command lists all flags.
 `

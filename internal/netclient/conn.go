@@ -75,6 +75,11 @@ func (c *Conn) roundTrip(ctx context.Context, db string, cmd bson.D) (bson.D, er
 	if err := c.nc.SetDeadline(dl); err != nil {
 		return nil, fmt.Errorf("netclient: %s: set deadline: %w", c.host, err)
 	}
+	// Cancellation (not only the deadline) must interrupt a blocked send
+	// or read: a peer behind a silent partition never answers, and the
+	// caller (e.g. a sync source change) is waiting for us to return.
+	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
 	id := requestIDs.Add(1)
 	c.buf = wire.AppendMsg(c.buf[:0], id, 0, 0, raw)
 	if _, err := c.nc.Write(c.buf); err != nil {

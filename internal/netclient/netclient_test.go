@@ -170,3 +170,33 @@ func TestLatencyPerDestination(t *testing.T) {
 		t.Fatalf("latency to other host = %v, want the default 1ms", got)
 	}
 }
+
+// TestCancelInterruptsBlockedRead: a peer that never answers (a silent
+// partition) must not hold a caller past its context's cancellation, even
+// when the deadline is far away.
+func TestCancelInterruptsBlockedRead(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err == nil {
+			defer c.Close()
+			time.Sleep(5 * time.Second) // read nothing, answer nothing
+		}
+	}()
+	p := NewPool(Options{})
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	_, err = p.Run(ctx, l.Addr().String(), "admin", bson.D{{Key: "ping", Value: 1}})
+	if err == nil {
+		t.Fatal("Run succeeded against a silent peer")
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("Run returned %v after cancellation, want promptly", took)
+	}
+}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/cockroachdb/pebble"
@@ -11,16 +12,33 @@ import (
 // unique-index checks need.
 type Batch struct {
 	b *pebble.Batch
+	// docKeys are the document keys written, invalidated in the document
+	// cache when the batch commits; clearDocs: a range deletion touched
+	// documents, so the whole cache goes.
+	docKeys   [][]byte
+	clearDocs bool
 }
 
 // NewBatch returns an empty indexed batch.
 func (e *Engine) NewBatch() *Batch { return &Batch{b: e.db.NewIndexedBatch()} }
 
 // Set writes key=value in the batch.
-func (b *Batch) Set(key, value []byte) error { return b.b.Set(key, value, nil) }
+func (b *Batch) Set(key, value []byte) error {
+	b.noteKey(key)
+	return b.b.Set(key, value, nil)
+}
+
+func (b *Batch) noteKey(key []byte) {
+	if isDocKey(key) {
+		b.docKeys = append(b.docKeys, append([]byte(nil), key...))
+	}
+}
 
 // Delete deletes key in the batch.
-func (b *Batch) Delete(key []byte) error { return b.b.Delete(key, nil) }
+func (b *Batch) Delete(key []byte) error {
+	b.noteKey(key)
+	return b.b.Delete(key, nil)
+}
 
 // Get returns a copy of key's value as seen through the batch.
 func (b *Batch) Get(key []byte) ([]byte, bool, error) { return get(b.b, key) }
@@ -51,6 +69,11 @@ func (e *Engine) Commit(b *Batch, sync bool) (uint64, error) {
 		err = fmt.Errorf("storage: commit: %w", err)
 		Fatal(e.logger, "durable write failed", err)
 		return 0, err
+	}
+	if b.clearDocs {
+		e.cache.clear()
+	} else if len(b.docKeys) > 0 {
+		e.cache.invalidate(b.docKeys)
 	}
 	b.Close()
 	// A synced batch is durable itself, but durable is not advanced here:
@@ -130,4 +153,15 @@ func (s *Snapshot) NewIter(lo, hi []byte) (*Iter, error) {
 func (s *Snapshot) Close() error { return s.s.Close() }
 
 // DeleteRange deletes every key in [lo, hi) in the batch.
-func (b *Batch) DeleteRange(lo, hi []byte) error { return b.b.DeleteRange(lo, hi, nil) }
+func (b *Batch) DeleteRange(lo, hi []byte) error {
+	if rangeHasDocs(lo, hi) {
+		b.clearDocs = true
+	}
+	return b.b.DeleteRange(lo, hi, nil)
+}
+
+// rangeHasDocs reports whether [lo, hi) may contain document keys.
+func rangeHasDocs(lo, hi []byte) bool {
+	docLo, docHi := []byte{PrefixDocument}, []byte{PrefixDocument + 1}
+	return bytes.Compare(lo, docHi) < 0 && (hi == nil || bytes.Compare(hi, docLo) > 0)
+}

@@ -59,6 +59,8 @@ type Options struct {
 	Logger *slog.Logger
 	// CacheSizeMB is the block cache size; 0 = DefaultCacheSizeMB.
 	CacheSizeMB int
+	// DocCacheMB is the document cache size; 0 = DefaultDocCacheMB.
+	DocCacheMB int
 }
 
 // Engine is one open data directory.
@@ -67,6 +69,7 @@ type Engine struct {
 	lock   io.Closer
 	logger *slog.Logger
 	opts   Options
+	cache  *docCache // latest committed documents (see doccache.go)
 
 	committed atomic.Uint64 // last assigned commit seq (batch applied)
 	durable   atomic.Uint64 // every seq <= durable is synced
@@ -102,7 +105,7 @@ func Open(opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	e := &Engine{logger: opts.Logger, opts: opts, syncDone: make(chan struct{}),
+	e := &Engine{logger: opts.Logger, opts: opts, cache: newDocCache(opts.DocCacheMB), syncDone: make(chan struct{}),
 		syncReq: make(chan struct{}, 1), stop: make(chan struct{})}
 	popts := pebbleOptions(opts)
 	defer popts.Cache.Unref()
@@ -195,7 +198,22 @@ func (e *Engine) Close() error {
 }
 
 // Get returns a copy of the value of key at the latest committed state.
-func (e *Engine) Get(key []byte) ([]byte, bool, error) { return get(e.db, key) }
+// A document key is served from the document cache when present; the
+// returned slice is shared and must not be modified.
+func (e *Engine) Get(key []byte) ([]byte, bool, error) {
+	if !isDocKey(key) {
+		return get(e.db, key)
+	}
+	v, ok, gen := e.cache.get(key)
+	if ok {
+		return v, true, nil
+	}
+	v, found, err := get(e.db, key)
+	if err == nil && found {
+		e.cache.put(key, v, gen)
+	}
+	return v, found, err
+}
 
 type getter interface {
 	Get(key []byte) ([]byte, io.Closer, error)
