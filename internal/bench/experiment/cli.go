@@ -71,7 +71,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, from st
 	fs.StringVar(&modes, "modes", "on,off,auto", "chaining modes (on, off, auto)")
 	fs.StringVar(&ws, "w", "majority,1", "write concerns (1, majority)")
 	fs.StringVar(&lats, "latency", "0.1ms", "simulated one-way node-to-node delays, comma-separated (e.g. 0.1ms,1ms)")
-	fs.BoolVar(&cfg.Spread, "spread", false, "unequal distances: member i delays by latency × (1 + i mod 3)")
+	fs.BoolVar(&cfg.Spread, "spread", false, "unequal distances: members in three zones (i mod 3), delay latency × (1 + zone distance) per pair")
 	fs.IntVar(&cfg.Runs, "runs", 3, "runs per cell")
 	fs.Int64Var(&cfg.RecordCount, "recordcount", DefaultRecordCount, "records per load")
 	fs.IntVar(&cfg.Threads, "threads", 8, "client threads")
