@@ -24,7 +24,7 @@ func aggregateCmd(c *Ctx) (bson.D, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, mongoerr.New(mongoerr.FailedToParse, "BSON field 'aggregate.pipeline' is missing but a required field")
+		return nil, c.missing("pipeline")
 	}
 	cursorOpts, hasCursor, err := c.doc("cursor")
 	if err != nil {

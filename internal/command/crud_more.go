@@ -150,7 +150,7 @@ func distinctCmd(c *Ctx) (bson.D, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, mongoerr.New(mongoerr.FailedToParse, "BSON field 'distinct.key' is missing but a required field")
+		return nil, c.missing("key")
 	}
 	q, _, err := c.doc("query")
 	if err != nil {

@@ -170,7 +170,7 @@ func getMoreCmd(c *Ctx) (bson.D, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, mongoerr.New(mongoerr.FailedToParse, "BSON field 'getMore.collection' is missing but a required field")
+		return nil, c.missing("collection")
 	}
 	n, err := c.batchSize(0)
 	if err != nil {
@@ -219,7 +219,7 @@ func killCursorsCmd(c *Ctx) (bson.D, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, mongoerr.New(mongoerr.FailedToParse, "BSON field 'killCursors.cursors' is missing but a required field")
+		return nil, c.missing("cursors")
 	}
 	killed, notFound := bson.A{}, bson.A{}
 	for _, v := range ids {

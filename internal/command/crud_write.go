@@ -3,6 +3,7 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/exec"
@@ -33,7 +34,7 @@ func (c *Ctx) writePrelude(listField string) (coll string, list []bson.D, ordere
 	if list, ok, err = c.docs(listField); err != nil {
 		return
 	} else if !ok {
-		err = mongoerr.New(mongoerr.FailedToParse, "BSON field '%s.%s' is missing but a required field", c.Name, listField)
+		err = c.missing(listField)
 		return
 	}
 	if len(list) > maxWriteBatch {
@@ -66,17 +67,11 @@ func updateCmd(c *Ctx) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	stmts := make([]exec.UpdateStmt, len(list))
-	for i, d := range list {
-		if stmts[i], err = parseUpdateStmt(d); err != nil {
-			return nil, err
-		}
-	}
-	vars, err := c.letVars()
+	stmts, err := parseStmts(list, parseUpdateStmt)
 	if err != nil {
 		return nil, err
 	}
-	retry, err := c.retry()
+	vars, retry, err := c.stmtContext()
 	if err != nil {
 		return nil, err
 	}
@@ -131,17 +126,11 @@ func deleteCmd(c *Ctx) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	stmts := make([]exec.DeleteStmt, len(list))
-	for i, d := range list {
-		if stmts[i], err = parseDeleteStmt(d); err != nil {
-			return nil, err
-		}
-	}
-	vars, err := c.letVars()
+	stmts, err := parseStmts(list, parseDeleteStmt)
 	if err != nil {
 		return nil, err
 	}
-	retry, err := c.retry()
+	vars, retry, err := c.stmtContext()
 	if err != nil {
 		return nil, err
 	}
@@ -180,4 +169,27 @@ func parseDeleteStmt(d bson.D) (exec.DeleteStmt, error) {
 		return s, mongoerr.New(mongoerr.FailedToParse, "BSON field 'delete.deletes.%s' is missing but a required field", map[bool]string{true: "limit", false: "q"}[hasQ])
 	}
 	return s, nil
+}
+
+// parseStmts parses every statement of an update or delete command.
+func parseStmts[T any](list []bson.D, parse func(bson.D) (T, error)) ([]T, error) {
+	out := make([]T, len(list))
+	for i, d := range list {
+		var err error
+		if out[i], err = parse(d); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// stmtContext parses what update and delete share besides statements:
+// the let variables and the retryable-write identity.
+func (c *Ctx) stmtContext() (*expr.Vars, *exec.Retry, error) {
+	vars, err := c.letVars()
+	if err != nil {
+		return nil, nil, err
+	}
+	retry, err := c.retry()
+	return vars, retry, err
 }

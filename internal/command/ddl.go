@@ -89,7 +89,7 @@ func renameCmd(c *Ctx) (bson.D, error) {
 		return nil, err
 	}
 	if !has {
-		return nil, mongoerr.New(mongoerr.FailedToParse, "BSON field 'renameCollection.to' is missing but a required field")
+		return nil, c.missing("to")
 	}
 	dropTarget, err := c.boolean("dropTarget")
 	if err != nil {

@@ -25,7 +25,7 @@ func createIndexesCmd(c *Ctx) (bson.D, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, mongoerr.New(mongoerr.FailedToParse, "BSON field 'createIndexes.indexes' is missing but a required field")
+		return nil, c.missing("indexes")
 	}
 	if len(specs) == 0 {
 		return nil, mongoerr.New(mongoerr.BadValue, "Must specify at least one index to create")
@@ -86,7 +86,7 @@ func dropIndexesCmd(c *Ctx) (bson.D, error) {
 	}
 	v, ok := c.field("index")
 	if !ok {
-		return nil, mongoerr.New(mongoerr.FailedToParse, "BSON field 'dropIndexes.index' is missing but a required field")
+		return nil, c.missing("index")
 	}
 	cat := c.D.eng.Catalog()
 	var names []string

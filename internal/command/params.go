@@ -164,3 +164,8 @@ func (c *Ctx) letVars() (*expr.Vars, error) {
 	}
 	return expr.EvalLet(let, nil)
 }
+
+// missing is MongoDB's IDL error for an absent required field.
+func (c *Ctx) missing(field string) error {
+	return mongoerr.New(mongoerr.FailedToParse, "BSON field '%s.%s' is missing but a required field", c.Name, field)
+}
