@@ -59,6 +59,11 @@ type Coordinator struct {
 	log  *slog.Logger
 	now  func() time.Time
 
+	// waiting counts write-concern waiters: while there are none, a
+	// primary reports durability from the background journal flush
+	// instead of forcing a WAL sync per batch of writes.
+	waiting atomic.Int32
+
 	processID bson.ObjectID
 	started   time.Time
 	snap      atomic.Pointer[snapshot]

@@ -115,9 +115,12 @@ func (c *Coordinator) tailLocal() {
 	}
 }
 
-// durableLoop syncs the WAL for the newest visible entry and reports it
-// durable. TODO(#4): wait for the background sync instead of forcing one
-// when no j/majority waiter needs it.
+// durableLoop reports the newest visible entry durable once the WAL is
+// synced. A secondary forces the sync (the primary's majority commit point
+// waits for its durable position); a primary forces one only while
+// write-concern waiters exist, and otherwise waits for the background
+// journal flush (storage.journal.commitIntervalMs), as w:1 loads need no
+// durable position promptly.
 func (c *Coordinator) durableLoop(ctx context.Context, kick chan struct{}, mu *sync.Mutex, cand *topology.OpTime) {
 	defer c.wg.Done()
 	for {
@@ -129,7 +132,7 @@ func (c *Coordinator) durableLoop(ctx context.Context, kick chan struct{}, mu *s
 		mu.Lock()
 		op := *cand
 		mu.Unlock()
-		if err := c.cat.Engine().SyncNow(); err != nil {
+		if err := c.syncForDurable(ctx); err != nil {
 			return
 		}
 		c.OnDurable(op)
@@ -241,4 +244,14 @@ func parsePosition(d bson.D) position {
 	p := position{Applied: get("appliedOpTime"), Durable: get("durableOpTime"), Written: get("writtenOpTime")}
 	p.Written = maxOp(p.Written, p.Applied)
 	return p
+}
+
+// syncForDurable makes everything written so far durable: at once when
+// someone may be waiting for it, else with the next background flush.
+func (c *Coordinator) syncForDurable(ctx context.Context) error {
+	eng := c.cat.Engine()
+	if c.load().state == topology.StatePrimary && c.waiting.Load() == 0 {
+		return eng.WaitBackgroundDurable(ctx)
+	}
+	return eng.SyncNow()
 }

@@ -32,6 +32,12 @@ func (c *Coordinator) WaitWriteConcern(ctx context.Context, ts bson.Timestamp, w
 	}
 	_, term := c.cat.Oplog().Last()
 	op := topology.OpTime{TS: ts, Term: term}
+	registered := false
+	defer func() {
+		if registered {
+			c.waiting.Add(-1)
+		}
+	}()
 	for {
 		if c.topo.WriteConcernSatisfied(w, j, op) {
 			c.mu.Unlock()
@@ -43,6 +49,11 @@ func (c *Coordinator) WaitWriteConcern(ctx context.Context, ts bson.Timestamp, w
 		}
 		ch := c.changed
 		c.mu.Unlock()
+		if !registered {
+			registered = true
+			c.waiting.Add(1)
+			c.cat.Engine().RequestSync() // our durable position may be what is missing
+		}
 		select {
 		case <-ch:
 		case <-ctx.Done():

@@ -35,6 +35,30 @@ func (e *Engine) SyncNow() error {
 	return e.WaitDurable(context.Background(), e.committed.Load())
 }
 
+// RequestSync asks the syncer for a WAL sync now, without waiting for it.
+func (e *Engine) RequestSync() { e.requestSync() }
+
+// WaitBackgroundDurable returns once everything committed so far is synced
+// by the background flusher (within CommitInterval), without forcing a sync.
+func (e *Engine) WaitBackgroundDurable(ctx context.Context) error {
+	seq := e.committed.Load()
+	for {
+		e.syncMu.Lock()
+		done := e.syncDone
+		e.syncMu.Unlock()
+		if e.durable.Load() >= seq {
+			return nil
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-e.stop:
+			return fmt.Errorf("storage: engine closed")
+		}
+	}
+}
+
 func (e *Engine) requestSync() {
 	select {
 	case e.syncReq <- struct{}{}:

@@ -71,7 +71,7 @@ func Run(ctx context.Context, src Source, after topology.OpTime, emit func([]*op
 // from the beginning), calling emit with each non-empty batch in order.
 func (f *Fetcher) Run(ctx context.Context, src Source, after topology.OpTime, emit func([]*oplog.Entry) error) error {
 	f.defaults()
-	cur := &cursor{f: f, src: src, last: after}
+	cur := newTail(f, src, after)
 	defer cur.kill()
 	first, err := cur.find(ctx)
 	if err != nil {
@@ -90,7 +90,7 @@ func (f *Fetcher) Run(ctx context.Context, src Source, after topology.OpTime, em
 				return err
 			}
 		}
-		if cur.id == 0 { // the source closed the cursor: find again
+		if cur.ID == 0 { // the source closed the cursor: find again
 			if err := f.pause(ctx); err != nil {
 				return err
 			}

@@ -54,7 +54,7 @@ func findCommonPoint(ctx context.Context, log *oplog.Log, src Source) (topology.
 	if err != nil || l == nil {
 		return topology.OpTime{}, nil, noCommon(err, "our oplog is empty")
 	}
-	remote := &remoteOplog{src: src, from: l.TS}
+	remote := newRemoteOplog(src, l.TS)
 	defer remote.close(context.WithoutCancel(ctx))
 	r, err := remote.next(ctx)
 	var divergent []*oplog.Entry
