@@ -60,6 +60,7 @@ func (c *Catalog) Close() error {
 	c.wg.Wait()
 	c.writeMu.Lock() // wait for an in-flight write
 	defer c.writeMu.Unlock()
+	c.repl.snaps.closeAll()
 	return c.eng.Close()
 }
 

@@ -210,3 +210,23 @@ func (m *snapMgr) advanceLocked(eng *storage.Engine, ts bson.Timestamp) {
 		m.setCurrentLocked(m.takeLocked(eng))
 	}
 }
+
+// closeAll drops the manager's hold on every snapshot (current and
+// pending) when the catalog closes; Pebble refuses to close with
+// snapshots open. Readers still holding one must not use it afterwards.
+func (m *snapMgr) closeAll() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.current != nil {
+		m.current.disown()
+		m.current.refs = 0
+		m.current.maybeCloseLocked()
+		m.current = nil
+	}
+	for _, s := range m.pending {
+		s.disown()
+		s.refs = 0
+		s.maybeCloseLocked()
+	}
+	m.pending = nil
+}

@@ -59,23 +59,17 @@ func (c *Catalog) Insert(coll *Collection, doc bson.D, opts ...WriteOption) (Wri
 	if err != nil {
 		return WriteResult{}, err
 	}
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	w, err := c.newWrite(coll)
-	if err != nil {
-		return WriteResult{}, err
-	}
-	defer w.b.Close()
-	if err := w.putDoc(idKS, id, raw, nil); err != nil {
-		return WriteResult{}, err
-	}
-	if err := w.addEntries(doc, idKS, nil); err != nil {
-		return WriteResult{}, err
-	}
-	w.dCount, w.dSize = 1, int64(len(raw))
-	e := &oplog.Entry{Op: oplog.OpInsert, NS: w.coll.NS(), UI: &w.coll.UUID, O: doc, ORaw: raw,
-		O2: bson.D{{Key: "_id", Value: id}}, Extra: txnFields(opts)}
-	return w.commit(e)
+	return c.writeOne(coll, func(w *write) (*oplog.Entry, error) {
+		if err := w.putDoc(idKS, id, raw, nil); err != nil {
+			return nil, err
+		}
+		if err := w.addEntries(doc, idKS, nil); err != nil {
+			return nil, err
+		}
+		w.dCount, w.dSize = 1, int64(len(raw))
+		return &oplog.Entry{Op: oplog.OpInsert, NS: w.coll.NS(), UI: &w.coll.UUID, O: doc, ORaw: raw,
+			O2: bson.D{{Key: "_id", Value: id}}, Extra: txnFields(opts)}, nil
+	})
 }
 
 // MaxDocSize is MongoDB's 16 MB limit on a stored document.
@@ -91,40 +85,38 @@ func (c *Catalog) Update(coll *Collection, oldDoc, newDoc bson.D, o bson.D, opts
 	if len(raw) > MaxDocSize {
 		return WriteResult{}, mongoerr.New(17419, "Resulting document after update is larger than %d", MaxDocSize)
 	}
-	idKS, id, err := idKey(oldDoc)
-	if err != nil {
-		return WriteResult{}, err
-	}
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	w, err := c.newWrite(coll)
-	if err != nil {
-		return WriteResult{}, err
-	}
-	defer w.b.Close()
-	old, err := w.current(idKS, id, oldDoc)
-	if err != nil {
-		return WriteResult{}, err
-	}
-	if err := w.b.Set(storage.DocKey(w.coll.ID, idKS), raw); err != nil {
-		return WriteResult{}, err
-	}
-	if err := w.addEntries(newDoc, idKS, oldDoc); err != nil {
-		return WriteResult{}, err
-	}
-	w.dSize = int64(len(raw) - len(old))
-	e := &oplog.Entry{Op: oplog.OpUpdate, NS: w.coll.NS(), UI: &w.coll.UUID, O: o,
-		O2: bson.D{{Key: "_id", Value: id}}, Extra: txnFields(opts)}
-	return w.commit(e)
+	return c.changeOne(coll, oldDoc, func(w *write, idKS []byte, id any, old []byte) (*oplog.Entry, error) {
+		if err := w.b.Set(storage.DocKey(w.coll.ID, idKS), raw); err != nil {
+			return nil, err
+		}
+		if err := w.addEntries(newDoc, idKS, oldDoc); err != nil {
+			return nil, err
+		}
+		w.dSize = int64(len(raw) - len(old))
+		return &oplog.Entry{Op: oplog.OpUpdate, NS: w.coll.NS(), UI: &w.coll.UUID, O: o,
+			O2: bson.D{{Key: "_id", Value: id}}, Extra: txnFields(opts)}, nil
+	})
 }
 
 // Delete removes doc (found by its _id), its index entries, and writes the
 // oplog entry, in one batch.
 func (c *Catalog) Delete(coll *Collection, doc bson.D, opts ...WriteOption) (WriteResult, error) {
-	idKS, id, err := idKey(doc)
-	if err != nil {
-		return WriteResult{}, err
-	}
+	return c.changeOne(coll, doc, func(w *write, idKS []byte, id any, old []byte) (*oplog.Entry, error) {
+		if err := w.b.Delete(storage.DocKey(w.coll.ID, idKS)); err != nil {
+			return nil, err
+		}
+		if err := w.removeEntries(doc, idKS); err != nil {
+			return nil, err
+		}
+		w.dCount, w.dSize = -1, -int64(len(old))
+		return &oplog.Entry{Op: oplog.OpDelete, NS: w.coll.NS(), UI: &w.coll.UUID, O: bson.D{{Key: "_id", Value: id}},
+			Extra: txnFields(opts)}, nil
+	})
+}
+
+// writeOne runs build on a new write of coll under c.writeMu and commits
+// the batch with the oplog entry build returns.
+func (c *Catalog) writeOne(coll *Collection, build func(w *write) (*oplog.Entry, error)) (WriteResult, error) {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	w, err := c.newWrite(coll)
@@ -132,20 +124,29 @@ func (c *Catalog) Delete(coll *Collection, doc bson.D, opts ...WriteOption) (Wri
 		return WriteResult{}, err
 	}
 	defer w.b.Close()
-	old, err := w.current(idKS, id, doc)
+	e, err := build(w)
 	if err != nil {
 		return WriteResult{}, err
 	}
-	if err := w.b.Delete(storage.DocKey(w.coll.ID, idKS)); err != nil {
-		return WriteResult{}, err
-	}
-	if err := w.removeEntries(doc, idKS); err != nil {
-		return WriteResult{}, err
-	}
-	w.dCount, w.dSize = -1, -int64(len(old))
-	e := &oplog.Entry{Op: oplog.OpDelete, NS: w.coll.NS(), UI: &w.coll.UUID, O: bson.D{{Key: "_id", Value: id}},
-		Extra: txnFields(opts)}
 	return w.commit(e)
+}
+
+// changeOne is writeOne for a change to the stored document with expect's
+// _id, which must still equal expect (see current); build gets the _id's
+// keystring, the _id and the stored document.
+func (c *Catalog) changeOne(coll *Collection, expect bson.D,
+	build func(w *write, idKS []byte, id any, old []byte) (*oplog.Entry, error)) (WriteResult, error) {
+	idKS, id, err := idKey(expect)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	return c.writeOne(coll, func(w *write) (*oplog.Entry, error) {
+		old, err := w.current(idKS, id, expect)
+		if err != nil {
+			return nil, err
+		}
+		return build(w, idKS, id, old)
+	})
 }
 
 // current returns the stored document, which must equal expect: a caller
