@@ -4,44 +4,41 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/relaydb/relaydb/internal/bench"
 	"github.com/relaydb/relaydb/internal/bench/suite"
+	"github.com/relaydb/relaydb/tests/harness"
 )
 
-// relaydbBinary builds cmd/relaydb into a temp dir, or uses $RELAYDB_BIN.
-func relaydbBinary(t *testing.T) string {
+// startRelaydb starts the real server (built once per test process by
+// tests/harness, or $RELAYDB_BIN) until the test ends; ctx ends after
+// timeout. It skips in -short mode.
+func startRelaydb(t *testing.T, timeout time.Duration) (context.Context, *suite.Server) {
 	t.Helper()
-	if bin := os.Getenv("RELAYDB_BIN"); bin != "" {
-		return bin
+	if testing.Short() {
+		t.Skip("starts a server")
 	}
-	bin := filepath.Join(t.TempDir(), "relaydb")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/relaydb/relaydb/cmd/relaydb").CombinedOutput()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	bin, err := harness.Binary()
 	if err != nil {
-		t.Fatalf("go build relaydb: %v\n%s", err, out)
+		t.Fatal(err)
 	}
-	return bin
+	srv, err := suite.StartServer(ctx, bin, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	return ctx, srv
 }
 
 // TestLoadAndRunAgainstRelaydb starts the real server and runs a tiny
 // load, then workload A and a scan-heavy E, checking YCSB's text output.
 func TestLoadAndRunAgainstRelaydb(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a server")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	srv, err := suite.StartServer(ctx, relaydbBinary(t), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
+	ctx, srv := startRelaydb(t, 2*time.Minute)
 
 	props := func(preset string) bench.Properties {
 		p, err := bench.Preset(preset)
@@ -93,16 +90,7 @@ func TestLoadAndRunAgainstRelaydb(t *testing.T) {
 
 // TestMainCLI drives "bench load" and "bench run" through Main's flags.
 func TestMainCLI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a server")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	srv, err := suite.StartServer(ctx, relaydbBinary(t), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
+	_, srv := startRelaydb(t, time.Minute)
 	var out, errOut bytes.Buffer
 	code := bench.Main([]string{"load", "-P", "../../bench/workloads/workloadc", "-p", "recordcount=100",
 		"-uri", srv.URI, "-threads", "2", "-drop", "-s=false"}, &out, &errOut)

@@ -5,8 +5,6 @@ import (
 	"math"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-
-	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // decoder validates and decodes raw BSON in one pass. It produces exactly
@@ -67,43 +65,23 @@ func (d decoder) array(b []byte, depth int) (bson.A, int, error) {
 	return arr, n, nil
 }
 
-// frame checks the depth, the length prefix and the terminator of the
-// document at the start of b and returns its length.
+// frame checks the document at the start of b at this depth (see frame).
 func (d decoder) frame(b []byte, depth int) (int, error) {
-	if depth > d.maxDepth {
-		return 0, mongoerr.New(mongoerr.Overflow,
-			"BSONObj exceeded maximum nested object depth: %d", d.maxDepth)
-	}
-	if len(b) < 5 {
-		return 0, invalid("document of %d bytes is shorter than 5", len(b))
-	}
-	n := int(int32(binary.LittleEndian.Uint32(b)))
-	if n < 5 || n > len(b) {
-		return 0, invalid("document length %d out of range (have %d bytes)", n, len(b))
-	}
-	if b[n-1] != 0 {
-		return 0, invalid("document not terminated by 0x00")
-	}
-	return n, nil
+	return frame(b, depth, d.maxDepth)
 }
 
 // element decodes one element at the start of b, which ends just before
 // the enclosing document's terminator. Array callers ignore the key.
 func (d decoder) element(b []byte, depth int, a *arena) (string, any, int, error) {
-	t := b[0]
-	if t == 0 {
-		return "", nil, 0, invalid("unexpected end-of-object byte inside a document")
-	}
-	k, err := cstring(b[1:])
+	t, pos, err := elementHeader(b)
 	if err != nil {
 		return "", nil, 0, err
 	}
-	pos := 1 + k
 	v, n, err := d.value(t, b[pos:], depth, a)
 	if err != nil {
 		return "", nil, 0, err
 	}
-	return a.key(b[1:k]), v, pos + n, nil
+	return a.key(b[1 : pos-1]), v, pos + n, nil
 }
 
 // value decodes a value of type t at the start of b and returns its size.

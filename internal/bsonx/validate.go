@@ -30,19 +30,9 @@ type validator struct {
 // document checks the document at the start of b and returns its length.
 // depth is the depth of this document (the top level is 1).
 func (v validator) document(b []byte, depth int) (int, error) {
-	if depth > v.maxDepth {
-		return 0, mongoerr.New(mongoerr.Overflow,
-			"BSONObj exceeded maximum nested object depth: %d", v.maxDepth)
-	}
-	if len(b) < 5 {
-		return 0, invalid("document of %d bytes is shorter than 5", len(b))
-	}
-	n := int(int32(binary.LittleEndian.Uint32(b)))
-	if n < 5 || n > len(b) {
-		return 0, invalid("document length %d out of range (have %d bytes)", n, len(b))
-	}
-	if b[n-1] != 0 {
-		return 0, invalid("document not terminated by 0x00")
+	n, err := frame(b, depth, v.maxDepth)
+	if err != nil {
+		return 0, err
 	}
 	for pos := 4; pos < n-1; {
 		used, err := v.element(b[pos:n-1], depth)
@@ -57,15 +47,10 @@ func (v validator) document(b []byte, depth int) (int, error) {
 // element checks one element (type, key, value) at the start of b, which
 // ends just before the enclosing document's terminator.
 func (v validator) element(b []byte, depth int) (int, error) {
-	t := b[0]
-	if t == 0 {
-		return 0, invalid("unexpected end-of-object byte inside a document")
-	}
-	k, err := cstring(b[1:])
+	t, pos, err := elementHeader(b)
 	if err != nil {
 		return 0, err
 	}
-	pos := 1 + k
 	n, err := v.value(t, b[pos:], depth)
 	if err != nil {
 		return 0, err
@@ -152,6 +137,40 @@ func (v validator) codeWithScope(b []byte, depth int) (int, error) {
 // The checks below are shared with the decoder: each returns the size of a
 // well-formed item at the start of b or an InvalidBSON error, and never
 // reads past b.
+
+// frame checks the depth, the length prefix and the terminator of the
+// document at the start of b and returns its length.
+func frame(b []byte, depth, maxDepth int) (int, error) {
+	if depth > maxDepth {
+		return 0, mongoerr.New(mongoerr.Overflow,
+			"BSONObj exceeded maximum nested object depth: %d", maxDepth)
+	}
+	if len(b) < 5 {
+		return 0, invalid("document of %d bytes is shorter than 5", len(b))
+	}
+	n := int(int32(binary.LittleEndian.Uint32(b)))
+	if n < 5 || n > len(b) {
+		return 0, invalid("document length %d out of range (have %d bytes)", n, len(b))
+	}
+	if b[n-1] != 0 {
+		return 0, invalid("document not terminated by 0x00")
+	}
+	return n, nil
+}
+
+// elementHeader checks the type byte and the key of the element at the
+// start of b (non-empty) and returns the type and where the value starts.
+func elementHeader(b []byte) (byte, int, error) {
+	t := b[0]
+	if t == 0 {
+		return 0, 0, invalid("unexpected end-of-object byte inside a document")
+	}
+	k, err := cstring(b[1:])
+	if err != nil {
+		return 0, 0, err
+	}
+	return t, 1 + k, nil
+}
 
 func invalid(format string, args ...any) error {
 	return mongoerr.New(mongoerr.InvalidBSON, "invalid BSON: "+format, args...)

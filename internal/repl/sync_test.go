@@ -9,35 +9,18 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/catalog"
-	"github.com/relaydb/relaydb/internal/command"
-	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/netclient"
 	"github.com/relaydb/relaydb/internal/oplog"
 	"github.com/relaydb/relaydb/internal/repl/fetcher"
+	"github.com/relaydb/relaydb/internal/repl/repltest"
 	"github.com/relaydb/relaydb/internal/repl/topology"
-	"github.com/relaydb/relaydb/internal/server"
 	"github.com/relaydb/relaydb/internal/storage"
 )
 
 // plainSource serves cat over TCP with no coordinator.
 func plainSource(t *testing.T, cat *catalog.Catalog) string {
 	t.Helper()
-	log := quietLogger()
-	eng := exec.New(cat, log)
-	disp := command.NewDispatcher(eng, command.Info{}, log)
-	srv := server.New(server.Config{Addrs: []string{"127.0.0.1:0"}, Logger: log}, disp)
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		disp.BeginShutdown()
-		srv.Shutdown(ctx)
-		eng.Close()
-	})
-	return srv.Addr().String()
+	return repltest.Serve(t, cat, quietLogger())
 }
 
 func memCatalog(t *testing.T, now func() time.Time) *catalog.Catalog {

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,18 +12,20 @@ import (
 
 	"github.com/relaydb/relaydb/internal/bench/experiment"
 	"github.com/relaydb/relaydb/internal/bench/suite"
+	"github.com/relaydb/relaydb/tests/harness"
 )
 
-// relaydbBinary builds cmd/relaydb into a temp dir, or uses $RELAYDB_BIN.
-func relaydbBinary(t *testing.T) string {
+// relaydbBinary skips the test in -short mode, saying why, and returns
+// the relaydb binary tests/harness builds once per test process (or
+// $RELAYDB_BIN).
+func relaydbBinary(t *testing.T, why string) string {
 	t.Helper()
-	if bin := os.Getenv("RELAYDB_BIN"); bin != "" {
-		return bin
+	if testing.Short() {
+		t.Skip(why)
 	}
-	bin := filepath.Join(t.TempDir(), "relaydb")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/relaydb/relaydb/cmd/relaydb").CombinedOutput()
+	bin, err := harness.Binary()
 	if err != nil {
-		t.Fatalf("go build relaydb: %v\n%s", err, out)
+		t.Fatal(err)
 	}
 	return bin
 }
@@ -45,10 +44,7 @@ func (s standaloneSet) Down(ctx context.Context) error { s.srv.Stop(); return ni
 
 // TestRunnerAgainstStandalone drives real loads through the runner.
 func TestRunnerAgainstStandalone(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and starts relaydb")
-	}
-	bin := relaydbBinary(t)
+	bin := relaydbBinary(t, "builds and starts relaydb")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := func(ctx context.Context, g experiment.Group, dir string) (experiment.Set, error) {
@@ -80,10 +76,7 @@ func TestRunnerAgainstStandalone(t *testing.T) {
 // mode and w, one run) on real replica sets. It fails, with the reason,
 // while replica sets do not work end to end.
 func TestChainingExperimentEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds relaydb and starts three 3-member replica sets")
-	}
-	bin := relaydbBinary(t)
+	bin := relaydbBinary(t, "builds relaydb and starts three 3-member replica sets")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cfg := experiment.Config{Nodes: []int{3}, Runs: 1, RecordCount: 200, Bin: bin, Dir: t.TempDir(),

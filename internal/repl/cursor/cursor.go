@@ -88,6 +88,29 @@ func FindOne(ctx context.Context, src Source, db string, cmd bson.D) (any, error
 	return docs[0], nil
 }
 
+// OldestEntry returns the source's oldest oplog entry, nil if its oplog
+// is empty.
+func OldestEntry(ctx context.Context, src Source) (*oplog.Entry, error) {
+	return oplogEnd(ctx, src, bson.D{{Key: "find", Value: OplogColl},
+		{Key: "limit", Value: int64(1)}, {Key: "singleBatch", Value: true}})
+}
+
+// NewestEntry returns the source's newest oplog entry, nil if its oplog
+// is empty.
+func NewestEntry(ctx context.Context, src Source) (*oplog.Entry, error) {
+	return oplogEnd(ctx, src, bson.D{{Key: "find", Value: OplogColl},
+		{Key: "sort", Value: bson.D{{Key: "$natural", Value: int32(-1)}}},
+		{Key: "limit", Value: int64(1)}, {Key: "singleBatch", Value: true}})
+}
+
+func oplogEnd(ctx context.Context, src Source, cmd bson.D) (*oplog.Entry, error) {
+	v, err := FindOne(ctx, src, OplogDB, cmd)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	return Entry(v)
+}
+
 // Reply extracts cursor.id and cursor.<field> (firstBatch or nextBatch)
 // from a find or getMore reply.
 func Reply(reply bson.D, field string) (int64, bson.A, error) {

@@ -100,17 +100,12 @@ func (c *tail) kill() {
 
 // oldestEntry returns the ts of the source's oldest oplog entry.
 func oldestEntry(ctx context.Context, src Source) (bson.Timestamp, error) {
-	v, err := cursor.FindOne(ctx, src, cursor.OplogDB, bson.D{{Key: "find", Value: cursor.OplogColl},
-		{Key: "limit", Value: int64(1)}, {Key: "singleBatch", Value: true}})
+	e, err := cursor.OldestEntry(ctx, src)
 	if err != nil {
 		return bson.Timestamp{}, fmt.Errorf("fetcher: read the source's oldest entry: %w", err)
 	}
-	if v == nil {
+	if e == nil {
 		return bson.Timestamp{}, nil
-	}
-	e, err := cursor.Entry(v)
-	if err != nil {
-		return bson.Timestamp{}, fmt.Errorf("fetcher: %w", err)
 	}
 	return e.TS, nil
 }

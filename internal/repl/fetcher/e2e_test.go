@@ -10,12 +10,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/catalog"
-	"github.com/relaydb/relaydb/internal/command"
-	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/netclient"
 	"github.com/relaydb/relaydb/internal/oplog"
+	"github.com/relaydb/relaydb/internal/repl/repltest"
 	"github.com/relaydb/relaydb/internal/repl/topology"
-	"github.com/relaydb/relaydb/internal/server"
 	"github.com/relaydb/relaydb/internal/storage"
 )
 
@@ -23,27 +21,12 @@ import (
 // coordinator: the oplog is read as any client reads it).
 func startServer(t *testing.T) (*catalog.Catalog, string) {
 	t.Helper()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cat, err := catalog.Open(catalog.Options{Storage: storage.Options{InMemory: true}, TTLInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := exec.New(cat, log)
-	disp := command.NewDispatcher(eng, command.Info{}, log)
-	srv := server.New(server.Config{Addrs: []string{"127.0.0.1:0"}, Logger: log}, disp)
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		disp.BeginShutdown()
-		srv.Shutdown(ctx)
-		eng.Close()
-		_ = cat.Close()
-	})
-	return cat, srv.Addr().String()
+	t.Cleanup(func() { _ = cat.Close() })
+	return cat, repltest.Serve(t, cat, slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
 // TestFetchOverTheWire tails a real server's oplog through netclient and

@@ -73,18 +73,12 @@ func (r *remoteOplog) close(ctx context.Context) { r.cur.Kill(ctx) }
 
 // sourceTop returns the source's newest oplog entry's OpTime.
 func sourceTop(ctx context.Context, src Source) (topology.OpTime, error) {
-	v, err := cursor.FindOne(ctx, src, cursor.OplogDB, bson.D{{Key: "find", Value: cursor.OplogColl},
-		{Key: "sort", Value: bson.D{{Key: "$natural", Value: int32(-1)}}},
-		{Key: "limit", Value: int64(1)}, {Key: "singleBatch", Value: true}})
+	e, err := cursor.NewestEntry(ctx, src)
 	if err != nil {
 		return topology.OpTime{}, fmt.Errorf("rollback: read the source's newest entry: %w", err)
 	}
-	if v == nil {
+	if e == nil {
 		return topology.OpTime{}, nil
-	}
-	e, err := cursor.Entry(v)
-	if err != nil {
-		return topology.OpTime{}, fmt.Errorf("rollback: source's newest entry: %w", err)
 	}
 	return topology.OpTime{TS: e.TS, Term: e.Term}, nil
 }
