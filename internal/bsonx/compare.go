@@ -2,6 +2,7 @@ package bsonx
 
 import (
 	"bytes"
+	"cmp"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -19,7 +20,7 @@ import (
 func Compare(a, b any) int {
 	ca, cb := CanonicalType(a), CanonicalType(b)
 	if ca != cb {
-		return cmp3(ca, cb)
+		return cmp.Compare(ca, cb)
 	}
 	return compareSameBracket(ca, a, b)
 }
@@ -52,7 +53,7 @@ func compareSameBracket(canon int, a, b any) int {
 	case CanonBool:
 		return cmpBool(a.(bool), b.(bool))
 	case CanonDate:
-		return cmp64(int64(a.(bson.DateTime)), int64(b.(bson.DateTime)))
+		return cmp.Compare(int64(a.(bson.DateTime)), int64(b.(bson.DateTime)))
 	case CanonTimestamp:
 		return compareTimestamp(a.(bson.Timestamp), b.(bson.Timestamp))
 	case CanonRegex:
@@ -90,13 +91,13 @@ func CompareDocs(a, b bson.D) int {
 			return c
 		}
 	}
-	return cmp3(len(a), len(b))
+	return cmp.Compare(len(a), len(b))
 }
 
 func compareElements(x, y bson.E) int {
 	cx, cy := CanonicalType(x.Value), CanonicalType(y.Value)
 	if cx != cy {
-		return cmp3(cx, cy)
+		return cmp.Compare(cx, cy)
 	}
 	if c := strings.Compare(x.Key, y.Key); c != 0 {
 		return c
@@ -112,15 +113,15 @@ func compareArrays(a, b bson.A) int {
 			return c
 		}
 	}
-	return cmp3(len(a), len(b))
+	return cmp.Compare(len(a), len(b))
 }
 
 // BinData orders by length, then subtype, then bytes.
 func compareBinary(a, b bson.Binary) int {
-	if c := cmp3(len(a.Data), len(b.Data)); c != 0 {
+	if c := cmp.Compare(len(a.Data), len(b.Data)); c != 0 {
 		return c
 	}
-	if c := cmp3(int(a.Subtype), int(b.Subtype)); c != 0 {
+	if c := cmp.Compare(int(a.Subtype), int(b.Subtype)); c != 0 {
 		return c
 	}
 	return bytes.Compare(a.Data, b.Data)
@@ -129,9 +130,9 @@ func compareBinary(a, b bson.Binary) int {
 // Timestamps order as the unsigned 64-bit value (T high, I low).
 func compareTimestamp(a, b bson.Timestamp) int {
 	if a.T != b.T {
-		return cmpU(uint64(a.T), uint64(b.T))
+		return cmp.Compare(uint64(a.T), uint64(b.T))
 	}
-	return cmpU(uint64(a.I), uint64(b.I))
+	return cmp.Compare(uint64(a.I), uint64(b.I))
 }
 
 func compareRegex(a, b bson.Regex) int {
@@ -143,7 +144,7 @@ func compareRegex(a, b bson.Regex) int {
 
 // DBPointers order by namespace length, then namespace bytes, then id.
 func compareDBPointer(a, b bson.DBPointer) int {
-	if c := cmp3(len(a.DB), len(b.DB)); c != 0 {
+	if c := cmp.Compare(len(a.DB), len(b.DB)); c != 0 {
 		return c
 	}
 	if c := strings.Compare(a.DB, b.DB); c != 0 {
@@ -164,36 +165,6 @@ func compareCodeWithScope(a, b bson.CodeWithScope) int {
 func scopeDoc(s any) bson.D {
 	d, _ := s.(bson.D)
 	return d
-}
-
-func cmp3(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmp64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpU(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func cmpBool(a, b bool) int {

@@ -1,6 +1,7 @@
 package bsonx
 
 import (
+	"cmp"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -11,13 +12,13 @@ import (
 func compareDecimals(a, b bson.Decimal128) int {
 	ka, kb := decimalKind(a), decimalKind(b)
 	if ka != kb || (ka != NumPos && ka != NumNeg) {
-		return cmp3(int(ka), int(kb))
+		return cmp.Compare(int(ka), int(kb))
 	}
 	_, ca, qa, _ := decimalParts(a)
 	_, cb, qb, _ := decimalParts(b)
 	da, ea := decimalDigits(ca, qa)
 	db, eb := decimalDigits(cb, qb)
-	c := cmp3(int(ea), int(eb))
+	c := cmp.Compare(int(ea), int(eb))
 	if c == 0 {
 		c = strings.Compare(da, db)
 	}

@@ -1,6 +1,7 @@
 package bsonx
 
 import (
+	"cmp"
 	"math"
 	"math/big"
 	"math/bits"
@@ -216,7 +217,7 @@ func abs(i int) int {
 // CompareNumbers orders two numbers by exact value.
 func CompareNumbers(a, b Number) int {
 	if a.Class != b.Class {
-		return cmp3(int(a.Class), int(b.Class))
+		return cmp.Compare(int(a.Class), int(b.Class))
 	}
 	switch a.Class {
 	case NumPos:
@@ -228,16 +229,16 @@ func CompareNumbers(a, b Number) int {
 }
 
 func compareMagnitude(a, b Number) int {
-	if c := cmp3(int(a.Exp), int(b.Exp)); c != 0 {
+	if c := cmp.Compare(int(a.Exp), int(b.Exp)); c != 0 {
 		return c
 	}
 	if a.Frac != b.Frac {
-		return cmpU(a.Frac, b.Frac)
+		return cmp.Compare(a.Frac, b.Frac)
 	}
 	if a.Inexact != b.Inexact {
 		return cmpBool(a.Inexact, b.Inexact)
 	}
-	if c := cmp3(int(a.DecExp), int(b.DecExp)); c != 0 {
+	if c := cmp.Compare(int(a.DecExp), int(b.DecExp)); c != 0 {
 		return c
 	}
 	return strings.Compare(a.DecDigits, b.DecDigits)
