@@ -87,7 +87,7 @@ func parseUpArgs(args []string) (cluster.Spec, error) {
 	fs.IntVar(&s.DelaySecs, "delay", 0, "secondaryDelaySecs of delayed members (default 3600)")
 	fs.IntVar(&s.ReadOnly, "readonly", 0, "read-only (priority 0, votes 0) members")
 	fs.IntVar(&s.BasePort, "base-port", 0, "first port (default: free ports)")
-	fs.StringVar(&s.Chaining, "chaining", "true", "true, false or auto")
+	fs.StringVar(&s.Chaining, "chaining", "auto", "auto (relaydb's default), true (MongoDB's) or false")
 	fs.StringVar(&s.Bin, "bin", "", "relaydb binary (default: this one)")
 	timeout := fs.Duration("timeout", 30*time.Second, "wait for a primary at most this long")
 	if err := fs.Parse(args); err != nil {

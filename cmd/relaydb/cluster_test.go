@@ -17,7 +17,7 @@ func TestParseUpArgs(t *testing.T) {
 		err   string
 	}{
 		{name: "defaults", args: []string{"--dir", "/c", "--data", "3"}, check: func(t *testing.T, s cluster.Spec) {
-			if s.Name != "rs0" || s.Data != 3 || s.Chaining != "true" || len(s.ExtraArgs) != 0 {
+			if s.Name != "rs0" || s.Data != 3 || s.Chaining != "auto" || len(s.ExtraArgs) != 0 {
 				t.Errorf("spec %+v", s)
 			}
 		}},

@@ -40,7 +40,7 @@ type Spec struct {
 	DelaySecs int      // secondaryDelaySecs of delayed members; default 3600
 	ReadOnly  int      // visible, priority-0, non-voting members
 	BasePort  int      // first port, members take consecutive ports; 0 = free ports
-	Chaining  string   // "true" (default, MongoDB's), "false" or "auto" (relaydb)
+	Chaining  string   // "auto" (default: relaydb's default for new sets), "true" (MongoDB's default) or "false"
 	Bin       string   // relaydb binary; default the running executable
 	ExtraArgs []string // appended to every member's serve arguments
 	// StartTimeout bounds the wait for each member to answer ping;
@@ -71,7 +71,7 @@ func (s Spec) withDefaults() Spec {
 		s.Name = "rs0"
 	}
 	if s.Chaining == "" {
-		s.Chaining = "true"
+		s.Chaining = "auto"
 	}
 	if s.Delayed > 0 && s.DelaySecs == 0 {
 		s.DelaySecs = 3600
