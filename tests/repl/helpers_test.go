@@ -90,7 +90,37 @@ func startSet(s cluster.Spec, dir string) (*cluster.Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w\nmember logs:\n%s", err, logTails(dir, s.Count()))
 	}
+	if err := waitSteady(ctx, c); err != nil {
+		_ = c.Down(context.Background())
+		return nil, fmt.Errorf("%w\nmember logs:\n%s", err, logTails(dir, s.Count()))
+	}
 	return c, nil
+}
+
+// waitSteady waits until every member reports a settled state (PRIMARY,
+// SECONDARY or ARBITER): a member whose data is empty stays in STARTUP2
+// until it has applied the set's first entries, and answers reads with
+// NotPrimaryOrSecondary until then, as MongoDB does.
+func waitSteady(ctx context.Context, c *cluster.Cluster) error {
+	for {
+		st := c.Status(ctx)
+		steady := len(st.Members) > 0
+		for _, m := range st.Members {
+			switch m.State {
+			case "PRIMARY", "SECONDARY", "ARBITER":
+			default:
+				steady = false
+			}
+		}
+		if steady {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("members did not all reach PRIMARY/SECONDARY/ARBITER: %+v", st.Members)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 var shared struct {
