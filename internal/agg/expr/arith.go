@@ -5,6 +5,8 @@ import (
 	"math/bits"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 func registerArith() {
@@ -203,13 +205,9 @@ func evalMod(name string, args []any) (any, error) {
 }
 
 func evalAbs(name string, args []any) (any, error) {
-	a := args[0]
-	if IsNullish(a) {
-		return nil, nil
-	}
-	n, ok := toNumber(a)
-	if !ok {
-		return nil, errf(28765, "%s only supports numeric types, not %s", name, typeName(a))
+	n, null, err := numericArg(name, args[0], 28765)
+	if null || err != nil {
+		return nil, err
 	}
 	if n.k >= kDouble {
 		return number{k: n.k, f: math.Abs(n.f)}.value(), nil
@@ -222,16 +220,12 @@ func evalAbs(name string, args []any) (any, error) {
 
 func unaryRound(fn func(float64) float64) func(string, []any) (any, error) {
 	return func(name string, args []any) (any, error) {
-		a := args[0]
-		if IsNullish(a) {
-			return nil, nil
-		}
-		n, ok := toNumber(a)
-		if !ok {
-			return nil, errf(28765, "%s only supports numeric types, not %s", name, typeName(a))
+		n, null, err := numericArg(name, args[0], 28765)
+		if null || err != nil {
+			return nil, err
 		}
 		if n.k <= kLong {
-			return a, nil
+			return args[0], nil // integers round to themselves, type kept
 		}
 		return number{k: n.k, f: fn(n.f)}.value(), nil
 	}
@@ -241,13 +235,9 @@ func unaryRound(fn func(float64) float64) func(string, []any) (any, error) {
 // decimal input).
 func unaryFloat(fn func(float64) (float64, error)) func(string, []any) (any, error) {
 	return func(name string, args []any) (any, error) {
-		a := args[0]
-		if IsNullish(a) {
-			return nil, nil
-		}
-		n, ok := toNumber(a)
-		if !ok {
-			return nil, errf(28765, "%s only supports numeric types, not %s", name, typeName(a))
+		n, null, err := numericArg(name, args[0], 28765)
+		if null || err != nil {
+			return nil, err
 		}
 		f, err := fn(n.float())
 		if err != nil {
@@ -258,4 +248,18 @@ func unaryFloat(fn func(float64) (float64, error)) func(string, []any) (any, err
 		}
 		return f, nil
 	}
+}
+
+// numericArg reads a unary numeric operator's argument: null, undefined or
+// missing gives null=true (the operator returns null); anything else that
+// is not a number fails with code.
+func numericArg(name string, a any, code mongoerr.Code) (n number, null bool, err error) {
+	if IsNullish(a) {
+		return number{}, true, nil
+	}
+	n, ok := toNumber(a)
+	if !ok {
+		return number{}, false, errf(code, "%s only supports numeric types, not %s", name, typeName(a))
+	}
+	return n, false, nil
 }

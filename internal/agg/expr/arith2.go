@@ -20,13 +20,9 @@ func placeRound(fn func(float64) float64) func(string, []any) (any, error) {
 			}
 			place = p
 		}
-		a := args[0]
-		if IsNullish(a) {
-			return nil, nil
-		}
-		n, ok := toNumber(a)
-		if !ok {
-			return nil, errf(51081, "%s only supports numeric types, not %s", name, typeName(a))
+		n, null, err := numericArg(name, args[0], 51081)
+		if null || err != nil {
+			return nil, err
 		}
 		return roundAt(n, place, fn).value(), nil
 	}

@@ -2,6 +2,8 @@ package expr
 
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // iterArgs parses the {input, as, <body>} arguments of $map and $filter;
@@ -56,13 +58,9 @@ func compileMap(name string, raw any, sc *scope) (Expr, error) {
 		return nil, err
 	}
 	return funcExpr(func(doc bson.D, vars *Vars) (any, error) {
-		v, err := input.Eval(doc, vars)
-		if err != nil || IsNullish(v) {
+		arr, null, err := arrayInput(input, doc, vars, "$map", 16883)
+		if null || err != nil {
 			return nil, err
-		}
-		arr, ok := v.(bson.A)
-		if !ok {
-			return nil, errf(16883, "input to $map must be an array not %s", typeName(v))
 		}
 		out := make(bson.A, len(arr))
 		for i, el := range arr {
@@ -85,13 +83,9 @@ func compileFilter(name string, raw any, sc *scope) (Expr, error) {
 		return nil, err
 	}
 	return funcExpr(func(doc bson.D, vars *Vars) (any, error) {
-		v, err := input.Eval(doc, vars)
-		if err != nil || IsNullish(v) {
+		arr, null, err := arrayInput(input, doc, vars, "$filter", 28651)
+		if null || err != nil {
 			return nil, err
-		}
-		arr, ok := v.(bson.A)
-		if !ok {
-			return nil, errf(28651, "input to $filter must be an array not %s", typeName(v))
 		}
 		limit, err := filterLimit(opt["limit"], doc, vars, len(arr))
 		if err != nil {
@@ -172,4 +166,19 @@ func compileReduce(name string, raw any, sc *scope) (Expr, error) {
 		}
 		return acc, err
 	}), nil
+}
+
+// arrayInput evaluates an array operator's input: null or missing gives
+// null=true (the operator returns null); anything but an array fails with
+// code.
+func arrayInput(input Expr, doc bson.D, vars *Vars, op string, code mongoerr.Code) (arr bson.A, null bool, err error) {
+	v, err := input.Eval(doc, vars)
+	if err != nil || IsNullish(v) {
+		return nil, err == nil, err
+	}
+	arr, ok := v.(bson.A)
+	if !ok {
+		return nil, false, errf(code, "input to %s must be an array not %s", op, typeName(v))
+	}
+	return arr, false, nil
 }
