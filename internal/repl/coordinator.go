@@ -112,6 +112,11 @@ func New(opts Options) (*Coordinator, error) {
 	if opts.TickInterval <= 0 {
 		opts.TickInterval = 50 * time.Millisecond
 	}
+	if opts.Rand == nil {
+		// Never a fixed seed: members sharing one would time out in step
+		// and split every election (see topology.Options.Rand).
+		opts.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
 	c := &Coordinator{
 		opts: opts, cat: opts.Catalog, log: opts.Logger.With("component", "repl"), now: opts.Now,
 		processID: bson.NewObjectID(), changed: make(chan struct{}),

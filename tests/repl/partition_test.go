@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -43,7 +44,12 @@ type netLab struct {
 	ips    []string // member i's address
 	procs  []*exec.Cmd
 	dir    string
+	n      int // namespaces and veth pairs to remove, built or not
 }
+
+// labSeq makes each lab's names unique within the process (-count=N), since
+// the kernel removes a deleted namespace's veth pair asynchronously.
+var labSeq atomic.Int32
 
 func ipCmd(args ...string) error {
 	out, err := exec.Command("ip", args...).CombinedOutput()
@@ -63,8 +69,8 @@ func newNetLab(t *testing.T, n int) *netLab {
 	if _, err := exec.LookPath("ip"); err != nil {
 		t.Skip("partition tests need iproute2's ip command: " + err.Error())
 	}
-	id := os.Getpid() % 100000
-	l := &netLab{t: t, prefix: fmt.Sprintf("rdp%d", id), dir: t.TempDir()}
+	id := (os.Getpid()*8 + int(labSeq.Add(1))) % 100000
+	l := &netLab{t: t, prefix: fmt.Sprintf("rdp%d", id), dir: t.TempDir(), n: n}
 	subnet := fmt.Sprintf("10.%d.%d", 200+id%50, id%250)
 	t.Cleanup(l.teardown)
 	br := l.prefix + "br"
@@ -106,8 +112,9 @@ func (l *netLab) teardown() {
 	if l.t.Failed() {
 		l.t.Logf("member logs:\n%s", logTails(l.dir, len(l.ips)))
 	}
-	for i := range l.ips {
-		_ = ipCmd("netns", "del", l.ns(i)) // takes the veth pair with it
+	for i := 0; i < l.n; i++ {
+		_ = ipCmd("link", "del", fmt.Sprintf("%sv%d", l.prefix, i)) // and its peer, synchronously
+		_ = ipCmd("netns", "del", l.ns(i))
 	}
 	_ = ipCmd("link", "del", l.prefix+"br")
 }

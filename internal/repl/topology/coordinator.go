@@ -26,7 +26,7 @@ type Options struct {
 	Config   Config
 	SelfHost string
 	Now      time.Time
-	Rand     *rand.Rand // seeds the election timeout offset
+	Rand     *rand.Rand // draws the election timeout offset; nil means randomly seeded
 	Term     int64      // persisted term
 	LastVote PersistVote
 	// Applied is the last applied OpTime recovered from the oplog.
@@ -78,7 +78,10 @@ func New(opts Options) *Coordinator {
 		primary: -1, syncSource: -1, forceSyncSource: -1,
 	}
 	if c.rng == nil {
-		c.rng = rand.New(rand.NewPCG(1, 2))
+		// Each member must draw its own election offsets: a shared fixed
+		// seed makes candidates time out together and split the vote term
+		// after term. Deterministic callers (sims, tests) pass Rand.
+		c.rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	c.term = max(c.term, c.lastVote.Term, opts.Applied.Term)
 	c.selfHost = opts.SelfHost
