@@ -41,6 +41,9 @@ func (c *Coordinator) sendHeartbeatsLocked(targets []int) {
 		{Key: "hbv", Value: int32(1)}, {Key: "from", Value: c.opts.Self},
 		{Key: "fromId", Value: int32(c.topo.SelfID())}, {Key: "term", Value: c.topo.Term()},
 	}
+	if ids := c.topo.DirectReaders(); ids != nil {
+		req = append(req, bson.E{Key: directReadersField, Value: int32s(ids)})
+	}
 	timeout := cfg.HeartbeatInterval() * 2
 	for _, id := range targets {
 		i := cfg.MemberIndex(id)
@@ -113,6 +116,8 @@ func parseHeartbeatReply(d bson.D, id int, rtt time.Duration) topology.Heartbeat
 			r.SyncSource = int(asInt(f.Value))
 		case "electionTime":
 			r.ElectionTime = topology.OpTime{TS: tsOf(f.Value)}
+		case directReadersField:
+			r.DirectReaders = parseIDs(f.Value)
 		}
 	}
 	return r
@@ -149,6 +154,10 @@ func (c *Coordinator) handleHeartbeat(cmd bson.D) (bson.D, error) {
 	if their.Newer(cfg) && from != "" {
 		c.fetchConfigLocked(from)
 	}
+	if v, ok := bsonx.Get(cmd, directReadersField); ok {
+		id, ids := int(lookupInt(cmd, "fromId")), parseIDs(v)
+		c.eventLocked(func(now time.Time) []topology.Action { return c.topo.LearnDirectReaders(now, id, ids) })
+	}
 	reply := c.heartbeatReplyLocked()
 	if cfg.Newer(their) {
 		reply = append(reply, bson.E{Key: "config", Value: configDoc(cfg)})
@@ -179,7 +188,36 @@ func (c *Coordinator) heartbeatReplyLocked() bson.D {
 		d = append(d, bson.E{Key: "electionTime", Value: bson.Timestamp{T: uint32(c.electedAt.Unix()), I: 1}},
 			bson.E{Key: "electionId", Value: electionID(c.electionTerm)})
 	}
+	if hb.DirectReaders != nil {
+		d = append(d, bson.E{Key: directReadersField, Value: int32s(hb.DirectReaders)})
+	}
 	return d
+}
+
+// directReadersField carries a primary's direct-reader list (chainingMode
+// "auto", relaydb's extension) in heartbeat requests and replies; MongoDB
+// members ignore it.
+const directReadersField = "relaydbDirectReaders"
+
+func int32s(ids []int) bson.A {
+	a := make(bson.A, len(ids))
+	for i, id := range ids {
+		a[i] = int32(id)
+	}
+	return a
+}
+
+// parseIDs reads an array of member _ids; anything else is an empty list.
+func parseIDs(v any) []int {
+	ids := []int{}
+	if a, ok := v.(bson.A); ok {
+		for _, x := range a {
+			if n, ok := bsonx.AsInt64(x); ok {
+				ids = append(ids, int(n))
+			}
+		}
+	}
+	return ids
 }
 
 func maxOp(a, b topology.OpTime) topology.OpTime {

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"context"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -30,6 +31,7 @@ func (c *Coordinator) WaitWriteConcern(ctx context.Context, ts bson.Timestamp, w
 		c.mu.Unlock()
 		return err
 	}
+	c.eventLocked(func(now time.Time) []topology.Action { return c.topo.NoteWriteConcernWait(now, w) })
 	_, term := c.cat.Oplog().Last()
 	op := topology.OpTime{TS: ts, Term: term}
 	registered := false

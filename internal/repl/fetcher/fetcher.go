@@ -50,6 +50,8 @@ const (
 	DefaultBatchSize = 1000
 	DefaultMaxAwait  = 500 * time.Millisecond // the heartbeat interval
 	DefaultNetSlack  = 5 * time.Second
+	// DefaultBehindWait covers a sibling source a few batches behind.
+	DefaultBehindWait = time.Second
 )
 
 // Fetcher holds the tuning of Run; the zero value uses the defaults.
@@ -59,7 +61,10 @@ type Fetcher struct {
 	// NetSlack is added to MaxAwait to bound each command round trip, so a
 	// hung source is noticed.
 	NetSlack time.Duration
-	Logger   *slog.Logger
+	// BehindWait is how long a source that has not yet reached our last
+	// entry may take to get there before Run gives up on it.
+	BehindWait time.Duration
+	Logger     *slog.Logger
 }
 
 // Run tails src from after with the default tuning (see Fetcher.Run).
@@ -73,14 +78,10 @@ func (f *Fetcher) Run(ctx context.Context, src Source, after topology.OpTime, em
 	f.defaults()
 	cur := newTail(f, src, after)
 	defer cur.kill()
-	first, err := cur.find(ctx)
+	batch, err := f.start(ctx, cur, src, after)
 	if err != nil {
 		return err
 	}
-	if first, err = f.checkFirst(ctx, src, after, first); err != nil {
-		return err
-	}
-	batch := first
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -105,6 +106,31 @@ func (f *Fetcher) Run(ctx context.Context, src Source, after topology.OpTime, em
 	}
 }
 
+// start runs the first find and checks it. A source a hair behind us (a
+// sibling fed by the same primary, chosen from heartbeat positions) is
+// asked again every behindPoll for up to BehindWait before ErrSourceBehind.
+func (f *Fetcher) start(ctx context.Context, cur *tail, src Source, after topology.OpTime) ([]*oplog.Entry, error) {
+	deadline := time.Now().Add(f.BehindWait)
+	for {
+		first, err := cur.find(ctx)
+		if err != nil {
+			return nil, err
+		}
+		first, err = f.checkFirst(ctx, src, after, first)
+		if !errors.Is(err, ErrSourceBehind) || time.Now().After(deadline) {
+			return first, err
+		}
+		cur.kill()
+		select {
+		case <-time.After(behindPoll):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+const behindPoll = 10 * time.Millisecond
+
 func (f *Fetcher) defaults() {
 	if f.BatchSize <= 0 {
 		f.BatchSize = DefaultBatchSize
@@ -114,6 +140,9 @@ func (f *Fetcher) defaults() {
 	}
 	if f.NetSlack <= 0 {
 		f.NetSlack = DefaultNetSlack
+	}
+	if f.BehindWait <= 0 {
+		f.BehindWait = DefaultBehindWait
 	}
 	if f.Logger == nil {
 		f.Logger = slog.Default()

@@ -139,4 +139,7 @@ type HeartbeatReply struct {
 	CommitPoint   OpTime
 	SyncSource    int // member _id, -1 for none
 	ElectionTime  OpTime
+	// DirectReaders is a primary's direct-reader list in chainingMode
+	// "auto" (autodirect.go); nil when it publishes none.
+	DirectReaders []int
 }

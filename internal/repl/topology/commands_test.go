@@ -33,10 +33,17 @@ func (e *env) mutate(a args) string {
 			_ = p
 			for _, nd := range cl.nodes {
 				cl.write(nd)
+				if w := a.kv["w"]; w != "" && nd.alive && nd.c.Writable() { // a writer waits for w
+					cl.apply(nd, nd.c.NoteWriteConcernWait(cl.now, writeConcernArg(e, w)))
+				}
 			}
 			cl.step(10 * time.Millisecond)
 		}
-		return cl.takeLog()
+		if log := cl.takeLog(); !a.has("quiet") {
+			return log
+		}
+		return "ok"
+
 	case "applied": // applied 1=105:1@1 ... sets a member's oplog end
 		for k, v := range a.kv {
 			nd := cl.byID(atoi(e.t, k))
@@ -49,6 +56,14 @@ func (e *env) mutate(a args) string {
 		e.setPos(a.words[0])
 	}
 	return ""
+}
+
+// writeConcernArg reads a script's w=: "majority" or a number.
+func writeConcernArg(e *env, w string) any {
+	if w == "majority" {
+		return w
+	}
+	return atoi(e.t, w)
 }
 
 func (e *env) partition(spec string) {

@@ -69,13 +69,21 @@ type Coordinator struct {
 	syncSourceForced bool
 	rttChanges       []time.Time // ping-based sync-source changes in the last hour
 	forceSyncSource  int         // index requested by replSetSyncFrom, -1 for none
+
+	// chainingMode "auto" (autodirect.go): as primary, the demand and the
+	// direct-reader list it publishes; as secondary, the list last
+	// announced and the member index that announced it.
+	demand        ackDemand
+	direct        []int
+	directFrom    int
+	primaryDirect []int
 }
 
 // New returns a Coordinator for the member with host opts.SelfHost.
 func New(opts Options) *Coordinator {
 	c := &Coordinator{
 		rng: opts.Rand, term: opts.Term, lastVote: opts.LastVote,
-		primary: -1, syncSource: -1, forceSyncSource: -1,
+		primary: -1, syncSource: -1, forceSyncSource: -1, directFrom: -1,
 	}
 	if c.rng == nil {
 		// Each member must draw its own election offsets: a shared fixed

@@ -16,6 +16,7 @@ func (c *Coordinator) Tick(now time.Time) []Action {
 	c.markSilentDown(now)
 	acts = c.checkPrimary(now, acts)
 	acts = c.checkElection(now, acts)
+	acts = c.updateDirect(now, acts)
 	return c.checkSyncSource(now, acts)
 }
 
@@ -61,6 +62,9 @@ func (c *Coordinator) HeartbeatResponse(now time.Time, r HeartbeatReply) []Actio
 	c.recordHeartbeat(now, i, r)
 	acts := c.updateTerm(now, r.Term, nil)
 	acts = c.notePrimary(now, i, r, acts)
+	if r.DirectReaders != nil && i == c.primary {
+		c.directFrom, c.primaryDirect = i, r.DirectReaders
+	}
 	acts = c.learnCommitPoint(i, r, acts)
 	acts = c.updateCommitPoint(acts)
 	acts = c.checkCatchUp(now, acts)
@@ -191,6 +195,7 @@ func (c *Coordinator) Heartbeat() HeartbeatReply {
 		ConfigVersion: c.cfg.Version, ConfigTerm: c.cfg.Term,
 		Applied: me.applied, Durable: me.durable, Written: me.written,
 		CommitPoint: c.commitPoint, SyncSource: c.SyncSourceID(),
+		DirectReaders: c.DirectReaders(),
 	}
 }
 

@@ -10,18 +10,24 @@ import (
 const maxRTTChangesPerHour = 3
 
 // syncsFromPrimaryOnly reports whether this member must pull from the
-// primary: chaining disallowed, or chainingMode "auto" and a voter.
+// primary: chaining disallowed, or chainingMode "auto" and a voter the
+// primary lists as a direct reader (or the primary published no list).
 func (c *Coordinator) syncsFromPrimaryOnly() bool {
 	s := c.cfg.Settings
 	if !s.ChainingAllowed {
 		return true
 	}
-	return s.ChainingMode == "auto" && c.cfg.Members[c.self].Voter()
+	if s.ChainingMode != "auto" || !c.cfg.Members[c.self].Voter() {
+		return false
+	}
+	known, listed := c.directListed()
+	return !known || listed
 }
 
-// autoChains reports whether this member is a non-voter in mode "auto".
+// autoChains reports whether this member chains in mode "auto": a
+// non-voter, or a voter the primary's list leaves out.
 func (c *Coordinator) autoChains() bool {
-	return c.cfg.Settings.ChainingMode == "auto" && !c.cfg.Members[c.self].Voter()
+	return c.cfg.Settings.ChainingMode == "auto" && !c.syncsFromPrimaryOnly()
 }
 
 // checkSyncSource keeps the sync source or picks a new one, returning a
@@ -180,12 +186,36 @@ func (c *Coordinator) bestCandidate(strict bool) int {
 	return c.closest(func(i int) bool { return c.eligible(i, strict) })
 }
 
-// autoCandidate returns, for a non-voter in mode "auto", the closest
-// eligible SECONDARY with room under the fan-out cap, or -1.
+// autoCandidate returns, for a member that chains in mode "auto", the
+// closest SECONDARY with room under the fan-out cap that is eligible or a
+// near feeder, or -1.
 func (c *Coordinator) autoCandidate() int {
 	return c.closest(func(i int) bool {
-		return i != c.primary && c.eligible(i, true) && c.readers(i, math.MaxInt) < c.cfg.ChainFanout()
+		return i != c.primary && (c.eligible(i, true) || c.nearFeeder(i)) &&
+			c.readers(i, math.MaxInt) < c.cfg.ChainFanout()
 	})
+}
+
+// nearFeeder: member i pulls from the primary, directly or through a
+// chain, and was at most a heartbeat round behind our last fetched entry
+// when it last reported. Under steady writes no secondary ever looks
+// strictly ahead of one that pulls from the primary (positions of peers
+// are as old as their last heartbeat), so a member the primary moves off
+// itself would never find a source; a near feeder catches up within
+// milliseconds and the fetcher waits that long (fetcher.BehindWait).
+func (c *Coordinator) nearFeeder(i int) bool {
+	if !c.usable(i) || c.members[i].cfg.Hidden || c.chainReaches(i, c.self) {
+		return false
+	}
+	m, me := c.members[i], c.me()
+	if me.cfg.BuildIndexes && !m.cfg.BuildIndexes || m.cfg.SecondaryDelaySecs > me.cfg.SecondaryDelaySecs {
+		return false
+	}
+	if c.primary < 0 || (c.sourceOf(i) != c.primary && !c.chainReaches(i, c.primary)) {
+		return false
+	}
+	slack := int64(2*c.cfg.HeartbeatInterval()/time.Second) + 1
+	return int64(c.lastFetched().TS.T)-int64(m.applied.TS.T) <= slack
 }
 
 func (c *Coordinator) closest(ok func(int) bool) int {

@@ -1,0 +1,221 @@
+package topology
+
+import (
+	"slices"
+	"time"
+)
+
+// Demand-driven direct readers (chainingMode "auto").
+//
+// The primary decides how many members pull from it directly, from the
+// acknowledgements its writers wait for: with no waiter needing more than
+// its own write (w:1), one voter pulls from the primary and every other
+// member chains below it, as chaining "on" does; when writers wait for k
+// secondary acknowledgements (w:"majority", w:N), k+1 voters pull directly
+// (one spare, so one slow member does not hold every majority write back)
+// and the rest chain off them. The primary publishes the list of _ids in
+// its heartbeat replies and, when it changes, in heartbeat requests it
+// sends at once; members follow the list of the primary they currently
+// know and keep pulling from the primary when they have none (a new
+// primary, or one of an older relaydb).
+//
+// Invariant: the list only names members that were up, SECONDARY, voting,
+// data-bearing and undelayed when the primary computed it, and it is stable
+// while its members stay so (members leave it only when demand shrinks or
+// they fail; see chooseDirect).
+
+const (
+	// demandBucket is the width of the windows waits are counted in; demand
+	// is what the current and the previous window show.
+	demandBucket = 500 * time.Millisecond
+	// demandMinWaits waits needing k acknowledgements within the two
+	// windows make a demand for k (a lone w:"majority" drop or create does
+	// not reshape the set).
+	demandMinWaits = 4
+	// directSpare is how many voters beyond the acknowledgements waited for
+	// pull directly.
+	directSpare = 1
+)
+
+// ackDemand counts write-concern waits by the secondary acknowledgements
+// they need, in two adjacent windows.
+type ackDemand struct {
+	start     time.Time
+	cur, prev []int // index: acknowledgements needed; value: waits
+}
+
+func (d *ackDemand) roll(now time.Time) {
+	switch {
+	case now.Sub(d.start) >= 2*demandBucket:
+		d.prev, d.cur, d.start = nil, nil, now
+	case now.Sub(d.start) >= demandBucket:
+		d.prev, d.cur, d.start = d.cur, nil, d.start.Add(demandBucket)
+	}
+}
+
+func (d *ackDemand) note(now time.Time, acks int) {
+	d.roll(now)
+	if len(d.cur) <= acks {
+		d.cur = append(d.cur, make([]int, acks+1-len(d.cur))...)
+	}
+	d.cur[acks]++
+}
+
+// acks returns the largest k such that at least demandMinWaits waits in the
+// two windows needed k or more acknowledgements, 0 when none.
+func (d *ackDemand) acks(now time.Time) int {
+	d.roll(now)
+	n := max(len(d.cur), len(d.prev))
+	total := 0
+	for k := n - 1; k > 0; k-- {
+		total += at(d.cur, k) + at(d.prev, k)
+		if total >= demandMinWaits {
+			return k
+		}
+	}
+	return 0
+}
+
+func at(s []int, i int) int {
+	if i < len(s) {
+		return s[i]
+	}
+	return 0
+}
+
+// NoteWriteConcernWait records, on the primary, that a writer waits for w:
+// the demand the direct-reader list follows. It may change the list and
+// then returns the heartbeats that announce it.
+func (c *Coordinator) NoteWriteConcernWait(now time.Time, w any) []Action {
+	if c.state != StatePrimary || c.cfg.Settings.ChainingMode != "auto" {
+		return nil
+	}
+	if acks := c.acksNeeded(w); acks > 0 {
+		c.demand.note(now, acks)
+	}
+	if c.wantDirect(now) == len(c.direct) {
+		return nil // Tick rechecks membership; writes stay cheap
+	}
+	return c.updateDirect(now, nil)
+}
+
+// wantDirect is how many direct readers the demand asks for.
+func (c *Coordinator) wantDirect(now time.Time) int {
+	if k := c.demand.acks(now); k > 0 {
+		return k + directSpare
+	}
+	return 1
+}
+
+// acksNeeded is how many members besides the primary w waits for.
+func (c *Coordinator) acksNeeded(w any) int {
+	switch v := w.(type) {
+	case int:
+		return v - 1
+	case int32:
+		return int(v) - 1
+	case int64:
+		return int(v) - 1
+	case float64:
+		return int(v) - 1
+	}
+	return c.cfg.WriteMajority() - 1 // "majority", tag modes, tag maps
+}
+
+// updateDirect recomputes the primary's direct-reader list; when it changes
+// the primary heartbeats every member at once to announce it.
+func (c *Coordinator) updateDirect(now time.Time, acts []Action) []Action {
+	var next []int
+	if c.state == StatePrimary && c.cfg.Settings.ChainingMode == "auto" {
+		next = c.chooseDirect(c.wantDirect(now))
+	}
+	if slices.Equal(next, c.direct) {
+		return acts
+	}
+	c.direct = next
+	if next == nil {
+		return acts
+	}
+	c.heartbeatAt = now.Add(c.cfg.HeartbeatInterval())
+	return append(acts, SendHeartbeats{Targets: c.others()})
+}
+
+// directCandidate: member i may be named a direct reader.
+func (c *Coordinator) directCandidate(i int) bool {
+	m := c.members[i]
+	return i != c.self && m.up && m.state == StateSecondary && m.cfg.Voter() &&
+		m.cfg.DataBearing() && m.cfg.SecondaryDelaySecs == 0
+}
+
+// chooseDirect keeps the current list's members that are still candidates
+// (up to want), then fills it with the closest candidates, visible members
+// before hidden ones (only visible members can serve others), lower _id on
+// ties. The result is sorted by _id.
+func (c *Coordinator) chooseDirect(want int) []int {
+	var out []int
+	for _, id := range c.direct {
+		if i := c.cfg.MemberIndex(id); i >= 0 && len(out) < want && c.directCandidate(i) {
+			out = append(out, id)
+		}
+	}
+	var cands []int
+	for i := range c.members {
+		if c.directCandidate(i) && !slices.Contains(out, c.members[i].cfg.ID) {
+			cands = append(cands, i)
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b int) int {
+		ma, mb := c.members[a], c.members[b]
+		switch {
+		case ma.cfg.Hidden != mb.cfg.Hidden:
+			if ma.cfg.Hidden {
+				return 1
+			}
+			return -1
+		case ma.rtt != mb.rtt:
+			return int(ma.rtt - mb.rtt)
+		}
+		return ma.cfg.ID - mb.cfg.ID
+	})
+	for _, i := range cands {
+		if len(out) >= want {
+			break
+		}
+		out = append(out, c.members[i].cfg.ID)
+	}
+	slices.Sort(out)
+	if out == nil {
+		out = []int{} // published as empty: nobody is asked to pull directly yet
+	}
+	return out
+}
+
+// DirectReaders is the list this member publishes as primary in mode
+// "auto", nil otherwise.
+func (c *Coordinator) DirectReaders() []int {
+	if c.state != StatePrimary {
+		return nil
+	}
+	return c.direct
+}
+
+// LearnDirectReaders records the direct-reader list member from announced
+// (in a heartbeat reply or request); it guides this member while from is
+// the primary it knows.
+func (c *Coordinator) LearnDirectReaders(now time.Time, from int, ids []int) []Action {
+	i := c.cfg.MemberIndex(from)
+	if i < 0 || i == c.self || c.self < 0 {
+		return nil
+	}
+	c.directFrom, c.primaryDirect = i, slices.Clone(ids)
+	return c.checkSyncSource(now, nil)
+}
+
+// directListed reports whether the primary we know published a list and
+// whether it names us.
+func (c *Coordinator) directListed() (known, listed bool) {
+	if c.primary < 0 || c.directFrom != c.primary || c.primaryDirect == nil {
+		return false, false
+	}
+	return true, slices.Contains(c.primaryDirect, c.SelfID())
+}

@@ -1,0 +1,75 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/relaydb/relaydb/internal/cluster"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+)
+
+// TestAutoChainingFollowsWriteConcern: in chainingMode "auto" (the default
+// for new sets) a 5-voter set under w:1 writes has one member pulling from
+// the primary and the rest chained below it; under w:"majority" writes (2
+// acknowledgements) the primary names 2 + 1 spare direct readers; when the
+// majority writers stop, it goes back to one.
+func TestAutoChainingFollowsWriteConcern(t *testing.T) {
+	c := upSet(t, cluster.Spec{Data: 5})
+	p := primary(t, c, 20*time.Second)
+	phase := func(w *writeconcern.WriteConcern, wantDirect int) {
+		t.Helper()
+		stop := startWriter(t, c, w)
+		defer stop()
+		eventually(t, 15*time.Second, fmt.Sprintf("%d member(s) pulling from the primary", wantDirect), func() error {
+			return checkDirect(c, p, wantDirect)
+		})
+	}
+	phase(writeconcern.W1(), 1)
+	phase(writeconcern.Majority(), 3)
+	phase(writeconcern.W1(), 1)
+}
+
+// startWriter inserts with w in a loop (bounded to a minute) until the
+// returned stop is called.
+func startWriter(t *testing.T, c *cluster.Cluster, w *writeconcern.WriteConcern) (stop func()) {
+	cl := connectSet(t, c)
+	coll := collWC(cl, w)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ctx.Err() == nil && i < 200_000; i++ {
+			_, _ = coll.InsertOne(ctx, bson.D{{Key: "n", Value: i}})
+		}
+	}()
+	return func() { cancel(); wg.Wait() }
+}
+
+// checkDirect reports an error unless every secondary has a sync source
+// and exactly want of them pull from p.
+func checkDirect(c *cluster.Cluster, p *cluster.Member, want int) error {
+	direct, tree := 0, ""
+	for _, m := range secondaries(c, p) {
+		r, err := rawCommand(m.Host, bson.D{{Key: "replSetGetStatus", Value: 1}, {Key: "$db", Value: "admin"}})
+		if err != nil {
+			return err
+		}
+		src, _ := r.Lookup("syncSourceHost").StringValueOK()
+		tree += fmt.Sprintf(" %s<-%s", src, m.Host)
+		switch src {
+		case "":
+			return fmt.Errorf("%s has no sync source (tree:%s)", m.Host, tree)
+		case p.Host:
+			direct++
+		}
+	}
+	if direct != want {
+		return fmt.Errorf("%d pull from the primary, want %d (tree:%s)", direct, want, tree)
+	}
+	return nil
+}
