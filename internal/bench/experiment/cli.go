@@ -73,6 +73,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, from st
 	fs.StringVar(&lats, "latency", "0.1ms", "simulated one-way node-to-node delays, comma-separated (e.g. 0.1ms,1ms)")
 	fs.BoolVar(&cfg.Spread, "spread", false, "unequal distances: members in three zones (i mod 3), delay latency × (1 + zone distance) per pair")
 	fs.IntVar(&cfg.Runs, "runs", 3, "runs per cell")
+	fs.DurationVar(&cfg.Warmup, "warmup", DefaultWarmup, "same load into table \"warmup\" before each measured run (0 = none)")
 	fs.Int64Var(&cfg.RecordCount, "recordcount", DefaultRecordCount, "records per load")
 	fs.IntVar(&cfg.Threads, "threads", 8, "client threads")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "YCSB seed of run 1 (run r uses seed+r-1)")

@@ -20,6 +20,11 @@ func Markdown(r *Report) string {
 		"serverStatus extra_info user+system time over wall time (100%% = one core); replication lag is "+
 		"the primary's optime minus the slowest member's (one-second resolution), polled every %v.\n\n",
 		cfg.Threads, cfg.RecordCount, cfg.Runs, cfg.PollInterval)
+	if cfg.Warmup > 0 {
+		fmt.Fprintf(&b, "Warm-up: before each measured run, the same load (same w and threads) into table "+
+			"\"warmup\" for %v, then the catch-up wait, in every mode alike: each cell measures the "+
+			"topology its mode settles on for that write concern, not the one the previous run left.\n\n", cfg.Warmup)
+	}
 	fmt.Fprintf(&b, "Network distance: %s\n\n", r.LatencyMethod)
 	fmt.Fprintf(&b, "The reference: MongoDB 5.0, 4-core primary, 5,000,000 records, client RTT 0.1 ms over a real network; compare shapes and the off/on ratio, not raw numbers.\n\n")
 	for _, lat := range cfg.Latencies {

@@ -44,6 +44,11 @@ type Config struct {
 	QuiesceTimeout time.Duration
 	// PollInterval is the replSetGetStatus period during a run; default 500 ms.
 	PollInterval time.Duration
+	// Warmup runs the same load (same w and threads, into table "warmup")
+	// this long before each measured run, in every mode alike, so each
+	// measures the topology its mode settles on for that write concern
+	// rather than the previous run's; 0 = none. The CLI default is 4 s.
+	Warmup time.Duration
 }
 
 // DefaultRecordCount sizes the default matrix (3 topologies × 3 modes × 2

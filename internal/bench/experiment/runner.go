@@ -126,6 +126,14 @@ func (r *Runner) runGroup(ctx context.Context, cfg Config, g Group, cells map[Ke
 func (r *Runner) runOnce(ctx context.Context, cfg Config, set Set, w string, run int) (*RunResult, error) {
 	rr := &RunResult{Run: run + 1, Seed: cfg.Seed + uint64(run)}
 	waited, qerr := quiesce(ctx, set, cfg.QuiesceTimeout, 100*time.Millisecond)
+	if cfg.Warmup > 0 {
+		if err := r.warmup(ctx, cfg, set, w, rr.Seed); err != nil {
+			return nil, fmt.Errorf("warm-up: %w", err)
+		}
+		more, err := quiesce(ctx, set, cfg.QuiesceTimeout, 100*time.Millisecond)
+		waited += more
+		qerr = errors.Join(qerr, err)
+	}
 	rr.QuiesceMs = waited.Milliseconds()
 	if qerr != nil {
 		rr.QuiesceError = qerr.Error()
@@ -150,6 +158,22 @@ func (r *Runner) runOnce(ctx context.Context, cfg Config, set Set, w string, run
 		rr.Error = err.Error()
 	}
 	return rr, err
+}
+
+// DefaultWarmup outlasts the primary's hold on a write-concern demand
+// (2 s in chainingMode "auto") plus the window that detects it.
+const DefaultWarmup = 4 * time.Second
+
+// warmup loads table "warmup" with w for cfg.Warmup.
+func (r *Runner) warmup(ctx context.Context, cfg Config, set Set, w string, seed uint64) error {
+	props := loadProps(cfg, set.URI(), w)
+	props["table"] = "warmup"
+	props["recordcount"] = "100000000"
+	props["maxexecutiontime"] = strconv.FormatInt(int64((cfg.Warmup+time.Second-1)/time.Second), 10)
+	wctx, cancel := context.WithTimeout(ctx, cfg.Warmup+r.RunTimeout)
+	defer cancel()
+	_, err := r.Phase(wctx, bench.PhaseConfig{Phase: bench.PhaseLoad, Props: props, Drop: true, Seed: seed})
+	return err
 }
 
 // loadProps are the YCSB properties of one load: CoreWorkload defaults

@@ -32,16 +32,22 @@ const (
 	// windows make a demand for k (a lone w:"majority" drop or create does
 	// not reshape the set).
 	demandMinWaits = 4
+	// demandHold is how long a demand outlives the last window showing it.
+	demandHold = 2 * time.Second
 	// directSpare is how many voters beyond the acknowledgements waited for
 	// pull directly.
 	directSpare = 1
 )
 
 // ackDemand counts write-concern waits by the secondary acknowledgements
-// they need, in two adjacent windows.
+// they need, in two adjacent windows, and holds the last level it saw for
+// demandHold: the primary widens its direct set at once and narrows it
+// only after writers have stopped waiting for a while.
 type ackDemand struct {
 	start     time.Time
 	cur, prev []int // index: acknowledgements needed; value: waits
+	held      int
+	heldUntil time.Time
 }
 
 func (d *ackDemand) roll(now time.Time) {
@@ -62,18 +68,27 @@ func (d *ackDemand) note(now time.Time, acks int) {
 }
 
 // acks returns the largest k such that at least demandMinWaits waits in the
-// two windows needed k or more acknowledgements, 0 when none.
+// two windows needed k or more acknowledgements, or the level held from
+// the last demandHold; 0 when none.
 func (d *ackDemand) acks(now time.Time) int {
 	d.roll(now)
-	n := max(len(d.cur), len(d.prev))
+	level := 0
 	total := 0
-	for k := n - 1; k > 0; k-- {
+	for k := max(len(d.cur), len(d.prev)) - 1; k > 0; k-- {
 		total += at(d.cur, k) + at(d.prev, k)
 		if total >= demandMinWaits {
-			return k
+			level = k
+			break
 		}
 	}
-	return 0
+	if level > 0 && level >= d.held {
+		d.held, d.heldUntil = level, now.Add(demandHold)
+	}
+	if now.Before(d.heldUntil) {
+		return max(level, d.held)
+	}
+	d.held = level
+	return level
 }
 
 func at(s []int, i int) int {
