@@ -2,7 +2,6 @@ package repl
 
 import (
 	"context"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -31,7 +30,10 @@ func (c *Coordinator) WaitWriteConcern(ctx context.Context, ts bson.Timestamp, w
 		c.mu.Unlock()
 		return err
 	}
-	c.eventLocked(func(now time.Time) []topology.Action { return c.topo.NoteWriteConcernWait(now, w) })
+	if acts := c.topo.NoteWriteConcernWait(c.now(), w); len(acts) > 0 { // rarely: the direct readers changed
+		c.applyLocked(acts)
+		c.publishLocked()
+	}
 	_, term := c.cat.Oplog().Last()
 	op := topology.OpTime{TS: ts, Term: term}
 	registered := false
