@@ -15,7 +15,7 @@ func Markdown(r *Report) string {
 	writeMachine(&b, r.Machine)
 	fmt.Fprintf(&b, "Each cell: YCSB load (100%% inserts, 10 fields × 100 bytes), %d threads, %d records, "+
 		"%d run(s), reported as median (min-max). One fresh cluster per (latency, nodes, chaining mode), "+
-		"reused across w and runs; before each run the table is dropped and every member has caught up "+
+		"reused across w and runs, the modes' order rotating by one per topology; before each run the table is dropped and every member has caught up "+
 		"with the primary. Client, primary and all members share the machine's cores. Primary CPU is "+
 		"serverStatus extra_info user+system time over wall time (100%% = one core); replication lag is "+
 		"the primary's optime minus the slowest member's (one-second resolution), polled every %v.\n\n",

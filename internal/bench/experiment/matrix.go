@@ -206,6 +206,26 @@ func (c Config) Groups() []Group {
 	return out
 }
 
+// RunOrder is Groups in the order they run: the modes rotate by one per
+// (latency, nodes) topology, so no mode always runs first or last on a
+// machine whose state drifts (runs of the same mode measured in a fixed
+// last position came out slower than the same mode run first).
+func (c Config) RunOrder() []Group {
+	c = c.WithDefaults()
+	var out []Group
+	k := 0
+	for _, l := range c.Latencies {
+		for _, n := range c.Nodes {
+			for i := range c.Modes {
+				m := c.Modes[(i+k)%len(c.Modes)]
+				out = append(out, Group{LatencyUs: l.Microseconds(), Nodes: n, Mode: m})
+			}
+			k++
+		}
+	}
+	return out
+}
+
 // Keys expands the matrix into its cells in report order.
 func (c Config) Keys() []Key {
 	c = c.WithDefaults()

@@ -143,3 +143,27 @@ func TestWithW(t *testing.T) {
 		}
 	}
 }
+
+// RunOrder runs every group once, and each mode in each position once
+// across three topologies.
+func TestRunOrderRotatesModes(t *testing.T) {
+	c := Config{Nodes: []int{3, 7, 15}, Modes: []string{ModeOn, ModeOff, ModeAuto}}
+	got := c.RunOrder()
+	if len(got) != len(c.Groups()) {
+		t.Fatalf("RunOrder has %d groups, Groups %d", len(got), len(c.Groups()))
+	}
+	seen := map[Group]bool{}
+	first := map[string]bool{}
+	for i, g := range got {
+		if seen[g] {
+			t.Fatalf("group %+v runs twice", g)
+		}
+		seen[g] = true
+		if i%3 == 0 {
+			first[g.Mode] = true
+		}
+	}
+	if len(first) != 3 {
+		t.Fatalf("modes run first: %v, want each of on, off, auto once (order %+v)", first, got)
+	}
+}

@@ -46,7 +46,7 @@ func (r *Runner) Run(ctx context.Context) ([]*Cell, error) {
 	}
 	var errs []error
 	total, done := len(order)*cfg.Runs, 0
-	for _, g := range cfg.Groups() {
+	for _, g := range cfg.RunOrder() {
 		if err := ctx.Err(); err != nil {
 			errs = append(errs, err)
 			break
