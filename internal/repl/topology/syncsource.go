@@ -195,6 +195,11 @@ func (c *Coordinator) bestCandidate(strict bool) int {
 // every hop is one more process fetching, applying and forwarding
 // positions, and with equal distances "closest" alone grew chains 6-7
 // hops deep at 15 members.
+//
+// TODO(#5): with unequal distances hops-before-RTT sends members to far
+// shallow sources (bench/results/README.md, chaining-spread-s2); prefer
+// the closest unless a shallower candidate is within
+// ChangeSyncSourceThreshold of it.
 func (c *Coordinator) autoCandidate() int {
 	best, bestHops := -1, 0
 	for i := range c.members {
