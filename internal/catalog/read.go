@@ -3,9 +3,27 @@ package catalog
 import (
 	"fmt"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/storage"
 	"github.com/relaydb/relaydb/internal/storage/keystring"
 )
+
+// DocByID returns, decoded, the document of db.name whose _id equals id;
+// found is false when the collection or the document does not exist.
+func (c *Catalog) DocByID(db, name string, id any) (doc bson.D, found bool, err error) {
+	coll := c.Collection(db, name)
+	if coll == nil {
+		return nil, false, nil
+	}
+	raw, found, err := coll.FindByID(id)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	doc, err = bsonx.Decode(raw)
+	return doc, err == nil, err
+}
 
 // FindByID returns the raw BSON of the document whose _id equals id.
 func (coll *Collection) FindByID(id any) ([]byte, bool, error) { return coll.FindByIDAt(nil, id) }

@@ -125,18 +125,12 @@ func (s *source) findByID(db, name string, cmd bson.D) (bson.D, error) {
 		return nil, fmt.Errorf("sim source: find %s.%s: unsupported filter %v", db, name, argDoc(cmd, "filter"))
 	}
 	var docs bson.A
-	if coll := s.cat.Collection(db, name); coll != nil {
-		raw, found, err := coll.FindByID(id)
-		if err != nil {
-			return nil, err
-		}
-		if found {
-			doc, err := bsonx.Decode(raw)
-			if err != nil {
-				return nil, err
-			}
-			docs = append(docs, doc)
-		}
+	doc, found, err := s.cat.DocByID(db, name, id)
+	if err != nil {
+		return nil, err
+	}
+	if found {
+		docs = append(docs, doc)
 	}
 	return s.batch(0, docs, 0, "firstBatch"), nil
 }

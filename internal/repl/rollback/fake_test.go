@@ -109,18 +109,12 @@ func (f *fakeSource) findByID(db, name string, cmd bson.D) (bson.D, error) {
 	}
 	f.refetch++
 	var docs bson.A
-	if coll := f.cat.Collection(db, name); coll != nil {
-		raw, found, err := coll.FindByID(id)
-		if err != nil {
-			return nil, err
-		}
-		if found {
-			doc, err := bsonx.Decode(raw)
-			if err != nil {
-				return nil, err
-			}
-			docs = append(docs, doc)
-		}
+	doc, found, err := f.cat.DocByID(db, name, id)
+	if err != nil {
+		return nil, err
+	}
+	if found {
+		docs = append(docs, doc)
 	}
 	return f.batch(0, docs, 0, "firstBatch"), nil
 }
