@@ -151,18 +151,12 @@ func (c *Coordinator) chooseSyncSource() (int, bool) {
 // members more delayed than us or lagging the primary by more than
 // MaxSyncSourceLag.
 func (c *Coordinator) eligible(i int, strict bool) bool {
-	if !c.usable(i) {
+	if !c.sourceable(i) {
 		return false
 	}
 	m, me := c.members[i], c.me()
 	switch {
-	case m.cfg.Hidden:
-		return false
-	case me.cfg.BuildIndexes && !m.cfg.BuildIndexes:
-		return false
 	case !c.ahead(i) && !(i == c.primary && m.applied == c.lastFetched()):
-		return false
-	case c.chainReaches(i, c.self):
 		return false
 	case strict && m.cfg.SecondaryDelaySecs > me.cfg.SecondaryDelaySecs:
 		return false
@@ -170,6 +164,17 @@ func (c *Coordinator) eligible(i int, strict bool) bool {
 		return false
 	}
 	return true
+}
+
+// sourceable: the checks every candidate passes wherever its position:
+// usable, not hidden, building indexes if we do, and not pulling from us
+// directly or through a chain.
+func (c *Coordinator) sourceable(i int) bool {
+	if !c.usable(i) {
+		return false
+	}
+	m, me := c.members[i], c.me()
+	return !m.cfg.Hidden && !(me.cfg.BuildIndexes && !m.cfg.BuildIndexes) && !c.chainReaches(i, c.self)
 }
 
 // laggingBehindPrimary reports whether member i is more than
@@ -243,11 +248,11 @@ func (c *Coordinator) shallowerCandidate(cur int) bool {
 // itself would never find a source; a near feeder catches up within
 // milliseconds and the fetcher waits that long (fetcher.BehindWait).
 func (c *Coordinator) nearFeeder(i int) bool {
-	if !c.usable(i) || c.members[i].cfg.Hidden || c.chainReaches(i, c.self) {
+	if !c.sourceable(i) {
 		return false
 	}
 	m, me := c.members[i], c.me()
-	if me.cfg.BuildIndexes && !m.cfg.BuildIndexes || m.cfg.SecondaryDelaySecs > me.cfg.SecondaryDelaySecs {
+	if m.cfg.SecondaryDelaySecs > me.cfg.SecondaryDelaySecs {
 		return false
 	}
 	if c.primary < 0 || (c.sourceOf(i) != c.primary && !c.chainReaches(i, c.primary)) {
