@@ -75,7 +75,7 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 		return exitError
 	}
 	defer cat.Close()
-	defer startProfile(log)()
+	defer startProfile(log, cfg.Port)()
 	eng := exec.New(cat, log)
 	defer eng.Close()
 

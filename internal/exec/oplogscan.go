@@ -26,7 +26,7 @@ func (e *Engine) findOplog(c *compiled, p FindParams) (Iterator, *Plan, error) {
 		start, incl := tsLowerBound(p.Filter)
 		it = &oplogIter{log: l, after: start, incl: incl}
 	}
-	if len(p.Filter) > 0 {
+	if len(p.Filter) > 0 && !(isTSLowerBoundOnly(p.Filter) && !naturalReverse(p.Sort)) {
 		it = &filterIter{in: it, m: c.m, vars: p.Vars}
 	}
 	if c.sort != nil && !naturalReverse(p.Sort) {
@@ -87,6 +87,22 @@ func tsLowerBound(filter bson.D) (bson.Timestamp, bool) {
 		return ts, p.lowIncl
 	}
 	return bson.Timestamp{}, true
+}
+
+// isTSLowerBoundOnly reports whether filter is exactly {ts: {$gt|$gte: T}}
+// with a Timestamp T, the oplog fetcher's query: the forward scan starts
+// at that bound, so matching each entry again (decoding it) would only
+// repeat what the scan already guarantees.
+func isTSLowerBoundOnly(filter bson.D) bool {
+	if len(filter) != 1 || filter[0].Key != "ts" {
+		return false
+	}
+	cond, ok := filter[0].Value.(bson.D)
+	if !ok || len(cond) != 1 || (cond[0].Key != "$gt" && cond[0].Key != "$gte") {
+		return false
+	}
+	_, ok = cond[0].Value.(bson.Timestamp)
+	return ok
 }
 
 // oplogIter reads the oplog forward in batches. At the end of visible

@@ -59,3 +59,67 @@ func TestOplogReverseFilterThenLimit(t *testing.T) {
 		t.Fatalf("oldest insert not found scanning backwards: %v %v", r, err)
 	}
 }
+
+// TestOplogForwardTSBound: the fetcher's {ts: {$gte|$gt: T}} is answered by
+// where the scan starts (no per-entry match), and any other filter on the
+// oplog is still matched entry by entry.
+func TestOplogForwardTSBound(t *testing.T) {
+	e := testEngine(t, nil)
+	docs := make([]bson.D, 5)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}}
+	}
+	if res := e.Insert("t", "fwd", docs, true, nil); len(res.Errors) > 0 {
+		t.Fatal(res.Errors[0].Err)
+	}
+	all := oplogTS(t, e, nil)
+	if len(all) < 5 {
+		t.Fatalf("oplog holds %d entries", len(all))
+	}
+	mid := all[len(all)-3]
+	bound := func(op string, v any) bson.D { return bson.D{{Key: "ts", Value: bson.D{{Key: op, Value: v}}}} }
+	tests := []struct {
+		name     string
+		filter   bson.D
+		n        int
+		boundOff bool // the filter is the scan's bound alone
+	}{
+		{"gte", bound("$gte", mid), 3, true},
+		{"gt", bound("$gt", mid), 2, true},
+		{"gt and lt", bson.D{{Key: "ts", Value: bson.D{{Key: "$gt", Value: all[0]}, {Key: "$lt", Value: mid}}}}, len(all) - 4, false},
+		{"gte and op", append(bound("$gte", mid), bson.E{Key: "op", Value: "none"}), 0, false},
+		{"gte non-timestamp", bound("$gte", int64(0)), 0, false},
+	}
+	for _, tc := range tests {
+		if got := isTSLowerBoundOnly(tc.filter); got != tc.boundOff {
+			t.Errorf("%s: isTSLowerBoundOnly = %v", tc.name, got)
+		}
+		if got := oplogTS(t, e, tc.filter); len(got) != tc.n {
+			t.Errorf("%s: %d entries, want %d", tc.name, len(got), tc.n)
+		}
+	}
+}
+
+// oplogTS returns the ts of every oplog entry filter selects, in order.
+func oplogTS(t *testing.T, e *Engine, filter bson.D) []bson.Timestamp {
+	t.Helper()
+	it, _, err := e.Find("local", "oplog.rs", FindParams{Filter: filter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	var out []bson.Timestamp
+	for range 10000 {
+		r, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r == nil {
+			return out
+		}
+		tt, i, _ := bson.Raw(r.Raw).Lookup("ts").TimestampOK()
+		out = append(out, bson.Timestamp{T: tt, I: i})
+	}
+	t.Fatal("oplog scan did not end")
+	return nil
+}

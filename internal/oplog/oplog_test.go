@@ -187,7 +187,9 @@ func TestReadInclusiveLimitReverse(t *testing.T) {
 		{ts[1], false, 0, ts[2], 3},
 		{ts[1], true, 0, ts[1], 4},
 		{ts[1], true, 2, ts[1], 2},
-		{ts[4], false, 0, bson.Timestamp{}, 0},
+		{ts[4], false, 0, bson.Timestamp{}, 0},                         // at the visibility point
+		{ts[4], true, 0, ts[4], 1},                                     // the newest, inclusive
+		{bson.Timestamp{T: ts[4].T + 1}, true, 0, bson.Timestamp{}, 0}, // past it
 	}
 	for _, tc := range tests {
 		got, err := f.log.Read(tc.after, tc.inclusive, tc.limit)

@@ -12,6 +12,9 @@ import (
 // (>= after when inclusive), oldest first, up to the visibility point.
 func (l *Log) ReadRaw(after bson.Timestamp, inclusive bool, limit int) ([][]byte, error) {
 	vis := l.Visible()
+	if vis.Compare(after) < 0 || (!inclusive && vis == after) {
+		return nil, nil // nothing newer is visible: no iterator, no seek
+	}
 	lo := storage.OplogKey(after)
 	hi := storage.OplogKey(vis)
 	hi = append(hi, 0) // inclusive of vis

@@ -125,14 +125,22 @@ func lastApplied(cat *catalog.Catalog) (topology.OpTime, error) {
 
 // opTimeAt returns the OpTime of the oplog entry at ts.
 func opTimeAt(cat *catalog.Catalog, ts bson.Timestamp) (topology.OpTime, error) {
-	es, err := cat.Oplog().Read(ts, true, 1)
+	raws, err := cat.Oplog().ReadRaw(ts, true, 1)
 	if err != nil {
 		return topology.OpTime{}, fmt.Errorf("repl: read oplog at %v: %w", ts, err)
 	}
-	if len(es) == 0 {
+	if len(raws) == 0 {
 		return topology.OpTime{TS: ts}, nil
 	}
-	return topology.OpTime{TS: es[0].TS, Term: es[0].Term}, nil
+	// Only ts and t are needed: look them up rather than decode the entry
+	// (this runs once per write on the primary).
+	e := bson.Raw(raws[0])
+	t, i, ok := e.Lookup("ts").TimestampOK()
+	if !ok {
+		return topology.OpTime{}, fmt.Errorf("repl: oplog entry at %v has no ts", ts)
+	}
+	term, _ := e.Lookup("t").AsInt64OK()
+	return topology.OpTime{TS: bson.Timestamp{T: t, I: i}, Term: term}, nil
 }
 
 // opTimeDoc renders op as MongoDB's {ts, t}.
