@@ -18,7 +18,10 @@ func Markdown(r *Report) string {
 		"reused across w and runs, the modes' order rotating by one per topology; before each run the table is dropped and every member has caught up "+
 		"with the primary. Client, primary and all members share the machine's cores. Primary CPU is "+
 		"serverStatus extra_info user+system time over wall time (100%% = one core); replication lag is "+
-		"the primary's optime minus the slowest member's (one-second resolution), polled every %v.\n\n",
+		"the primary's optime minus the slowest member's (one-second resolution), polled every %v. "+
+		"Entries behind by depth: at each poll, how many oplog entries each member's acknowledged optime (as the "+
+		"primary sees it, what a write concern waits for) trailed the primary's newest write, by the member's "+
+		"sync-source depth (1 = pulls from the primary); mean and max over the polls in the same second as the primary.\n\n",
 		cfg.Threads, cfg.RecordCount, cfg.Runs, cfg.PollInterval)
 	if cfg.Warmup > 0 {
 		fmt.Fprintf(&b, "Warm-up: before each measured run, the same load (same w and threads) into table "+
@@ -135,8 +138,8 @@ func cpuCell(c *Cell) string {
 
 func writeDetail(b *strings.Builder, r *Report, lat int64) {
 	fmt.Fprintf(b, "### Per cell, %s\n\n", latencyLabel(lat))
-	b.WriteString("| nodes | w | chaining | ops/s | avg insert µs | p99 insert µs | primary CPU | primary core-µs/op | max lag s | polls behind | failed inserts | sync-source tree (trees seen) |\n")
-	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("| nodes | w | chaining | ops/s | avg insert µs | p99 insert µs | primary CPU | primary core-µs/op | max lag s | polls behind | entries behind by depth: mean (max) | failed inserts | sync-source tree (trees seen) |\n")
+	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
 	for _, c := range r.Cells {
 		if c.LatencyUs != lat {
 			continue
@@ -146,14 +149,14 @@ func writeDetail(b *strings.Builder, r *Report, lat int64) {
 			behind += run.Lag.Behind
 			polls += run.Lag.Samples
 		}
-		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s | %.0f | %d/%d | %d | %s (%d) |\n",
+		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s | %.0f | %d/%d | %s | %d | %s (%d) |\n",
 			c.Nodes, c.W, c.Mode,
 			statCell(c, func(c *Cell) Stat { return c.Throughput }, "%.0f"),
 			statCell(c, func(c *Cell) Stat { return c.AvgInsertUs }, "%.0f"),
 			statCell(c, func(c *Cell) Stat { return c.P99InsertUs }, "%.0f"),
 			cpuCell(c),
 			statCell(c, func(c *Cell) Stat { return c.CPUPerOpUs }, "%.1f"),
-			c.MaxLagSecs, behind, polls, c.Failed, orDash(c.Tree), len(c.Trees))
+			c.MaxLagSecs, behind, polls, depthCell(c.LagByDepth), c.Failed, orDash(c.Tree), len(c.Trees))
 	}
 	b.WriteString("\n")
 }

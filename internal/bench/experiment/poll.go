@@ -15,6 +15,8 @@ type LagSummary struct {
 	Behind     int            `json:"behindSamples"`   // polls with some member behind the primary
 	MaxLagSecs float64        `json:"maxLagSecs"`      // max of Lag over the polls
 	Trees      map[string]int `json:"syncSourceTrees"` // polls per rendered tree
+	ByDepth    []DepthLag     `json:"lagByDepth"`      // acknowledgement lag by sync-source depth
+	depth      depthAcc
 }
 
 // observe folds one poll into l.
@@ -39,6 +41,11 @@ func (l *LagSummary) observe(st ReplStatus, err error) {
 	}
 	l.MaxLagSecs = max(l.MaxLagSecs, secs)
 	l.Trees[Tree(st)]++
+	if l.depth == nil {
+		l.depth = depthAcc{}
+	}
+	l.depth.observe(st)
+	l.ByDepth = l.depth.list()
 }
 
 // poller polls a set's status every interval until stopped.

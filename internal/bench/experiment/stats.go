@@ -84,6 +84,7 @@ type Cell struct {
 	Failed      int64          `json:"failedInserts"`         // sum over runs
 	Tree        string         `json:"syncSourceTree"`        // most observed over runs
 	Trees       map[string]int `json:"syncSourceTrees"`       // every tree seen, by polls
+	LagByDepth  []DepthLag     `json:"lagByDepth"`            // all runs' polls, by sync-source depth
 	Error       string         `json:"error,omitempty"`       // why runs are missing
 }
 
@@ -110,6 +111,11 @@ func (c *Cell) Summarize() {
 		}
 	}
 	c.Tree = mostSeen(c.Trees)
+	depths := make([][]DepthLag, 0, len(c.Runs))
+	for _, r := range c.Runs {
+		depths = append(depths, r.Lag.ByDepth)
+	}
+	c.LagByDepth = mergeDepths(depths...)
 }
 
 // mostSeen is the key with the highest count (ties: the smallest key), or

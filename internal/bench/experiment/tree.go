@@ -108,12 +108,7 @@ func (r *treeRenderer) unrooted(members []MemberState) {
 // resolution), and whether any member is behind at all. ok is false when
 // no member reports PRIMARY.
 func Lag(st ReplStatus) (secs float64, behind, ok bool) {
-	var primary bson.Timestamp
-	for _, m := range st.Members {
-		if m.State == "PRIMARY" {
-			primary, ok = m.Optime, true
-		}
-	}
+	primary, ok := primaryOf(st)
 	if !ok {
 		return 0, false, false
 	}

@@ -13,7 +13,8 @@ type memberData struct {
 	lastResponse time.Time // last successful heartbeat or position update
 	state        MemberState
 	term         int64
-	rtt          time.Duration
+	rtt          time.Duration // distance estimate: the least of the recent RTTs (rtts)
+	rtts         rttWindow
 	syncSource   int // member _id, -1 for none
 	// Positions. Invariant: written >= applied for data-bearing members
 	// that report both; durable <= written.

@@ -33,8 +33,11 @@
 // chainingMode "auto" (relaydb, autodirect.go) has the primary list its
 // direct readers from the write concern its writers wait for (one under
 // w:1, k+1 voters when they wait for k acknowledgements); everyone else
-// chains off secondaries breadth-first (fewest hops from the primary, then
-// RTT), at most settings.chainFanout (default 3) per source. replSetSyncFrom overrides until the source fails.
+// chains off secondaries breadth-first within a distance band (fewest hops
+// from the primary among candidates within changeSyncSourceThreshold of
+// the closest, then RTT), at most settings.chainFanout (default 3) per
+// source. replSetSyncFrom overrides until the source fails. Distance is
+// the least of a member's last 8 heartbeat RTTs (rtt.go).
 // Liveness: a candidate must be strictly ahead of our last fetched OpTime
 // (the primary may be level) and its chain of sync sources, as heartbeats
 // report them, must not lead back to us; a source that is not ahead, is

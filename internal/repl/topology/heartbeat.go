@@ -75,7 +75,7 @@ func (c *Coordinator) HeartbeatResponse(now time.Time, r HeartbeatReply) []Actio
 func (c *Coordinator) recordHeartbeat(now time.Time, i int, r HeartbeatReply) {
 	m := &c.members[i]
 	m.up, m.lastResponse = true, now
-	m.state, m.term, m.rtt = r.State, r.Term, r.RTT
+	m.state, m.term, m.rtt = r.State, r.Term, m.rtts.add(r.RTT)
 	m.syncSource = r.SyncSource
 	c.advancePositions(m, r.Written, r.Applied, r.Durable)
 }

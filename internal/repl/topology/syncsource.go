@@ -195,21 +195,29 @@ func (c *Coordinator) bestCandidate(strict bool) int {
 
 // autoCandidate returns, for a member that chains in mode "auto", the
 // SECONDARY with room under the fan-out cap, eligible or a near feeder,
-// fewest sync-source hops from the primary, closest among those; -1 if
-// none. Preferring few hops builds a breadth-first tree under the cap:
-// every hop is one more process fetching, applying and forwarding
-// positions, and with equal distances "closest" alone grew chains 6-7
-// hops deep at 15 members.
-//
-// TODO(#5): with unequal distances hops-before-RTT sends members to far
-// shallow sources (bench/results/README.md, chaining-spread-s2); prefer
-// the closest unless a shallower candidate is within
-// ChangeSyncSourceThreshold of it.
+// about as close as the closest such candidate (within
+// ChangeSyncSourceThreshold of its RTT), fewest sync-source hops from the
+// primary among those, closest on ties; -1 if none. Few hops build a
+// breadth-first tree under the cap (every hop is one more process
+// fetching, applying and forwarding positions; with equal distances
+// "closest" alone grew chains 6-7 hops deep at 15 members); the distance
+// band keeps a member from crossing a long link for a shallower source
+// when near ones exist (with three zones at 1 ms, breadth-first alone
+// sent members to other zones).
 func (c *Coordinator) autoCandidate() int {
-	best, bestHops := -1, 0
+	var cands []int
+	near := time.Duration(math.MaxInt64)
 	for i := range c.members {
 		if i == c.primary || !(c.eligible(i, true) || c.nearFeeder(i)) ||
 			c.readers(i, math.MaxInt) >= c.cfg.ChainFanout() {
+			continue
+		}
+		cands = append(cands, i)
+		near = min(near, c.members[i].rtt)
+	}
+	best, bestHops := -1, 0
+	for _, i := range cands {
+		if c.members[i].rtt > near+ChangeSyncSourceThreshold {
 			continue
 		}
 		h := c.hops(i)

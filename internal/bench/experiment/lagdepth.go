@@ -1,0 +1,152 @@
+package experiment
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Lag by sync-source depth: the lag trace behind the trees. The primary's
+// replSetGetStatus shows each member's optime as the member last reported
+// it (replSetUpdatePosition, the acknowledgement a write concern waits
+// for), so "entries behind" is how many oplog entries a member's
+// acknowledgement trailed the primary's newest write by, at that poll.
+// The oplog's ts counts entries within a second, so the difference is
+// exact when member and primary are in the same second; polls that
+// straddle a second boundary are not counted (they are a small fraction
+// when lags are milliseconds, and counted in Straddled).
+
+// DepthLag summarises the polls of the members at one depth (1: pulls from
+// the primary, 2: from a member at depth 1, ...).
+type DepthLag struct {
+	Depth      int     `json:"depth"`
+	Samples    int     `json:"samples"` // member-polls counted
+	MeanBehind float64 `json:"meanEntriesBehind"`
+	MaxBehind  uint32  `json:"maxEntriesBehind"`
+	Straddled  int     `json:"straddledSamples"` // member-polls in another second than the primary
+}
+
+// depthAcc accumulates DepthLag over polls.
+type depthAcc map[int]*DepthLag
+
+func (a depthAcc) observe(st ReplStatus) {
+	primary, ok := primaryOf(st)
+	if !ok {
+		return
+	}
+	depth := Depths(st)
+	for _, m := range st.Members {
+		d := depth[m.Name]
+		if d <= 0 {
+			continue
+		}
+		dl := a[d]
+		if dl == nil {
+			dl = &DepthLag{Depth: d}
+			a[d] = dl
+		}
+		if m.Optime.T != primary.T || m.Optime.I > primary.I {
+			dl.Straddled++
+			continue
+		}
+		behind := primary.I - m.Optime.I
+		dl.MeanBehind = (dl.MeanBehind*float64(dl.Samples) + float64(behind)) / float64(dl.Samples+1)
+		dl.Samples++
+		dl.MaxBehind = max(dl.MaxBehind, behind)
+	}
+}
+
+// list returns the summaries by increasing depth.
+func (a depthAcc) list() []DepthLag {
+	out := make([]DepthLag, 0, len(a))
+	for _, d := range a {
+		out = append(out, *d)
+	}
+	slices.SortFunc(out, func(x, y DepthLag) int { return x.Depth - y.Depth })
+	return out
+}
+
+// mergeDepths folds several runs' summaries into one, weighting means by
+// samples.
+func mergeDepths(runs ...[]DepthLag) []DepthLag {
+	acc := depthAcc{}
+	for _, ds := range runs {
+		for _, d := range ds {
+			cur := acc[d.Depth]
+			if cur == nil {
+				cur = &DepthLag{Depth: d.Depth}
+				acc[d.Depth] = cur
+			}
+			if n := cur.Samples + d.Samples; n > 0 {
+				cur.MeanBehind = (cur.MeanBehind*float64(cur.Samples) + d.MeanBehind*float64(d.Samples)) / float64(n)
+			}
+			cur.Samples += d.Samples
+			cur.MaxBehind = max(cur.MaxBehind, d.MaxBehind)
+			cur.Straddled += d.Straddled
+		}
+	}
+	return acc.list()
+}
+
+// Depths maps each member reached from the primary to its number of
+// sync-source hops from it (the primary: 0); members no chain from the
+// primary reaches are absent.
+func Depths(st ReplStatus) map[string]int {
+	src := map[string]string{} // name -> source name
+	host := map[string]string{}
+	for _, m := range st.Members {
+		host[m.Host] = m.Name
+	}
+	out := map[string]int{}
+	for _, m := range st.Members {
+		if m.State == "PRIMARY" {
+			out[m.Name] = 0
+		} else if s, ok := host[m.SyncSource]; ok {
+			src[m.Name] = s
+		}
+	}
+	for _, m := range st.Members {
+		n, hops := m.Name, 0
+		for ; hops <= len(st.Members); hops++ {
+			if d, ok := out[n]; ok {
+				if hops > 0 {
+					out[m.Name] = d + hops
+				}
+				break
+			}
+			next, ok := src[n]
+			if !ok {
+				break
+			}
+			n = next
+		}
+	}
+	return out
+}
+
+// primaryOf returns the primary's optime.
+func primaryOf(st ReplStatus) (op bson.Timestamp, ok bool) {
+	for _, m := range st.Members {
+		if m.State == "PRIMARY" {
+			return m.Optime, true
+		}
+	}
+	return op, false
+}
+
+// depthCell renders "depth: mean (max)" per depth, e.g. "1: 2.1 (9); 2: 5.0 (14)".
+func depthCell(ds []DepthLag) string {
+	var parts []string
+	for _, d := range ds {
+		if d.Samples == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%d: %.1f (%d)", d.Depth, d.MeanBehind, d.MaxBehind))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, "; ")
+}
