@@ -21,7 +21,8 @@ const stopTimeout = 10 * time.Second
 func serveArgs(s Spec, m *Member) []string {
 	args := []string{"serve", "--replSet", s.Name, "--port", strconv.Itoa(m.Port),
 		"--bind_ip", "127.0.0.1", "--dbpath", m.DBPath, "--logpath", m.LogPath, "--logappend"}
-	return append(args, s.ExtraArgs...)
+	args = append(args, s.ExtraArgs...)
+	return append(args, s.MemberArgs[m.Name]...)
 }
 
 // spawn starts m's process with its recorded arguments and records its pid.

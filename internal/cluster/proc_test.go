@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,12 +47,15 @@ func fakeCluster(t *testing.T, s Spec) *Cluster {
 }
 
 func TestServeArgs(t *testing.T) {
-	s := Spec{Name: "lab", Dir: "/c", Data: 1, ExtraArgs: []string{"--oplogSize", "64"}}.withDefaults()
-	m := &Member{Port: 30001, DBPath: "/c/m0/data", LogPath: "/c/m0/relaydb.log"}
-	got := strings.Join(serveArgs(s, m), " ")
-	want := "serve --replSet lab --port 30001 --bind_ip 127.0.0.1 --dbpath /c/m0/data --logpath /c/m0/relaydb.log --logappend --oplogSize 64"
-	if got != want {
-		t.Fatalf("serveArgs =\n %s\nwant\n %s", got, want)
+	s := Spec{Name: "lab", Dir: "/c", Data: 2, ExtraArgs: []string{"--oplogSize", "64"},
+		MemberArgs: map[string][]string{"m1": {"--simulatedLatency", "1ms"}}}.withDefaults()
+	base := "serve --replSet lab --port 3000%d --bind_ip 127.0.0.1 --dbpath /c/m%d/data --logpath /c/m%d/relaydb.log --logappend --oplogSize 64"
+	for i, extra := range []string{"", " --simulatedLatency 1ms"} {
+		m := &Member{MemberSpec: MemberSpec{Name: fmt.Sprintf("m%d", i)}, Port: 30000 + i, DBPath: fmt.Sprintf("/c/m%d/data", i), LogPath: fmt.Sprintf("/c/m%d/relaydb.log", i)}
+		got := strings.Join(serveArgs(s, m), " ")
+		if want := fmt.Sprintf(base, i, i, i) + extra; got != want {
+			t.Fatalf("serveArgs =\n %s\nwant\n %s", got, want)
+		}
 	}
 }
 

@@ -43,6 +43,10 @@ type Spec struct {
 	Chaining  string   // "auto" (default: relaydb's default for new sets), "true" (MongoDB's default) or "false"
 	Bin       string   // relaydb binary; default the running executable
 	ExtraArgs []string // appended to every member's serve arguments
+	// MemberArgs are appended, after ExtraArgs, to the serve arguments of
+	// the member of that name (m0, m1, ...): per-member settings such as
+	// bench experiment's pairwise delays.
+	MemberArgs map[string][]string `json:",omitempty"`
 	// StartTimeout bounds the wait for each member to answer ping;
 	// default 20 s.
 	StartTimeout time.Duration `json:",omitempty"`

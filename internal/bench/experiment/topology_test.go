@@ -2,10 +2,7 @@ package experiment
 
 import (
 	"bytes"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,57 +24,40 @@ func TestDurationArg(t *testing.T) {
 	}
 }
 
-// TestWrapperScriptGivesEachMemberItsDelay runs the generated script
-// around a fake binary that records its arguments.
-func TestWrapperScriptGivesEachMemberItsDelay(t *testing.T) {
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "fake relaydb") // a space, to check quoting
-	out := filepath.Join(dir, "args")
-	fake := "#!/bin/sh\necho \"$@\" >> '" + out + "'\n"
-	if err := os.WriteFile(bin, []byte(fake), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	spec := cluster.Spec{Data: 6, Hidden: 1, ReadOnly: 8, Dir: dir, Bin: bin, BasePort: 40000}
+// TestSpreadGivesEachMemberItsDelays: with spread every member gets the
+// base delay and its own delay towards each peer.
+func TestSpreadGivesEachMemberItsDelays(t *testing.T) {
+	spec := cluster.Spec{Data: 6, Hidden: 1, ReadOnly: 8, Dir: t.TempDir(), Bin: "/bin/relaydb", BasePort: 40000}
 	if err := applyLatency(&spec, 100*time.Microsecond, true); err != nil {
 		t.Fatal(err)
 	}
-	if spec.Bin == bin || len(spec.ExtraArgs) != 0 {
-		t.Fatalf("spread must go through the wrapper: %+v", spec)
+	if spec.Bin != "/bin/relaydb" || len(spec.ExtraArgs) != 0 || len(spec.MemberArgs) != 15 {
+		t.Fatalf("spread must give per-member arguments only: %+v", spec)
 	}
-	for _, i := range []int{0, 1, 2, 10, 14} {
-		data := filepath.Join(dir, "m"+strconv.Itoa(i), "data")
-		cmd := exec.Command(spec.Bin, "serve", "--port", "1", "--dbpath", data, "--logpath", "x")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("wrapper: %v\n%s", err, b)
-		}
-	}
-	got, _ := os.ReadFile(out)
-	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
 	// Member i's delay towards member j (port 40000+j): 100us in the same
 	// zone (i mod 3), +100us per zone of distance.
-	want := []map[string]string{
-		{"127.0.0.1:40003": "100us", "127.0.0.1:40001": "200us", "127.0.0.1:40002": "300us"}, // m0
-		{"127.0.0.1:40004": "100us", "127.0.0.1:40000": "200us", "127.0.0.1:40002": "200us"}, // m1
-		{"127.0.0.1:40005": "100us", "127.0.0.1:40000": "300us", "127.0.0.1:40001": "200us"}, // m2
-		{"127.0.0.1:40013": "100us", "127.0.0.1:40000": "200us", "127.0.0.1:40011": "200us"}, // m10 (zone 1)
-		{"127.0.0.1:40011": "100us", "127.0.0.1:40013": "200us", "127.0.0.1:40012": "300us"}, // m14 (zone 2)
+	want := map[string]map[string]string{
+		"m0":  {"127.0.0.1:40003": "100us", "127.0.0.1:40001": "200us", "127.0.0.1:40002": "300us"},
+		"m1":  {"127.0.0.1:40004": "100us", "127.0.0.1:40000": "200us", "127.0.0.1:40002": "200us"},
+		"m2":  {"127.0.0.1:40005": "100us", "127.0.0.1:40000": "300us", "127.0.0.1:40001": "200us"},
+		"m10": {"127.0.0.1:40013": "100us", "127.0.0.1:40000": "200us", "127.0.0.1:40011": "200us"}, // zone 1
+		"m14": {"127.0.0.1:40011": "100us", "127.0.0.1:40013": "200us", "127.0.0.1:40012": "300us"}, // zone 2
 	}
-	for i, l := range lines {
-		if !strings.Contains(l, "--logpath x --simulatedLatency 100us --simulatedLatencyTo ") {
-			t.Errorf("call %d: %q lacks the latency flags", i, l)
+	for name, delays := range want {
+		args := spec.MemberArgs[name]
+		if len(args) != 4 || args[0] != "--simulatedLatency" || args[1] != "100us" || args[2] != "--simulatedLatencyTo" {
+			t.Errorf("%s: args %q", name, args)
 			continue
 		}
-		if i >= len(want) {
-			continue
+		peers := strings.Split(args[3], ",")
+		if len(peers) != 14 {
+			t.Errorf("%s: %d peers in %q", name, len(peers), args[3])
 		}
-		for host, d := range want[i] {
-			if !strings.Contains(l, host+"="+d) {
-				t.Errorf("call %d: %q, want %s=%s", i, l, host, d)
+		for host, d := range delays {
+			if !slices.Contains(peers, host+"="+d) {
+				t.Errorf("%s: %q, want %s=%s", name, args[3], host, d)
 			}
 		}
-	}
-	if len(lines) != len(want) {
-		t.Errorf("%d calls: %q", len(lines), got)
 	}
 }
 
