@@ -53,7 +53,7 @@ type Config struct {
 
 // DefaultRecordCount sizes the default matrix (3 topologies × 3 modes × 2
 // w × 3 runs = 54 loads plus 9 cluster start-ups) to finish in under 30
-// minutes on the 2-core development machine (measured: 17-19 min per
+// minutes on the 2-core development machine (measured: 16-20 min per
 // matrix at 0.1 ms and 1 ms, bench/results/README.md).
 const DefaultRecordCount = 10000
 

@@ -3,7 +3,7 @@ package topology
 import "time"
 
 // rttSamples is how many heartbeat round trips the distance estimate
-// covers (16 s at the default 2 s heartbeat interval).
+// covers (4 s at the default 500 ms heartbeat interval).
 const rttSamples = 8
 
 // rttWindow estimates the distance to a member as the least of its last
