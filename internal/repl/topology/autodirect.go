@@ -163,66 +163,46 @@ func (c *Coordinator) directCandidate(i int) bool {
 }
 
 // chooseDirect keeps the current list's members that are still candidates
-// (the best want of them), lets a listed member give way to an unlisted
-// candidate that is clearly better (visible where it is hidden, or closer
-// by more than ChangeSyncSourceThreshold: RTTs known when the list was
-// first made may have been a single noisy sample), then fills the list
-// with the best candidates: visible before hidden (only visible members
-// can serve others), closest first, lower _id on ties. The result is
-// sorted by _id.
+// (up to want), then fills it with the closest candidates, visible members
+// before hidden ones (only visible members can serve others), lower _id on
+// ties. The result is sorted by _id.
 func (c *Coordinator) chooseDirect(want int) []int {
-	var kept, others []int // member indexes
+	var out []int
 	for _, id := range c.direct {
-		if i := c.cfg.MemberIndex(id); i >= 0 && c.directCandidate(i) {
-			kept = append(kept, i)
+		if i := c.cfg.MemberIndex(id); i >= 0 && len(out) < want && c.directCandidate(i) {
+			out = append(out, id)
 		}
 	}
+	var cands []int
 	for i := range c.members {
-		if c.directCandidate(i) && !slices.Contains(kept, i) {
-			others = append(others, i)
+		if c.directCandidate(i) && !slices.Contains(out, c.members[i].cfg.ID) {
+			cands = append(cands, i)
 		}
 	}
-	slices.SortStableFunc(kept, c.cmpDirect)
-	slices.SortStableFunc(others, c.cmpDirect)
-	kept = kept[:min(len(kept), want)]
-	for len(kept) > 0 && len(others) > 0 && c.clearlyBetterDirect(others[0], kept[len(kept)-1]) {
-		kept[len(kept)-1], others = others[0], others[1:]
-		slices.SortStableFunc(kept, c.cmpDirect)
-	}
-	for len(kept) < want && len(others) > 0 {
-		kept, others = append(kept, others[0]), others[1:]
-	}
-	out := []int{} // published even when empty: nobody is asked to pull directly yet
-	for _, i := range kept {
+	slices.SortStableFunc(cands, func(a, b int) int {
+		ma, mb := c.members[a], c.members[b]
+		switch {
+		case ma.cfg.Hidden != mb.cfg.Hidden:
+			if ma.cfg.Hidden {
+				return 1
+			}
+			return -1
+		case ma.rtt != mb.rtt:
+			return int(ma.rtt - mb.rtt)
+		}
+		return ma.cfg.ID - mb.cfg.ID
+	})
+	for _, i := range cands {
+		if len(out) >= want {
+			break
+		}
 		out = append(out, c.members[i].cfg.ID)
 	}
 	slices.Sort(out)
+	if out == nil {
+		out = []int{} // published as empty: nobody is asked to pull directly yet
+	}
 	return out
-}
-
-// cmpDirect orders direct-reader candidates: visible before hidden, then
-// by RTT, then by _id.
-func (c *Coordinator) cmpDirect(a, b int) int {
-	ma, mb := c.members[a], c.members[b]
-	switch {
-	case ma.cfg.Hidden != mb.cfg.Hidden:
-		if ma.cfg.Hidden {
-			return 1
-		}
-		return -1
-	case ma.rtt != mb.rtt:
-		return int(ma.rtt - mb.rtt)
-	}
-	return ma.cfg.ID - mb.cfg.ID
-}
-
-// clearlyBetterDirect: candidate a should replace listed member b.
-func (c *Coordinator) clearlyBetterDirect(a, b int) bool {
-	ma, mb := c.members[a], c.members[b]
-	if ma.cfg.Hidden != mb.cfg.Hidden {
-		return mb.cfg.Hidden
-	}
-	return ma.rtt+ChangeSyncSourceThreshold < mb.rtt
 }
 
 // DirectReaders is the list this member publishes as primary in mode
