@@ -28,8 +28,28 @@ type DepthLag struct {
 	Straddled  int     `json:"straddledSamples"` // member-polls in another second than the primary
 }
 
-// depthAcc accumulates DepthLag over polls.
-type depthAcc map[int]*DepthLag
+// depthAcc accumulates DepthLag over polls (or over runs' summaries): the
+// mean is derived from the sum of entries behind when listed.
+type depthAcc map[int]*depthSum
+
+type depthSum struct {
+	DepthLag
+	sum float64 // entries behind over the Samples
+}
+
+// add folds n samples, sum entries behind in all and maxBehind at most,
+// plus straddled polls, into depth d.
+func (a depthAcc) add(d, n int, sum float64, maxBehind uint32, straddled int) {
+	s := a[d]
+	if s == nil {
+		s = &depthSum{DepthLag: DepthLag{Depth: d}}
+		a[d] = s
+	}
+	s.Samples += n
+	s.sum += sum
+	s.MaxBehind = max(s.MaxBehind, maxBehind)
+	s.Straddled += straddled
+}
 
 func (a depthAcc) observe(st ReplStatus) {
 	primary, ok := primaryOf(st)
@@ -39,30 +59,26 @@ func (a depthAcc) observe(st ReplStatus) {
 	depth := Depths(st)
 	for _, m := range st.Members {
 		d := depth[m.Name]
-		if d <= 0 {
-			continue
+		switch {
+		case d <= 0:
+		case m.Optime.T != primary.T || m.Optime.I > primary.I:
+			a.add(d, 0, 0, 0, 1)
+		default:
+			behind := primary.I - m.Optime.I
+			a.add(d, 1, float64(behind), behind, 0)
 		}
-		dl := a[d]
-		if dl == nil {
-			dl = &DepthLag{Depth: d}
-			a[d] = dl
-		}
-		if m.Optime.T != primary.T || m.Optime.I > primary.I {
-			dl.Straddled++
-			continue
-		}
-		behind := primary.I - m.Optime.I
-		dl.MeanBehind = (dl.MeanBehind*float64(dl.Samples) + float64(behind)) / float64(dl.Samples+1)
-		dl.Samples++
-		dl.MaxBehind = max(dl.MaxBehind, behind)
 	}
 }
 
 // list returns the summaries by increasing depth.
 func (a depthAcc) list() []DepthLag {
 	out := make([]DepthLag, 0, len(a))
-	for _, d := range a {
-		out = append(out, *d)
+	for _, s := range a {
+		d := s.DepthLag
+		if d.Samples > 0 {
+			d.MeanBehind = s.sum / float64(d.Samples)
+		}
+		out = append(out, d)
 	}
 	slices.SortFunc(out, func(x, y DepthLag) int { return x.Depth - y.Depth })
 	return out
@@ -74,17 +90,7 @@ func mergeDepths(runs ...[]DepthLag) []DepthLag {
 	acc := depthAcc{}
 	for _, ds := range runs {
 		for _, d := range ds {
-			cur := acc[d.Depth]
-			if cur == nil {
-				cur = &DepthLag{Depth: d.Depth}
-				acc[d.Depth] = cur
-			}
-			if n := cur.Samples + d.Samples; n > 0 {
-				cur.MeanBehind = (cur.MeanBehind*float64(cur.Samples) + d.MeanBehind*float64(d.Samples)) / float64(n)
-			}
-			cur.Samples += d.Samples
-			cur.MaxBehind = max(cur.MaxBehind, d.MaxBehind)
-			cur.Straddled += d.Straddled
+			acc.add(d.Depth, d.Samples, d.MeanBehind*float64(d.Samples), d.MaxBehind, d.Straddled)
 		}
 	}
 	return acc.list()
