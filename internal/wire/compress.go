@@ -1,14 +1,9 @@
 package wire
 
 import (
-	"bytes"
-	"compress/zlib"
 	"encoding/binary"
-	"errors"
-	"io"
 	"sync"
 
-	"github.com/golang/snappy"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/relaydb/relaydb/internal/mongoerr"
@@ -46,9 +41,10 @@ func CompressorName(id byte) string {
 
 // ParseCompressed unwraps an OP_COMPRESSED body. It returns the wrapped
 // message's op code and its body (what follows the header once decompressed).
-// uncompressedSize is bounded by maxSize minus the header before anything is
-// allocated, and the decompressed size must equal it exactly. All errors are
-// fatal for the connection, as in MongoDB.
+// uncompressedSize is bounded by maxSize minus the header, but it is only a
+// claim: what decompress allocates is also bounded by the real payload (see
+// decompress.go), and the decompressed size must equal the claim exactly.
+// All errors are fatal for the connection, as in MongoDB.
 //
 // A wrapped OP_MSG with ChecksumPresent is not verified here (the header it
 // covers is not at hand); the server calls VerifyChecksum with the rebuilt
@@ -82,76 +78,6 @@ func ParseCompressed(body []byte, maxSize int32) (OpCode, []byte, error) {
 	return op, out, nil
 }
 
-func decompress(id byte, src []byte, size int) ([]byte, error) {
-	var out []byte
-	var err error
-	switch id {
-	case CompressorNoop:
-		out = src
-	case CompressorSnappy:
-		out, err = snappyDecode(src, size)
-	case CompressorZlib:
-		out, err = zlibDecode(src, size)
-	case CompressorZstd:
-		out, err = zstdDecoder().DecodeAll(src, make([]byte, 0, size))
-	default:
-		return nil, newErr(ErrCompressor, mongoerr.ProtocolError, true, "unsupported compressor id %d", id)
-	}
-	if err != nil {
-		return nil, newErr(ErrDecompress, mongoerr.ProtocolError, true, "%s: %v", CompressorName(id), err)
-	}
-	if len(out) != size {
-		return nil, newErr(ErrDecompress, mongoerr.ProtocolError, true,
-			"%s: decompressed %d bytes, uncompressedSize says %d", CompressorName(id), len(out), size)
-	}
-	return out, nil
-}
-
-func snappyDecode(src []byte, size int) ([]byte, error) {
-	n, err := snappy.DecodedLen(src)
-	if err != nil {
-		return nil, err
-	}
-	if n != size {
-		return nil, errors.New("snappy length does not match uncompressedSize")
-	}
-	return snappy.Decode(make([]byte, n), src)
-}
-
-var zlibReaders sync.Pool // of io.ReadCloser that implement zlib.Resetter
-
-// zlibDecode inflates src into exactly size bytes, failing if the stream
-// holds more or less: a bomb stops at size+1 bytes.
-func zlibDecode(src []byte, size int) ([]byte, error) {
-	zr, err := getZlibReader(src)
-	if err != nil {
-		return nil, err
-	}
-	defer zlibReaders.Put(zr)
-	out := make([]byte, size)
-	if _, err := io.ReadFull(zr, out); err != nil {
-		return nil, err
-	}
-	var extra [1]byte
-	if n, err := zr.Read(extra[:]); n > 0 || (err != nil && err != io.EOF) {
-		if err == nil || err == io.EOF {
-			err = errors.New("stream is longer than uncompressedSize")
-		}
-		return nil, err
-	}
-	return out, nil
-}
-
-func getZlibReader(src []byte) (io.ReadCloser, error) {
-	if zr, ok := zlibReaders.Get().(io.ReadCloser); ok {
-		if err := zr.(zlib.Resetter).Reset(bytes.NewReader(src), nil); err != nil {
-			return nil, err
-		}
-		return zr, nil
-	}
-	return zlib.NewReader(bytes.NewReader(src))
-}
-
 var (
 	zstdDecOnce sync.Once
 	zstdDec     *zstd.Decoder
@@ -160,7 +86,7 @@ var (
 )
 
 // zstdDecoder is shared; DecodeAll is safe for concurrent use. Output is
-// capped at dst's capacity (the validated uncompressedSize).
+// capped at dst's capacity, which zstdDecode bounds by the frames' structure.
 func zstdDecoder() *zstd.Decoder {
 	zstdDecOnce.Do(func() {
 		var err error
