@@ -155,6 +155,16 @@ func (c *Catalog) WaitDurable(ctx context.Context, r WriteResult) error {
 	return c.eng.WaitDurable(ctx, r.Seq)
 }
 
+// LastWrite returns a position at or after every write that has returned to
+// its caller: writes reserve their oplog slot and commit under writeMu, so
+// once a write returns, the visibility point and the commit sequence have
+// passed it. Commands that do not carry their own WriteResult (DDL) wait on
+// this position for their write concern (MongoDB waits on the client's last
+// optime the same way).
+func (c *Catalog) LastWrite() WriteResult {
+	return WriteResult{TS: c.log.Visible(), Seq: c.eng.Committed()}
+}
+
 // Databases returns the names of the databases that hold collections, sorted.
 func (c *Catalog) Databases() []string {
 	c.mu.RLock()

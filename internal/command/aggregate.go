@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	register(&Command{Name: "aggregate", Read: true, Help: "runs an aggregation pipeline", Handler: aggregateCmd, Fields: []string{
+	register(&Command{Name: "aggregate", Read: true, AfterWrite: pipelineWrites, Help: "runs an aggregation pipeline", Handler: aggregateCmd, Fields: []string{
 		"pipeline", "cursor", "explain", "allowDiskUse", "hint", "let", "collation",
 		"bypassDocumentValidation", "fromMongos", "needsMerge", "isMapReduceCommand"}})
 }
@@ -113,6 +113,13 @@ func batchSizeFrom(opts bson.D) (int, error) {
 		}
 	}
 	return exec.DefaultFirstBatch, nil
+}
+
+// pipelineWrites reports an aggregate whose pipeline ends in $out or $merge.
+func pipelineWrites(cmd bson.D) bool {
+	p, _ := bsonx.Get(cmd, "pipeline")
+	a, _ := p.(bson.A)
+	return writesOutput(a)
 }
 
 // writesOutput reports a pipeline ending in $out or $merge.

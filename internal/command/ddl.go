@@ -9,15 +9,15 @@ import (
 )
 
 func init() {
-	register(&Command{Name: "create", Write: true, Help: "creates a collection", Handler: createCmd, Fields: []string{
+	register(&Command{Name: "create", Write: true, AfterWrite: always, Help: "creates a collection", Handler: createCmd, Fields: []string{
 		"capped", "size", "max", "validator", "validationLevel", "validationAction", "viewOn", "pipeline",
 		"collation", "timeseries", "clusteredIndex", "changeStreamPreAndPostImages", "storageEngine",
 		"indexOptionDefaults", "idIndex", "expireAfterSeconds", "encryptedFields", "autoIndexId", "flags"}})
-	register(&Command{Name: "drop", Write: true, Help: "drops a collection", Handler: dropCmd})
-	register(&Command{Name: "dropDatabase", Write: true, Help: "drops the current database", Handler: dropDatabaseCmd})
-	register(&Command{Name: "renameCollection", Write: true, Help: "renames a collection", AdminOnly: true, Handler: renameCmd,
+	register(&Command{Name: "drop", Write: true, AfterWrite: always, Help: "drops a collection", Handler: dropCmd})
+	register(&Command{Name: "dropDatabase", Write: true, AfterWrite: always, Help: "drops the current database", Handler: dropDatabaseCmd})
+	register(&Command{Name: "renameCollection", Write: true, AfterWrite: always, Help: "renames a collection", AdminOnly: true, Handler: renameCmd,
 		Fields: []string{"to", "dropTarget", "stayTemp"}})
-	register(&Command{Name: "collMod", Write: true, Help: "modifies collection options (not supported yet)", Handler: collModCmd})
+	register(&Command{Name: "collMod", Write: true, AfterWrite: always, Help: "modifies collection options (not supported yet)", Handler: collModCmd})
 }
 
 // unsupportedCreate lists create options relaydb refuses rather than ignores.

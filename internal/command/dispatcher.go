@@ -175,7 +175,7 @@ func (d *Dispatcher) invoke(c *Command, ctx *Ctx) (reply bson.D, err error) {
 	if err := d.checkRole(c, ctx); err != nil {
 		return nil, err
 	}
-	reply, err = c.Handler(ctx)
+	reply, err = d.callWriting(c, ctx)
 	if err == nil && d.repl != nil {
 		reply = d.opTimeFields(reply)
 	}

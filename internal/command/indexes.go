@@ -8,11 +8,11 @@ import (
 )
 
 func init() {
-	register(&Command{Name: "createIndexes", Write: true, Help: "builds indexes", Handler: createIndexesCmd,
+	register(&Command{Name: "createIndexes", Write: true, AfterWrite: always, Help: "builds indexes", Handler: createIndexesCmd,
 		Fields: []string{"indexes", "commitQuorum", "ignoreUnknownIndexOptions", "isTimeseriesNamespace"}})
 	register(&Command{Name: "listIndexes", Read: true, Help: "lists a collection's indexes", Handler: listIndexesCmd,
 		Fields: []string{"cursor", "includeBuildUUIDs", "includeIndexBuildInfo"}})
-	register(&Command{Name: "dropIndexes", Write: true, Help: "drops indexes", Handler: dropIndexesCmd, Fields: []string{"index", "isTimeseriesNamespace"}}, "deleteIndexes")
+	register(&Command{Name: "dropIndexes", Write: true, AfterWrite: always, Help: "drops indexes", Handler: dropIndexesCmd, Fields: []string{"index", "isTimeseriesNamespace"}}, "deleteIndexes")
 }
 
 func createIndexesCmd(c *Ctx) (bson.D, error) {

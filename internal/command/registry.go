@@ -22,6 +22,12 @@ type Command struct {
 	Fields []string
 	// Write commands need a writable primary (on a replica set).
 	Write bool
+	// AfterWrite, when set and true for a request, makes the dispatcher
+	// apply the request's writeConcern once the handler has succeeded,
+	// waiting on every write made so far (catalog.LastWrite). DDL uses it;
+	// insert, update, delete and findAndModify wait on their own
+	// WriteResult instead and leave it nil.
+	AfterWrite func(cmd bson.D) bool
 	// Read commands need a primary, or a secondary when the client's read
 	// preference allows it (secondaryOk).
 	Read bool
@@ -30,6 +36,9 @@ type Command struct {
 }
 
 var registry = map[string]*Command{}
+
+// always is AfterWrite for commands that write on every call.
+func always(bson.D) bool { return true }
 
 // register adds commands at init time; aliases share the entry.
 func register(c *Command, aliases ...string) {

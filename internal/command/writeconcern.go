@@ -138,6 +138,30 @@ func (c *Ctx) awaitWriteConcern(wc writeConcern, res *exec.WriteResult) bson.D {
 	return nil
 }
 
+// callWriting runs c's handler; for commands with AfterWrite it parses the
+// writeConcern first (a bad one refuses the command before it writes) and
+// afterwards waits for it on everything written so far, adding
+// writeConcernError to the reply when the wait fails (the command's own
+// effect stays, as with MongoDB).
+func (d *Dispatcher) callWriting(c *Command, ctx *Ctx) (bson.D, error) {
+	if c.AfterWrite == nil || !c.AfterWrite(ctx.Cmd) {
+		return c.Handler(ctx)
+	}
+	wc, err := ctx.writeConcern()
+	if err != nil {
+		return nil, err
+	}
+	reply, err := c.Handler(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := exec.WriteResult{Last: d.eng.Catalog().LastWrite()}
+	if wce := ctx.awaitWriteConcern(wc, &res); wce != nil {
+		reply = append(reply, bson.E{Key: "writeConcernError", Value: wce})
+	}
+	return reply, nil
+}
+
 // wcError is a writeConcernError document; a deadline is MongoDB's
 // wtimeout (WriteConcernFailed with errInfo.wtimeout).
 func wcError(err error) bson.D {

@@ -239,6 +239,10 @@ type Metrics struct {
 	DiskBytes uint64 // approximate on-disk size
 }
 
+// Committed returns the sequence of the newest committed batch: every batch
+// whose commit returned before the call has a sequence <= it.
+func (e *Engine) Committed() uint64 { return e.committed.Load() }
+
 // Metrics returns current counters.
 func (e *Engine) Metrics() Metrics {
 	m := e.db.Metrics()
