@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"sync/atomic"
+	"time"
 
 	"github.com/relaydb/relaydb/internal/command"
 	"github.com/relaydb/relaydb/internal/wire"
@@ -51,11 +53,9 @@ func (c *conn) serve() {
 		c.srv.dropConn(c)
 	}()
 	for {
-		hdr, body, err := wire.ReadMessage(c.r, maxMessageSize)
+		hdr, body, err := c.readMessage()
 		if err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-				c.srv.log.Debug("closing connection after read error", "conn", c.state.ID, "err", err)
-			}
+			c.logReadError(err)
 			return
 		}
 		if !c.handle(hdr, body) {
@@ -64,6 +64,33 @@ func (c *conn) serve() {
 		if c.srv.isClosed() && c.r.Buffered() == 0 {
 			return
 		}
+	}
+}
+
+// readMessage waits for a message's first byte with no deadline (an idle
+// connection may stay open), then gives the whole message MessageTimeout
+// to arrive.
+func (c *conn) readMessage() (wire.Header, []byte, error) {
+	if _, err := c.r.Peek(1); err != nil {
+		return wire.Header{}, nil, err
+	}
+	if d := c.srv.cfg.MessageTimeout; d > 0 {
+		if err := c.nc.SetReadDeadline(time.Now().Add(d)); err != nil {
+			return wire.Header{}, nil, err
+		}
+		defer c.nc.SetReadDeadline(time.Time{})
+	}
+	return wire.ReadMessage(c.r, maxMessageSize)
+}
+
+func (c *conn) logReadError(err error) {
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed):
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		c.srv.log.Info("closing connection: message not completed in time", "conn", c.state.ID,
+			"remote", c.state.Remote, "timeout", c.srv.cfg.MessageTimeout)
+	default:
+		c.srv.log.Debug("closing connection after read error", "conn", c.state.ID, "err", err)
 	}
 }
 

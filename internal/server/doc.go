@@ -9,4 +9,11 @@
 //     closed otherwise.
 //   - A request with moreToCome (w:0) gets no reply, whatever happens.
 //   - Replies to a compressed request are compressed with the same compressor.
+//   - A message, once its first byte has arrived, must complete within
+//     Config.MessageTimeout (default 30 s) or the connection is closed; a
+//     connection idle between messages is never timed out, as with mongod.
+//   - Accept failures (EMFILE, ...) never spin: the accept loop backs off
+//     5 ms doubling to 1 s, reset by a success, and warns at most once per
+//     10 s with the count of failures suppressed; refusals at MaxConns are
+//     throttled the same way.
 package server

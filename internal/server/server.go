@@ -13,11 +13,29 @@ import (
 	"github.com/relaydb/relaydb/internal/command"
 )
 
+// DefaultMessageTimeout is Config.MessageTimeout's default.
+const DefaultMessageTimeout = 30 * time.Second
+
 // Config is what the server needs beyond the command layer.
 type Config struct {
 	Addrs    []string // host:port to listen on
 	MaxConns int      // 0 = unlimited
-	Logger   *slog.Logger
+	// MessageTimeout is the longest a message may take to arrive once its
+	// first byte has; a peer that stalls mid-message is disconnected then.
+	// An idle connection (between messages) is never timed out, as with
+	// mongod. Default 30s (DefaultMessageTimeout); negative disables.
+	MessageTimeout time.Duration
+	Logger         *slog.Logger
+}
+
+// ensureDefaults replaces zero fields with their defaults.
+func (c *Config) ensureDefaults() {
+	if c.MessageTimeout == 0 {
+		c.MessageTimeout = DefaultMessageTimeout
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
 }
 
 // Server accepts connections and serves the wire protocol.
@@ -30,6 +48,9 @@ type Server struct {
 	nextConnID atomic.Int64
 	open       atomic.Int64
 
+	now   func() time.Time    // time.Now; tests replace it
+	sleep func(time.Duration) // time.Sleep; tests replace it
+
 	mu struct {
 		sync.Mutex
 		conns  map[*conn]struct{}
@@ -40,7 +61,8 @@ type Server struct {
 
 // New returns a server; Listen binds its addresses.
 func New(cfg Config, cmds *command.Dispatcher) *Server {
-	s := &Server{cfg: cfg, cmds: cmds, log: cfg.Logger}
+	cfg.ensureDefaults()
+	s := &Server{cfg: cfg, cmds: cmds, log: cfg.Logger, now: time.Now, sleep: time.Sleep}
 	s.mu.conns = map[*conn]struct{}{}
 	return s
 }
@@ -80,35 +102,6 @@ func (s *Server) Serve() {
 		}(l)
 	}
 	wg.Wait()
-}
-
-func (s *Server) acceptLoop(l net.Listener) {
-	for {
-		nc, err := l.Accept()
-		if err != nil {
-			if s.isClosed() {
-				return
-			}
-			s.log.Warn("accept failed", "err", err)
-			time.Sleep(10 * time.Millisecond)
-			continue
-		}
-		if s.cfg.MaxConns > 0 && s.open.Load() >= int64(s.cfg.MaxConns) {
-			s.log.Warn("connection refused: too many open connections", "remote", nc.RemoteAddr().String())
-			nc.Close()
-			continue
-		}
-		c := s.newConn(nc)
-		if c == nil {
-			nc.Close()
-			return
-		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			c.serve()
-		}()
-	}
 }
 
 func (s *Server) newConn(nc net.Conn) *conn {

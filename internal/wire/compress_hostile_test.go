@@ -16,9 +16,11 @@ import (
 // readers and zstd block decoders rebuilt after a GC, error values.
 const allocSlack = 256 << 10
 
-// allocated returns the fewest bytes f allocated over three runs (other
-// goroutines can only add to TotalAlloc, so the minimum is f's own cost).
+// allocated returns the fewest bytes f allocated over three runs after a
+// warm-up run (other goroutines can only add to TotalAlloc, so the minimum
+// is f's own steady-state cost).
 func allocated(f func()) uint64 {
+	f()
 	best := ^uint64(0)
 	for range 3 {
 		var before, after runtime.MemStats

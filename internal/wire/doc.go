@@ -11,6 +11,13 @@
 //     declared length is checked against the caller's maximum before any
 //     allocation; OP_COMPRESSED's uncompressedSize is checked the same way
 //     and the decompressed size must equal it exactly.
+//   - A claimed size alone never sizes an allocation: decompression output
+//     is also bounded by the real payload. snappy and zlib claims above
+//     their structural ratio (22 and 1032 bytes per payload byte) are
+//     refused unallocated; zlib output grows by doubling only as real output
+//     fills it; zstd allocates no more than its block headers can produce
+//     (128 KiB per 3-byte header). FuzzCompressedAlloc checks the resulting
+//     bound: allocation <= allocPerPayloadByte x payload + 256 KiB.
 //   - Parsed documents (bson.Raw) alias the input slice; nothing is copied.
 //     Their length prefixes are checked to fit and to end in a NUL byte; full
 //     BSON validation is left to the decoder that reads them (bsonx.Decode).
