@@ -65,7 +65,7 @@ func (e *Engine) Commit(b *Batch, sync bool) (uint64, error) {
 	if sync {
 		opts = pebble.Sync
 	}
-	if err := e.db.Apply(b.b, opts); err != nil {
+	if err := e.apply(b, opts); err != nil {
 		err = fmt.Errorf("storage: commit: %w", err)
 		Fatal(e.logger, "durable write failed", err)
 		return 0, err
@@ -79,6 +79,19 @@ func (e *Engine) Commit(b *Batch, sync bool) (uint64, error) {
 	// A synced batch is durable itself, but durable is not advanced here:
 	// an earlier seq may have reached the WAL after this batch's sync.
 	return e.committed.Add(1), nil
+}
+
+// apply is Pebble's Apply with its panics (a failed WAL write, e.g. ENOSPC,
+// panics inside Pebble's commit pipeline) turned into errors, so that they
+// reach Fatal instead of a caller's recover that would keep serving from an
+// engine that has lost a write.
+func (e *Engine) apply(b *Batch, opts *pebble.WriteOptions) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("pebble panicked: %v", r)
+		}
+	}()
+	return e.db.Apply(b.b, opts)
 }
 
 // Iter iterates over keys in [lo, hi) of a consistent point-in-time view.
