@@ -3,7 +3,6 @@ package agg
 import (
 	"math"
 	"math/rand/v2"
-	"sort"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -130,45 +129,11 @@ func (p *Pipeline) coalesceSortLimit() {
 	}
 }
 
-func (s *sortStage) run(in Iterator, _ *runCtx) Iterator {
+func (s *sortStage) run(in Iterator, rc *runCtx) Iterator {
 	if s.skip {
 		return in
 	}
-	return blockingIter(in, func(docs []bson.D) ([]bson.D, error) {
-		return s.sortDocs(docs), nil
-	})
-}
-
-type keyed struct {
-	doc bson.D
-	key query.Key
-}
-
-// sortDocs sorts stably by the spec; with a limit it keeps a bounded,
-// sorted buffer (top-k).
-func (s *sortStage) sortDocs(docs []bson.D) []bson.D {
-	k := s.limit
-	if k <= 0 || k > int64(len(docs)) {
-		k = int64(len(docs))
-	}
-	buf := make([]keyed, 0, k)
-	for _, d := range docs {
-		kd := keyed{doc: d, key: s.s.Key(d)}
-		pos := sort.Search(len(buf), func(i int) bool { return s.s.CompareKeys(buf[i].key, kd.key) > 0 })
-		if int64(pos) >= k {
-			continue
-		}
-		if int64(len(buf)) < k {
-			buf = append(buf, keyed{})
-		}
-		copy(buf[pos+1:], buf[pos:len(buf)-1])
-		buf[pos] = kd
-	}
-	out := make([]bson.D, len(buf))
-	for i, kd := range buf {
-		out[i] = kd.doc
-	}
-	return out
+	return sortIter(in, s.s, s.limit, rc.lim)
 }
 
 type sampleStage struct{ size int64 }
@@ -202,16 +167,27 @@ func compileSample(spec any, _ *compileCtx) ([]stage, error) {
 	return []stage{&sampleStage{size: size}}, nil
 }
 
+// sampleSort orders the wrapped documents {r: <random>, d: <doc>}.
+var sampleSort, _ = query.CompileSort(bson.D{{Key: "r", Value: int32(1)}})
+
+// run sorts by a random key and keeps the first size documents, as
+// MongoDB's non-optimized $sample does: a top-k sort, so memory stays at
+// size documents and the sort limit applies.
 func (s *sampleStage) run(in Iterator, rc *runCtx) Iterator {
 	r := rc.env.Rand
 	if r == nil {
 		r = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	return blockingIter(in, func(docs []bson.D) ([]bson.D, error) {
-		r.Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
-		if int64(len(docs)) > s.size {
-			docs = docs[:s.size]
-		}
-		return docs, nil
+	if s.size == 0 {
+		return lazyIter(in, func() (Iterator, error) {
+			_, err := Drain(in)
+			return Slice(nil), err
+		}, func() {})
+	}
+	wrapped := mapIter(in, func(d bson.D) (bson.D, error) {
+		return bson.D{{Key: "r", Value: r.Float64()}, {Key: "d", Value: d}}, nil
+	})
+	return mapIter(sortIter(wrapped, sampleSort, s.size, rc.lim), func(w bson.D) (bson.D, error) {
+		return w[1].Value.(bson.D), nil
 	})
 }

@@ -9,7 +9,8 @@
 //     document builds a new one (sharing unchanged sub-values).
 //   - Streaming stages ($match, $project, $unwind, ...) hold one document;
 //     blocking stages ($sort, $group, $facet, $sample, $bucket) drain
-//     their input first. Errors surface from Next.
+//     their input first, holding at most their memory limit (memory.go)
+//     before they spill to disk or fail. Errors surface from Next.
 //   - Documents are bson.D; a missing value is expr.Missing and never
 //     appears in an output document.
 //   - $out and $merge never run here: SplitOutput removes a final one and
@@ -57,6 +58,13 @@ type Env struct {
 	Vars *expr.Vars
 	// Rand drives $sample; nil uses a randomly seeded source.
 	Rand *rand.Rand
+	// AllowDiskUse lets blocking stages past their memory limit (see
+	// SetParameter) spill to files under TempDir; without it they fail
+	// with 292 QueryExceededMemoryLimitNoDiskUseAllowed.
+	AllowDiskUse bool
+	// TempDir holds spill files (<dbpath>/_tmp on a server); "" means
+	// os.TempDir().
+	TempDir string
 }
 
 // Slice returns an Iterator over docs.
@@ -123,25 +131,6 @@ func mapIter(in Iterator, fn func(bson.D) (bson.D, error)) Iterator {
 				return out, true, nil
 			}
 		}
-	}}
-}
-
-// blockingIter drains in on the first Next, hands the documents to fn and
-// then yields fn's result.
-func blockingIter(in Iterator, fn func([]bson.D) ([]bson.D, error)) Iterator {
-	var out Iterator
-	return &funcIter{close: in.Close, next: func() (bson.D, bool, error) {
-		if out == nil {
-			docs, err := Drain(in)
-			if err == nil {
-				docs, err = fn(docs)
-			}
-			if err != nil {
-				return nil, false, err
-			}
-			out = Slice(docs)
-		}
-		return out.Next()
 	}}
 }
 

@@ -1,6 +1,8 @@
 package agg
 
 import (
+	"slices"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/mongoerr"
@@ -52,20 +54,116 @@ func compileFacet(spec any, cc *compileCtx) ([]stage, error) {
 	return []stage{s}, nil
 }
 
+// run buffers the input once (spooled to disk past the facet buffer
+// limit with allowDiskUse, else 292) and replays it through each
+// sub-pipeline. The output document is bounded by the facet output limit.
+// MongoDB streams its input through the sub-pipelines in batches instead
+// and so never fails on input size alone.
 func (s *facetStage) run(in Iterator, rc *runCtx) Iterator {
-	return blockingIter(in, func(docs []bson.D) ([]bson.D, error) {
-		out := make(bson.D, 0, len(s.facets))
-		for _, f := range s.facets {
-			res, err := Drain(f.p.runWith(Slice(docs), rc, -1))
-			if err != nil {
-				return nil, err
-			}
-			arr := make(bson.A, len(res))
-			for i, r := range res {
-				arr[i] = r
-			}
-			out = append(out, bson.E{Key: f.name, Value: arr})
+	sp := &spool{spill: spillSet{l: rc.lim}, limit: rc.lim.facetBufferBytes}
+	return lazyIter(in, func() (Iterator, error) {
+		if err := sp.drain(in); err != nil {
+			return nil, err
 		}
-		return []bson.D{out}, nil
+		out, err := s.runFacets(sp, rc)
+		if err != nil {
+			return nil, err
+		}
+		return Slice([]bson.D{out}), nil
+	}, sp.spill.removeAll)
+}
+
+func (s *facetStage) runFacets(sp *spool, rc *runCtx) (bson.D, error) {
+	out := make(bson.D, 0, len(s.facets))
+	size := int64(5)
+	for _, f := range s.facets {
+		src, err := sp.replay()
+		if err != nil {
+			return nil, err
+		}
+		it := f.p.runWith(src, rc, -1)
+		arr := bson.A{}
+		for {
+			d, ok, err := it.Next()
+			if err != nil || !ok {
+				it.Close()
+				if err != nil {
+					return nil, err
+				}
+				break
+			}
+			if size += docSize(d) + 8; size > rc.lim.facetOutputBytes {
+				it.Close()
+				return nil, mongoerr.New(4031700, "PlanExecutor error during aggregation :: caused by :: document constructed by $facet is %d bytes, which exceeds the limit of %d bytes", size, rc.lim.facetOutputBytes)
+			}
+			arr = append(arr, d)
+		}
+		out = append(out, bson.E{Key: f.name, Value: arr})
+	}
+	return out, nil
+}
+
+// spool holds a stream of documents to be read several times: in memory
+// up to limit bytes, then in runs on disk (allowDiskUse) or 292.
+type spool struct {
+	spill spillSet
+	limit int64
+	mem   []bson.D
+	bytes int64
+}
+
+func (sp *spool) drain(in Iterator) error {
+	for {
+		d, ok, err := in.Next()
+		if err != nil || !ok {
+			return err
+		}
+		sp.mem = append(sp.mem, d)
+		if sp.bytes += docSize(d) + itemOverhead; sp.bytes > sp.limit {
+			if err := sp.spillMem(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (sp *spool) spillMem() error {
+	if !sp.spill.l.allowDiskUse {
+		return facetLimitErr(sp.limit)
+	}
+	src := &sliceSource{docs: sp.mem}
+	_, err := sp.spill.write("facet", func() (bson.D, bool) {
+		d, ok, _ := src.next()
+		return d, ok
 	})
+	sp.mem, sp.bytes = nil, 0
+	return err
+}
+
+// replay returns an iterator over everything drained, in order.
+func (sp *spool) replay() (Iterator, error) {
+	srcs, err := openRuns(sp.spill.runs, &sliceSource{docs: slices.Clone(sp.mem)})
+	if err != nil {
+		return nil, err
+	}
+	i := 0
+	return &funcIter{
+		close: func() {
+			for _, s := range srcs[i:] {
+				s.close()
+			}
+			i = len(srcs)
+		},
+		next: func() (bson.D, bool, error) {
+			for i < len(srcs) {
+				d, ok, err := srcs[i].next()
+				if err != nil || ok {
+					return d, ok, err
+				}
+				srcs[i].close()
+				i++
+			}
+			return nil, false, nil
+		},
+	}, nil
 }

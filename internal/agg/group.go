@@ -87,47 +87,27 @@ func compileAccumulator(name string, v any, cc *compileCtx) (accSpec, error) {
 }
 
 type group struct {
+	key  string // groupKey(id)
 	id   any
 	accs []accumulator
 }
 
 func (g *groupStage) run(in Iterator, rc *runCtx) Iterator {
-	return blockingIter(in, func(docs []bson.D) ([]bson.D, error) {
-		return g.groupDocs(docs, rc)
-	})
+	t := newGroupTable(g, rc)
+	return lazyIter(in, func() (Iterator, error) {
+		if err := t.drain(in); err != nil {
+			return nil, err
+		}
+		return t.output()
+	}, t.spill.removeAll)
 }
 
-func (g *groupStage) groupDocs(docs []bson.D, rc *runCtx) ([]bson.D, error) {
-	byKey := map[string]*group{}
-	var order []*group
-	for _, d := range docs {
-		vars := rc.varsFor(d)
-		id, err := g.key(d, vars)
-		if err != nil {
-			return nil, err
-		}
-		k := groupKey(id)
-		grp := byKey[k]
-		if grp == nil {
-			grp = &group{id: nullIfMissing(id), accs: make([]accumulator, len(g.accs))}
-			for i, a := range g.accs {
-				grp.accs[i] = a.make()
-			}
-			byKey[k] = grp
-			order = append(order, grp)
-		}
-		if err := g.accumulate(grp, d, vars); err != nil {
-			return nil, err
-		}
+func (g *groupStage) newGroup(key string, id any) *group {
+	grp := &group{key: key, id: id, accs: make([]accumulator, len(g.accs))}
+	for i, a := range g.accs {
+		grp.accs[i] = a.make()
 	}
-	out := make([]bson.D, len(order))
-	for i, grp := range order {
-		out[i] = g.output(grp)
-	}
-	if g.order != nil {
-		g.order(out)
-	}
-	return out, nil
+	return grp
 }
 
 func (g *groupStage) key(d bson.D, vars *expr.Vars) (any, error) {
@@ -137,17 +117,21 @@ func (g *groupStage) key(d bson.D, vars *expr.Vars) (any, error) {
 	return g.id.Eval(d, vars)
 }
 
-func (g *groupStage) accumulate(grp *group, d bson.D, vars *expr.Vars) error {
+// accumulate folds d into grp and returns how many bytes grp grew by.
+func (g *groupStage) accumulate(grp *group, d bson.D, vars *expr.Vars) (int64, error) {
+	var grew int64
 	for i, a := range g.accs {
 		v, err := a.arg.Eval(d, vars)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		if err := grp.accs[i].add(v); err != nil {
-			return err
+		n, err := grp.accs[i].add(v)
+		if err != nil {
+			return 0, err
 		}
+		grew += n
 	}
-	return nil
+	return grew, nil
 }
 
 func (g *groupStage) output(grp *group) bson.D {

@@ -101,7 +101,7 @@ func (s *lookupStage) subCtx(d bson.D, rc *runCtx) (*runCtx, error) {
 		}
 		vars = vars.Bind(s.letNames[i], v)
 	}
-	return &runCtx{env: rc.env, vars: vars}, nil
+	return &runCtx{env: rc.env, vars: vars, lim: rc.lim}, nil
 }
 
 func (s *lookupStage) finish(local, as string, pipeline bson.A, cc *compileCtx) ([]stage, error) {
@@ -135,17 +135,9 @@ func (s *lookupStage) finish(local, as string, pipeline bson.A, cc *compileCtx) 
 }
 
 func (s *lookupStage) run(in Iterator, rc *runCtx) Iterator {
-	var foreign []bson.D
-	loaded := false
+	fc := &foreignCache{coll: s.from}
 	return mapIter(in, func(d bson.D) (bson.D, error) {
-		if !loaded {
-			docs, err := openColl(rc, s.from)
-			if err != nil {
-				return nil, err
-			}
-			foreign, loaded = docs, true
-		}
-		matches, err := s.matches(d, foreign, rc)
+		matches, err := s.matches(d, fc, rc)
 		if err != nil {
 			return nil, err
 		}
@@ -153,49 +145,98 @@ func (s *lookupStage) run(in Iterator, rc *runCtx) Iterator {
 	})
 }
 
-// openColl reads a whole collection of the pipeline's database.
+// foreignCache holds the foreign collection for $lookup while it fits in
+// the lookup cache limit; past it, every local document re-reads the
+// collection (bounded memory, more reads), as MongoDB abandons its cache.
 // TODO(#2): use an index on foreignField instead of scanning.
-func openColl(rc *runCtx, coll string) ([]bson.D, error) {
-	if rc.env.Lookup == nil {
-		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "no collection resolver for %s.%s", rc.env.DB, coll)
+type foreignCache struct {
+	coll   string
+	docs   []bson.D
+	loaded bool
+	tooBig bool
+}
+
+func (c *foreignCache) open(rc *runCtx) (Iterator, error) {
+	switch {
+	case c.loaded:
+		return Slice(c.docs), nil
+	case c.tooBig:
+		return openColl(rc, c.coll)
 	}
-	it, err := rc.env.Lookup(rc.env.DB, coll)
+	it, err := openColl(rc, c.coll)
 	if err != nil {
 		return nil, err
 	}
-	return Drain(it)
-}
-
-func (s *lookupStage) matches(d bson.D, foreign []bson.D, rc *runCtx) (bson.A, error) {
-	candidates := foreign
-	if s.localField != nil {
-		m, err := query.Compile(bson.D{{Key: s.foreignField, Value: bson.D{{Key: "$in", Value: localValues(d, s.localField)}}}})
+	defer it.Close()
+	var docs []bson.D
+	bytes := int64(0)
+	for {
+		d, ok, err := it.Next()
 		if err != nil {
 			return nil, err
 		}
-		candidates = nil
-		for _, f := range foreign {
-			if m.Match(f) {
-				candidates = append(candidates, f)
-			}
+		if !ok {
+			break
 		}
+		if bytes += docSize(d) + itemOverhead; bytes > rc.lim.lookupCacheBytes {
+			c.tooBig = true
+			return openColl(rc, c.coll)
+		}
+		docs = append(docs, d)
+	}
+	c.docs, c.loaded = docs, true
+	return Slice(docs), nil
+}
+
+// openColl opens a collection of the pipeline's database.
+func openColl(rc *runCtx, coll string) (Iterator, error) {
+	if rc.env.Lookup == nil {
+		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "no collection resolver for %s.%s", rc.env.DB, coll)
+	}
+	return rc.env.Lookup(rc.env.DB, coll)
+}
+
+// matches builds the 'as' array for local document d; it may not pass
+// the document size limit.
+func (s *lookupStage) matches(d bson.D, fc *foreignCache, rc *runCtx) (bson.A, error) {
+	candidates, err := fc.open(rc)
+	if err != nil {
+		return nil, err
+	}
+	if s.localField != nil {
+		m, err := query.Compile(bson.D{{Key: s.foreignField, Value: bson.D{{Key: "$in", Value: localValues(d, s.localField)}}}})
+		if err != nil {
+			candidates.Close()
+			return nil, err
+		}
+		candidates = mapIter(candidates, func(f bson.D) (bson.D, error) {
+			if m.Match(f) {
+				return f, nil
+			}
+			return nil, nil
+		})
 	}
 	if s.sub != nil {
 		sub, err := s.subCtx(d, rc)
 		if err != nil {
+			candidates.Close()
 			return nil, err
 		}
-		docs, err := Drain(s.sub.runWith(Slice(candidates), sub, -1))
-		if err != nil {
-			return nil, err
+		candidates = s.sub.runWith(candidates, sub, -1)
+	}
+	defer candidates.Close()
+	out := bson.A{}
+	size := docSize(d)
+	for {
+		c, ok, err := candidates.Next()
+		if err != nil || !ok {
+			return out, err
 		}
-		candidates = docs
+		if size += docSize(c) + 8; size > maxUserDocBytes {
+			return nil, mongoerr.New(4568, "Total size of documents in %s matching pipeline's $lookup stage exceeds %d bytes", s.from, maxUserDocBytes)
+		}
+		out = append(out, c)
 	}
-	out := make(bson.A, len(candidates))
-	for i, c := range candidates {
-		out[i] = c
-	}
-	return out, nil
 }
 
 // localValues are the values a local document matches by: the elements of
@@ -274,11 +315,11 @@ func (s *unionWithStage) run(in Iterator, rc *runCtx) Iterator {
 				if err != nil || ok {
 					return d, ok, err
 				}
-				docs, err := openColl(rc, s.coll)
+				it, err := openColl(rc, s.coll)
 				if err != nil {
 					return nil, false, err
 				}
-				second = Slice(docs)
+				second = it
 				if s.sub != nil {
 					second = s.sub.runWith(second, rc, -1)
 				}

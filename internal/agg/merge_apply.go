@@ -202,7 +202,8 @@ func (m *MergeSpec) runPipeline(existing, incoming bson.D) (bson.D, error) {
 		}
 		vars = vars.Bind(m.letNames[i], v)
 	}
-	rc := &runCtx{env: &Env{DB: m.DB}, vars: vars}
+	env := &Env{DB: m.DB}
+	rc := &runCtx{env: env, vars: vars, lim: currentLimits(env)}
 	out, err := Drain(m.pipe.runWith(Slice([]bson.D{existing}), rc, -1))
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ type stage interface {
 type runCtx struct {
 	env  *Env
 	vars *expr.Vars
+	lim  *limits // memory limits, read when Run starts
 }
 
 // Pipeline is a compiled pipeline. It is immutable and may be Run many
@@ -170,7 +171,7 @@ func (p *Pipeline) newRunCtx() *runCtx {
 	if !p.fixedNow {
 		vars = vars.WithNow(time.Now())
 	}
-	return &runCtx{env: &p.env, vars: vars}
+	return &runCtx{env: &p.env, vars: vars, lim: currentLimits(&p.env)}
 }
 
 func (p *Pipeline) runWith(in Iterator, rc *runCtx, skipSort int) Iterator {

@@ -31,7 +31,8 @@ func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error)
 	if err != nil {
 		return nil, err
 	}
-	env := agg.Env{DB: db, Lookup: e.lookupSourceAt(p.Snapshot), Vars: p.Vars, LocalSessions: p.LocalSessions}
+	env := agg.Env{DB: db, Lookup: e.lookupSourceAt(p.Snapshot), Vars: p.Vars, LocalSessions: p.LocalSessions,
+		AllowDiskUse: p.AllowDiskUse, TempDir: e.TempDir()}
 	pl, err := agg.Compile(stages, env)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/relaydb/relaydb/internal/catalog"
@@ -17,6 +18,7 @@ type Engine struct {
 	sessions *session.Table
 	log      *slog.Logger
 	now      func() time.Time
+	tempDir  atomic.Pointer[string] // aggregation spill directory (SetTempDir)
 }
 
 // New returns an engine over cat.

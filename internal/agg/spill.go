@@ -1,0 +1,137 @@
+package agg
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+)
+
+// Spilling: a stage past its memory limit (with allowDiskUse) writes what
+// it holds as a run, a file of BSON documents back to back, under
+// Env.TempDir (<dbpath>/_tmp on a server, as mongod; os.TempDir() when
+// unset). The stage's iterator owns its runs and removes them when it is
+// exhausted, fails or is closed; a crash leaves them for ClearTempDir at
+// the next start.
+
+// ClearTempDir removes dir and everything in it: the spill files a
+// previous process left behind. Call it at startup, before serving.
+func ClearTempDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("agg: clear temp dir: %w", err)
+	}
+	return nil
+}
+
+// runFile is one spilled run on disk.
+type runFile struct{ path string }
+
+// spillSet is the runs one stage has written.
+type spillSet struct {
+	l    *limits
+	runs []*runFile
+}
+
+// removeAll deletes every run; safe to call more than once.
+func (s *spillSet) removeAll() {
+	for _, r := range s.runs {
+		_ = os.Remove(r.path)
+	}
+	s.runs = nil
+}
+
+// write spills docs, produced by next until it returns ok=false, as a new
+// run.
+func (s *spillSet) write(kind string, next func() (bson.D, bool)) (*runFile, error) {
+	dir := s.l.tempDir
+	if dir == "" {
+		dir = os.TempDir()
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("agg: spill: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "agg-"+kind+"-*.bson")
+	if err != nil {
+		return nil, fmt.Errorf("agg: spill: %w", err)
+	}
+	r := &runFile{path: f.Name()}
+	s.runs = append(s.runs, r)
+	if err := writeRun(f, next); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("agg: spill to %s: %w", r.path, err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("agg: spill to %s: %w", r.path, err)
+	}
+	return r, nil
+}
+
+func writeRun(f *os.File, next func() (bson.D, bool)) error {
+	w := bufio.NewWriterSize(f, 64<<10)
+	var buf []byte
+	for {
+		d, ok := next()
+		if !ok {
+			return w.Flush()
+		}
+		var err error
+		if buf, err = bsonx.AppendDocument(buf[:0], d); err != nil {
+			return err
+		}
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+	}
+}
+
+// runReader reads a run's documents in order.
+type runReader struct {
+	f   *os.File
+	r   *bufio.Reader
+	buf []byte
+}
+
+func (r *runFile) open() (*runReader, error) {
+	f, err := os.Open(r.path)
+	if err != nil {
+		return nil, fmt.Errorf("agg: read spill: %w", err)
+	}
+	return &runReader{f: f, r: bufio.NewReaderSize(f, 64<<10)}, nil
+}
+
+func (r *runReader) next() (bson.D, bool, error) {
+	var size [4]byte
+	if _, err := io.ReadFull(r.r, size[:]); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("agg: read spill: %w", err)
+	}
+	n := int(binary.LittleEndian.Uint32(size[:]))
+	if n < 5 {
+		return nil, false, fmt.Errorf("agg: read spill: bad document length %d", n)
+	}
+	if cap(r.buf) < n {
+		r.buf = make([]byte, n)
+	}
+	b := r.buf[:n]
+	copy(b, size[:])
+	if _, err := io.ReadFull(r.r, b[4:]); err != nil {
+		return nil, false, fmt.Errorf("agg: read spill: %w", err)
+	}
+	d, err := bsonx.Decode(b) // copies what it keeps: b is reused
+	if err != nil {
+		return nil, false, fmt.Errorf("agg: read spill: %w", err)
+	}
+	return d, true, nil
+}
+
+func (r *runReader) close() { _ = r.f.Close() }
