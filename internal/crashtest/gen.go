@@ -54,6 +54,25 @@ func (g *Generator) Next(m *Model) Op {
 	return g.insert(g.anyNS()) // always valid
 }
 
+// NextDDL draws a DDL op (not insert, update, delete or findAndModify)
+// valid against m: the last op before a kill is often one, because a DDL
+// write that skips the journal sync is lost only if no later j:true write
+// syncs it.
+func (g *Generator) NextDDL(m *Model) Op {
+	for range maxDraws {
+		kind := g.pick()
+		if crud[kind] {
+			continue
+		}
+		if op := g.draw(kind, m); op != nil {
+			return op
+		}
+	}
+	return g.Next(m)
+}
+
+var crud = map[string]bool{"insert": true, "update": true, "delete": true, "findAndModify": true}
+
 func (g *Generator) pick() string {
 	sum := 0
 	for _, w := range weights {
@@ -130,17 +149,27 @@ func (g *Generator) docOp(kind string, m *Model) Op {
 }
 
 func (g *Generator) indexOp(kind string, m *Model) Op {
+	if kind == "dropIndexes" {
+		var opts [][2]string // (ns, index name) of every secondary index
+		for _, ns := range m.Names() {
+			for _, name := range indexNames {
+				if m.Colls[ns].Indexes[name] != "" {
+					opts = append(opts, [2]string{ns, name})
+				}
+			}
+		}
+		if len(opts) == 0 {
+			return nil
+		}
+		o := opts[g.r.IntN(len(opts))]
+		return &dropIndexOp{NS: o[0], Name: o[1]}
+	}
 	ns := g.anyNS()
 	name := indexNames[g.r.IntN(len(indexNames))]
-	c := m.Colls[ns]
-	has := c != nil && c.Indexes[name] != ""
-	if kind == "createIndexes" && !has {
-		return &createIndexOp{NS: ns, Name: name, Key: indexSpecs[name]}
+	if c := m.Colls[ns]; c != nil && c.Indexes[name] != "" {
+		return nil
 	}
-	if kind == "dropIndexes" && has {
-		return &dropIndexOp{NS: ns, Name: name}
-	}
-	return nil
+	return &createIndexOp{NS: ns, Name: name, Key: indexSpecs[name]}
 }
 
 func (g *Generator) rename(m *Model) Op {

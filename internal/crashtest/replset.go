@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
+	"syscall"
 	"time"
 
 	"github.com/relaydb/relaydb/internal/cluster"
@@ -24,23 +24,29 @@ func (r *ReplSet) Name() string               { return fmt.Sprintf("replset-%d",
 func (r *ReplSet) URI() string                { return r.C.URI() }
 func (r *ReplSet) WriteConcern() WriteConcern { return Majority }
 
-// KillAll kills every member at once (one goroutine each).
+// KillAll sends SIGKILL to every member at once, then waits for each to
+// be gone (cluster.Kill, one member at a time: it rewrites cluster.json).
 func (r *ReplSet) KillAll(ctx context.Context) error {
-	return r.each(func(m *cluster.Member) error {
+	for _, m := range r.C.Members() {
+		if r.C.Alive(m) {
+			_ = syscall.Kill(m.PID, syscall.SIGKILL)
+		}
+	}
+	var errs []error
+	for _, m := range r.C.Members() {
 		_, err := r.C.Kill(ctx, m.Name)
-		return err
-	})
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 // RestartAll restarts every member, then waits for a primary and for
 // every member to be PRIMARY or SECONDARY.
 func (r *ReplSet) RestartAll(ctx context.Context) error {
-	err := r.each(func(m *cluster.Member) error {
-		_, err := r.C.Restart(ctx, m.Name)
-		return err
-	})
-	if err != nil {
-		return err
+	for _, m := range r.C.Members() {
+		if _, err := r.C.Restart(ctx, m.Name); err != nil {
+			return err
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, settleTimeout)
 	defer cancel()
@@ -48,17 +54,6 @@ func (r *ReplSet) RestartAll(ctx context.Context) error {
 		return err
 	}
 	return WaitSettled(ctx, r.C)
-}
-
-func (r *ReplSet) each(f func(m *cluster.Member) error) error {
-	var wg sync.WaitGroup
-	errs := make([]error, len(r.C.Members()))
-	for i, m := range r.C.Members() {
-		wg.Add(1)
-		go func() { defer wg.Done(); errs[i] = f(m) }()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 // DBPaths are the members' data directories.

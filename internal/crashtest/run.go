@@ -14,7 +14,7 @@ import (
 type Config struct {
 	Seed   uint64 // op sequence and kill points; required (print it)
 	Trials int    // kill/restart trials; default 6
-	MaxOps int    // bound on acknowledged ops before the kill point; default 40
+	MaxOps int    // bound on acknowledged ops before the kill point; default 24
 	Bin    string // relaydb binary, for tool verify; required
 	// Converge bounds the wait for other members to reach the primary's
 	// state; default 30 s.
@@ -30,7 +30,7 @@ func (c *Config) ensureDefaults() {
 		c.Trials = 6
 	}
 	if c.MaxOps == 0 {
-		c.MaxOps = 40
+		c.MaxOps = 24
 	}
 	if c.Converge == 0 {
 		c.Converge = 30 * time.Second
@@ -46,6 +46,10 @@ const (
 	KillDuringNext = "during-next" // 0-4 ms into the next op
 	KillTimer      = "timer"       // 20-800 ms into the trial, ops running back to back
 )
+
+// killModes are used in turn, so that even a 2-trial run has a kill right
+// after an acknowledged DDL op.
+var killModes = []string{KillAfterAck, KillDuringNext, KillTimer}
 
 // maxTimerOps bounds the ops of a timer trial (the kill ends it sooner).
 const maxTimerOps = 2000
@@ -92,24 +96,31 @@ func trial(ctx context.Context, t Target, cfg Config, res *Result, i int) error 
 	s := res.Stream
 	s.ResetHistory()
 	r := s.gen.Rand()
-	mode := []string{KillAfterAck, KillAfterAck, KillDuringNext, KillDuringNext, KillTimer}[r.IntN(5)]
+	mode := killModes[i%len(killModes)]
 	n := 1 + r.IntN(cfg.MaxOps)
 	res.Modes[mode]++
-	acked0 := s.TotalAcked()
+	acked0, t0 := s.TotalAcked(), time.Now()
 	if err := runToKill(ctx, t, s, mode, n, r.IntN(4000), 20+r.IntN(780)); err != nil {
 		return err
 	}
-	cfg.Logf("%s trial %d: %s kill after %d acked ops (in flight: %v)", t.Name(), i, mode, s.TotalAcked()-acked0, s.InFlight())
+	t1, inflight := time.Now(), s.InFlight()
 	for _, dir := range t.DBPaths() {
 		if err := Verify(ctx, cfg.Bin, dir); err != nil {
 			return err
 		}
 	}
+	t2 := time.Now()
 	if err := t.RestartAll(ctx); err != nil {
 		return fmt.Errorf("restart: %w", err)
 	}
-	return checkTarget(ctx, t, s, cfg.Converge)
+	t3 := time.Now()
+	err := checkTarget(ctx, t, s, cfg.Converge)
+	cfg.Logf("%s trial %d: %s kill after %d acked ops (in flight: %v); ops %v, verify %v, restart %v, check %v",
+		t.Name(), i, mode, s.TotalAcked()-acked0, inflight, ms(t1.Sub(t0)), ms(t2.Sub(t1)), ms(t3.Sub(t2)), ms(time.Since(t3)))
+	return err
 }
+
+func ms(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 
 // runToKill connects, runs the ops of mode and kills t.
 func runToKill(ctx context.Context, t Target, s *Stream, mode string, n, delayMicros, timerMillis int) error {
@@ -117,14 +128,21 @@ func runToKill(ctx context.Context, t Target, s *Stream, mode string, n, delayMi
 	if err != nil {
 		return err
 	}
-	defer cl.Disconnect(context.Background())
+	defer disconnect(cl)
 	var killed atomic.Bool
 	kill := func() error { killed.Store(true); return t.KillAll(ctx) }
 	if mode == KillTimer {
 		return runTimer(ctx, s, cl, &killed, kill, time.Duration(timerMillis)*time.Millisecond)
 	}
-	for range n {
-		if err := s.Step(ctx, cl, killed.Load); err != nil {
+	// After an ack the last op is always DDL; during the next op, half the
+	// time (the other half ends on CRUD).
+	ddlLast := mode == KillAfterAck || s.gen.Rand().IntN(2) == 0
+	for i := range n {
+		step := s.Step
+		if i == n-1 && ddlLast {
+			step = s.StepDDL
+		}
+		if err := step(ctx, cl, killed.Load); err != nil {
 			_ = kill()
 			return err
 		}
@@ -193,7 +211,7 @@ func observeURI(ctx context.Context, uri string) (State, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer cl.Disconnect(context.Background())
+	defer disconnect(cl)
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	return Observe(ctx, cl)
@@ -219,4 +237,12 @@ func waitConverged(ctx context.Context, uri string, want State, d time.Duration)
 		}
 	}
 	return fmt.Errorf("%w: %s did not converge to the primary within %v: %v", errLost, uri, d, diff)
+}
+
+// disconnect closes cl without waiting long for a killed server (the
+// driver's endSessions would wait for server selection).
+func disconnect(cl *mongo.Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_ = cl.Disconnect(ctx)
 }

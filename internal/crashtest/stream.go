@@ -25,6 +25,11 @@ type Stream struct {
 	model    *Model
 	inflight Op
 	history  []string // recent ops: "ack insert ..." / "in flight drop ..."
+	// undo[i] is the model before the i-th most recent acknowledged op
+	// (oldest first, at most historyLen): a failed check names the
+	// acknowledged ops whose undoing explains what the server shows.
+	undo    []*Model
+	undoOps []Op
 
 	Acked  map[string]int // acknowledged ops by kind, over the stream's life
 	Sent   int            // ops sent
@@ -64,6 +69,14 @@ func (s *Stream) Step(ctx context.Context, cl *mongo.Client, killed func() bool)
 	return s.Run(ctx, cl, op, killed)
 }
 
+// StepDDL is Step with a DDL op (Generator.NextDDL).
+func (s *Stream) StepDDL(ctx context.Context, cl *mongo.Client, killed func() bool) error {
+	if s.inflight != nil {
+		return errors.New("crashtest: Step with an op in flight; Check first")
+	}
+	return s.Run(ctx, cl, s.gen.NextDDL(s.model), killed)
+}
+
 // Run runs op as Step does (for callers that draw ops themselves).
 func (s *Stream) Run(ctx context.Context, cl *mongo.Client, op Op, killed func() bool) error {
 	s.Sent++
@@ -72,6 +85,7 @@ func (s *Stream) Run(ctx context.Context, cl *mongo.Client, op Op, killed func()
 	err := op.Run(ctx, cl, s.wc)
 	switch {
 	case err == nil:
+		s.keepUndo(op)
 		op.Apply(s.model)
 		s.Acked[op.Kind()]++
 		s.remember("ack " + op.String())
@@ -102,12 +116,41 @@ func (s *Stream) Check(got State) error {
 		return nil
 	}
 	s.Lost++
-	s.model = modelOf(got)
 	msg := "acknowledged effects missing after restart:\n  " + strings.Join(diff, "\n  ")
+	if lost := s.explain(inflight, got); lost != "" {
+		msg += "\n" + lost
+	}
+	s.model = modelOf(got)
 	if inflight != nil {
 		msg += "\n(in flight at the kill, allowed either way: " + inflight.String() + ")"
 	}
 	return fmt.Errorf("%s\nrecent ops, oldest first:\n  %s", msg, strings.Join(s.history, "\n  "))
+}
+
+func (s *Stream) keepUndo(op Op) {
+	s.undo = append(s.undo, s.model.Clone())
+	s.undoOps = append(s.undoOps, op)
+	if len(s.undo) > historyLen {
+		s.undo, s.undoOps = s.undo[1:], s.undoOps[1:]
+	}
+}
+
+// explain looks for the shortest suffix of the acknowledged ops whose
+// undoing gives got (with or without the in-flight op).
+func (s *Stream) explain(inflight Op, got State) string {
+	for k := 1; k <= len(s.undo); k++ {
+		i := len(s.undo) - k
+		if m, _ := Resolve(s.undo[i], nil, got); m == nil {
+			continue
+		}
+		var names []string
+		for _, op := range s.undoOps[i:] {
+			names = append(names, op.String())
+		}
+		return fmt.Sprintf("the server holds exactly the state before the last %d acknowledged op(s), which were undone:\n  %s",
+			k, strings.Join(names, "\n  "))
+	}
+	return ""
 }
 
 func (s *Stream) remember(line string) {
@@ -118,4 +161,4 @@ func (s *Stream) remember(line string) {
 }
 
 // ResetHistory forgets the recent ops (at the start of a trial).
-func (s *Stream) ResetHistory() { s.history = nil }
+func (s *Stream) ResetHistory() { s.history, s.undo, s.undoOps = nil, nil, nil }
