@@ -76,7 +76,10 @@ func (t *groupTable) spillMem() error {
 		d, ok, _ := src.next()
 		return d, ok
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	return t.spill.compact("group", t.mergeRecords)
 }
 
 // takeSorted empties the table and returns its groups as partial records
@@ -160,11 +163,43 @@ func (t *groupTable) merged() (Iterator, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := newMerger(srcs, recordKey, strings.Compare)
+	next, done, err := t.mergeGroups(srcs)
 	if err != nil {
 		return nil, err
 	}
-	return &funcIter{close: m.close, next: func() (bson.D, bool, error) {
+	return &funcIter{close: done, next: func() (bson.D, bool, error) {
+		grp, ok, err := next()
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		return t.g.output(grp), true, nil
+	}}, nil
+}
+
+// mergeRecords is a mergeFunc for runs of partial records: equal keys
+// fold into one record.
+func (t *groupTable) mergeRecords(srcs []source) (func() (bson.D, bool, error), func(), error) {
+	next, done, err := t.mergeGroups(srcs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return func() (bson.D, bool, error) {
+		grp, ok, err := next()
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		return partialRecord(grp), true, nil
+	}, done, nil
+}
+
+// mergeGroups merges runs of partial records by key into groups, folding
+// the records of one key in source order.
+func (t *groupTable) mergeGroups(srcs []source) (func() (*group, bool, error), func(), error) {
+	m, err := newMerger(srcs, recordKey, strings.Compare)
+	if err != nil {
+		return nil, nil, err
+	}
+	return func() (*group, bool, error) {
 		first, ok, err := m.pop()
 		if err != nil || !ok {
 			return nil, false, err
@@ -176,7 +211,7 @@ func (t *groupTable) merged() (Iterator, error) {
 		for {
 			head, ok := m.peek()
 			if !ok || head.key != grp.key {
-				return t.g.output(grp), true, nil
+				return grp, true, nil
 			}
 			next, _, err := m.pop()
 			if err != nil {
@@ -186,7 +221,7 @@ func (t *groupTable) merged() (Iterator, error) {
 				return nil, false, err
 			}
 		}
-	}}, nil
+	}, m.close, nil
 }
 
 func mergeRecord(grp *group, rec bson.D) error {

@@ -466,3 +466,29 @@ func BenchmarkSortTopK(b *testing.B) {
 		}
 	}
 }
+
+// TestSpillCompaction: with a fan-in of 3, runs are merged as they are
+// written (sort runs into sort runs, group partials into group partials)
+// and the results still equal the in-memory ones.
+func TestSpillCompaction(t *testing.T) {
+	withLimits(t, testLimitBytes)
+	was := maxFanIn
+	maxFanIn = 3
+	defer func() { maxFanIn = was }()
+	docs := memDocs(8000) // ~15 sort runs, ~10 group runs
+	dir := t.TempDir()
+	const sortPipe = `[{"$sort": {"r": 1}}]`
+	got, err := runMem(t, sortPipe, docs, true, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, stableSorted(t, docs, `{"r": 1}`)) {
+		t.Fatal("compacted sort differs from the stable reference")
+	}
+	got, err = runMem(t, groupAllAccs, docs, true, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSet(t, got, inMemory(t, groupAllAccs, docs))
+	wantEmptyDir(t, dir)
+}

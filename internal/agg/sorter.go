@@ -87,7 +87,22 @@ func (s *sorter) spillMem() error {
 	})
 	clear(s.mem)
 	s.mem, s.bytes = s.mem[:0], 0
-	return err
+	if err != nil {
+		return err
+	}
+	return s.spill.compact("sort", s.merge)
+}
+
+// merge is a mergeFunc for sorted runs of documents.
+func (s *sorter) merge(srcs []source) (func() (bson.D, bool, error), func(), error) {
+	m, err := newMerger(srcs, s.s.Key, s.s.CompareKeys)
+	if err != nil {
+		return nil, nil, err
+	}
+	return func() (bson.D, bool, error) {
+		it, ok, err := m.pop()
+		return it.doc, ok, err
+	}, m.close, nil
 }
 
 // drain adds every document of in.
@@ -119,21 +134,17 @@ func (s *sorter) output() (Iterator, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := newMerger(srcs, s.s.Key, s.s.CompareKeys)
+	next, done, err := s.merge(srcs)
 	if err != nil {
 		return nil, err
 	}
 	n := int64(0)
-	return &funcIter{close: m.close, next: func() (bson.D, bool, error) {
+	return &funcIter{close: done, next: func() (bson.D, bool, error) {
 		if s.limit > 0 && n >= s.limit {
 			return nil, false, nil
 		}
-		it, ok, err := m.pop()
-		if err != nil || !ok {
-			return nil, false, err
-		}
 		n++
-		return it.doc, true, nil
+		return next()
 	}}, nil
 }
 

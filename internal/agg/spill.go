@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -135,3 +136,52 @@ func (r *runReader) next() (bson.D, bool, error) {
 }
 
 func (r *runReader) close() { _ = r.f.Close() }
+
+// maxFanIn bounds the runs a stage keeps (and so the files a merge opens
+// at once): at that many, the newest maxFanIn runs are merged into one.
+// A var so tests can make it small.
+var maxFanIn = 64
+
+// mergeFunc merges sorted sources into one sorted stream; done closes
+// the sources. On error it closes them itself.
+type mergeFunc func(srcs []source) (next func() (bson.D, bool, error), done func(), err error)
+
+// compact merges the newest maxFanIn runs into one when there are that
+// many. Merging contiguous runs keeps the runs contiguous stretches of
+// the input, in order. On error every file is still in s, for removeAll.
+func (s *spillSet) compact(kind string, merge mergeFunc) error {
+	if len(s.runs) < maxFanIn {
+		return nil
+	}
+	cut := len(s.runs) - maxFanIn
+	old := slices.Clone(s.runs[cut:])
+	srcs, err := openRuns(old)
+	if err != nil {
+		return err
+	}
+	next, done, err := merge(srcs)
+	if err != nil {
+		return err
+	}
+	defer done()
+	var readErr error
+	r, err := s.write(kind, func() (bson.D, bool) {
+		d, ok, err := next()
+		if err != nil {
+			readErr = err
+			return nil, false
+		}
+		return d, ok
+	})
+	if err == nil {
+		err = readErr
+	}
+	if err != nil {
+		return err
+	}
+	for _, o := range old {
+		_ = os.Remove(o.path)
+	}
+	s.runs = append(s.runs[:cut], r)
+	return nil
+}
