@@ -59,7 +59,7 @@ func (s *Server) acceptLoop(l net.Listener) {
 			}
 			d := delay.next()
 			if ok, n := failures.allow(s.now()); ok {
-				s.log.Warn("accept failed; retrying with backoff", "err", err, "backoff", d, "suppressed", n)
+				s.log.Warn("accept failed; retrying with backoff", "err", err, "backoffMillis", d.Milliseconds(), "suppressed", n)
 			}
 			s.sleep(d)
 			continue

@@ -88,7 +88,7 @@ func (c *conn) logReadError(err error) {
 	case errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed):
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		c.srv.log.Info("closing connection: message not completed in time", "conn", c.state.ID,
-			"remote", c.state.Remote, "timeout", c.srv.cfg.MessageTimeout)
+			"remote", c.state.Remote, "timeoutMillis", c.srv.cfg.MessageTimeout.Milliseconds())
 	default:
 		c.srv.log.Debug("closing connection after read error", "conn", c.state.ID, "err", err)
 	}
