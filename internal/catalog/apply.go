@@ -126,7 +126,7 @@ func (c *Catalog) commitApplied(b *storage.Batch, e *oplog.Entry, publish func()
 		c.log.Abort(s)
 		return err
 	}
-	if err := putOpTime(b, storage.KeyAppliedThrough, opTimeOf(e)); err != nil {
+	if err := putOpTime(b, storage.KeyAppliedThrough, e.OpTime()); err != nil {
 		c.log.Abort(s)
 		return err
 	}

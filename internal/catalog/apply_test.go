@@ -9,7 +9,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/oplog"
-	"github.com/relaydb/relaydb/internal/repl/topology"
 	"github.com/relaydb/relaydb/internal/storage"
 )
 
@@ -30,7 +29,7 @@ func TestApplyReproducesPrimary(t *testing.T) {
 		}
 		m, err := s.Markers()
 		must(t, err)
-		if m.AppliedThrough != (topology.OpTime{TS: last.TS, Term: last.Term}) || !m.MinValid.IsZero() {
+		if m.AppliedThrough != (oplog.OpTime{TS: last.TS, Term: last.Term}) || !m.MinValid.IsZero() {
 			t.Fatalf("markers %+v", m)
 		}
 	}
@@ -179,7 +178,7 @@ func TestTruncateAfterPointRecoveredAtOpen(t *testing.T) {
 	}
 	m, err := s.Markers()
 	must(t, err)
-	want := Markers{MinValid: opTimeOf(entries[n-2]), AppliedThrough: opTimeOf(entries[n-3])}
+	want := Markers{MinValid: entries[n-2].OpTime(), AppliedThrough: entries[n-3].OpTime()}
 	if m != want {
 		t.Fatalf("markers %+v want %+v", m, want)
 	}
@@ -196,7 +195,7 @@ func TestSetMinValidAndTTLPause(t *testing.T) {
 	c, err := Open(Options{Storage: storage.Options{InMemory: true}, TTLInterval: -1, Now: func() time.Time { return now }})
 	must(t, err)
 	defer c.Close()
-	ot := topology.OpTime{TS: bson.Timestamp{T: 5, I: 6}, Term: 7}
+	ot := oplog.OpTime{TS: bson.Timestamp{T: 5, I: 6}, Term: 7}
 	must(t, c.SetMinValid(ot))
 	if m, _ := c.Markers(); m.MinValid != ot {
 		t.Fatalf("minValid %v", m.MinValid)

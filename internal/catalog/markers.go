@@ -23,37 +23,34 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/oplog"
-	"github.com/relaydb/relaydb/internal/repl/topology"
 	"github.com/relaydb/relaydb/internal/storage"
 )
 
 // Markers are the replication crash-recovery markers.
 type Markers struct {
-	MinValid       topology.OpTime
-	AppliedThrough topology.OpTime
+	MinValid       oplog.OpTime
+	AppliedThrough oplog.OpTime
 	TruncateAfter  bson.Timestamp // zero: not set
 }
 
-func opTimeOf(e *oplog.Entry) topology.OpTime { return topology.OpTime{TS: e.TS, Term: e.Term} }
-
-func encodeOpTime(ot topology.OpTime) []byte {
+func encodeOpTime(ot oplog.OpTime) []byte {
 	v := make([]byte, 16)
 	binary.BigEndian.PutUint64(v, uint64(ot.TS.T)<<32|uint64(ot.TS.I))
 	binary.BigEndian.PutUint64(v[8:], uint64(ot.Term))
 	return v
 }
 
-func decodeOpTime(v []byte) topology.OpTime {
+func decodeOpTime(v []byte) oplog.OpTime {
 	if len(v) != 16 {
-		return topology.OpTime{}
+		return oplog.OpTime{}
 	}
 	ts := binary.BigEndian.Uint64(v)
-	return topology.OpTime{TS: bson.Timestamp{T: uint32(ts >> 32), I: uint32(ts)},
+	return oplog.OpTime{TS: bson.Timestamp{T: uint32(ts >> 32), I: uint32(ts)},
 		Term: int64(binary.BigEndian.Uint64(v[8:]))}
 }
 
 // putOpTime writes one marker into b; the zero OpTime deletes it.
-func putOpTime(b *storage.Batch, key []byte, ot topology.OpTime) error {
+func putOpTime(b *storage.Batch, key []byte, ot oplog.OpTime) error {
 	if ot.IsZero() {
 		return b.Delete(key)
 	}
@@ -65,7 +62,7 @@ func (c *Catalog) Markers() (Markers, error) {
 	var m Markers
 	for _, f := range []struct {
 		key []byte
-		dst *topology.OpTime
+		dst *oplog.OpTime
 	}{{storage.KeyMinValid, &m.MinValid}, {storage.KeyAppliedThrough, &m.AppliedThrough}} {
 		v, _, err := c.eng.Get(f.key)
 		if err != nil {
@@ -82,7 +79,7 @@ func (c *Catalog) Markers() (Markers, error) {
 }
 
 // SetMinValid durably sets minValid (zero clears it).
-func (c *Catalog) SetMinValid(ot topology.OpTime) error {
+func (c *Catalog) SetMinValid(ot oplog.OpTime) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	return c.setMarkerLocked(storage.KeyMinValid, ot)
@@ -93,11 +90,11 @@ func (c *Catalog) SetMinValid(ot topology.OpTime) error {
 func (c *Catalog) SetOplogTruncateAfter(ts bson.Timestamp) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	return c.setMarkerLocked(storage.KeyOplogTruncateAfter, topology.OpTime{TS: ts})
+	return c.setMarkerLocked(storage.KeyOplogTruncateAfter, oplog.OpTime{TS: ts})
 }
 
 // setMarkerLocked writes one marker in a synced batch. REQUIRES: c.writeMu.
-func (c *Catalog) setMarkerLocked(key []byte, ot topology.OpTime) error {
+func (c *Catalog) setMarkerLocked(key []byte, ot oplog.OpTime) error {
 	b := c.eng.NewBatch()
 	defer b.Close()
 	if err := putOpTime(b, key, ot); err != nil {
@@ -117,7 +114,7 @@ func (c *Catalog) setMarkerLocked(key []byte, ot topology.OpTime) error {
 func (c *Catalog) TruncateOplogAfter(ts bson.Timestamp) (int, error) {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	if err := c.setMarkerLocked(storage.KeyOplogTruncateAfter, topology.OpTime{TS: ts}); err != nil {
+	if err := c.setMarkerLocked(storage.KeyOplogTruncateAfter, oplog.OpTime{TS: ts}); err != nil {
 		return 0, err
 	}
 	return c.truncateAfterLocked(ts)
@@ -139,12 +136,12 @@ func (c *Catalog) truncateAfterLocked(ts bson.Timestamp) (int, error) {
 	defer b.Close()
 	if n > 0 {
 		top, term := c.log.Top()
-		if oldOT := (topology.OpTime{TS: oldTS, Term: oldTerm}); m.MinValid.Less(oldOT) {
+		if oldOT := (oplog.OpTime{TS: oldTS, Term: oldTerm}); m.MinValid.Less(oldOT) {
 			if err := putOpTime(b, storage.KeyMinValid, oldOT); err != nil {
 				return 0, err
 			}
 		}
-		if newTop := (topology.OpTime{TS: top, Term: term}); newTop.Less(m.AppliedThrough) {
+		if newTop := (oplog.OpTime{TS: top, Term: term}); newTop.Less(m.AppliedThrough) {
 			if err := putOpTime(b, storage.KeyAppliedThrough, newTop); err != nil {
 				return 0, err
 			}

@@ -71,8 +71,8 @@ func (cl *Cluster) truncateOnly(m, src *Member) {
 	}
 	var common topology.OpTime
 	for i := len(mine) - 1; i >= 0; i-- {
-		if has, err := hasEntry(src, opTimeOf(mine[i])); err == nil && has {
-			common = opTimeOf(mine[i])
+		if has, err := hasEntry(src, mine[i].OpTime()); err == nil && has {
+			common = mine[i].OpTime()
 			break
 		}
 	}
@@ -90,5 +90,5 @@ func hasEntry(m *Member, op topology.OpTime) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("n%d: read oplog: %w", m.id, err)
 	}
-	return len(es) == 1 && opTimeOf(es[0]) == op, nil
+	return len(es) == 1 && es[0].OpTime() == op, nil
 }

@@ -68,7 +68,7 @@ func (cl *Cluster) onFetchReply(m *Member, msg message) {
 		case len(batch) == 0:
 			f.nextAt = cl.now.Add(idleFetchDelay) // ErrSourceBehind
 			return
-		case opTimeOf(batch[0]) != last:
+		case batch[0].OpTime() != last:
 			cl.diverged(m, cl.members[msg.from], batch)
 			return
 		}
@@ -84,8 +84,6 @@ func (cl *Cluster) onFetchReply(m *Member, msg message) {
 		cl.reportPosition(m, m.id, msg.reply.top)
 	}
 }
-
-func opTimeOf(e *oplog.Entry) topology.OpTime { return topology.OpTime{TS: e.TS, Term: e.Term} }
 
 // apply applies a batch with the catalog's real ApplyBatch and reports the
 // new position to the topology and upstream.

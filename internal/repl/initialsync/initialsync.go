@@ -111,7 +111,7 @@ func run(ctx context.Context, cat *catalog.Catalog, src Source, o Options) (Resu
 	if err != nil || begin == nil {
 		return res, errors.Join(err, emptyErr(begin))
 	}
-	res.Begin = opTimeOf(begin)
+	res.Begin = begin.OpTime()
 	if err := cat.SetInitialSyncFlag(true); err != nil {
 		return res, err
 	}
@@ -132,7 +132,7 @@ func run(ctx context.Context, cat *catalog.Catalog, src Source, o Options) (Resu
 	if err != nil || stop == nil {
 		return res, errors.Join(err, emptyErr(stop))
 	}
-	res.Stop = opTimeOf(stop)
+	res.Stop = stop.OpTime()
 	o.Logger.Info("initial sync: cloned; applying the oplog", "stop", res.Stop,
 		"databases", res.Databases, "collections", res.Collections, "documents", res.Documents)
 	if err := cat.SetMinValid(res.Stop); err != nil {
@@ -169,7 +169,7 @@ var errReached = errors.New("stop point reached")
 // catchUp applies begin, then the source's entries after it, until the
 // stop point is applied; it returns the last applied OpTime.
 func catchUp(ctx context.Context, src Source, begin *oplog.Entry, stop topology.OpTime, o Options) (topology.OpTime, error) {
-	last := opTimeOf(begin)
+	last := begin.OpTime()
 	if err := o.Apply(ctx, []*oplog.Entry{begin}); err != nil {
 		return last, err
 	}
@@ -180,7 +180,7 @@ func catchUp(ctx context.Context, src Source, begin *oplog.Entry, stop topology.
 		if err := o.Apply(ctx, batch); err != nil {
 			return err
 		}
-		last = opTimeOf(batch[len(batch)-1])
+		last = batch[len(batch)-1].OpTime()
 		if !last.Less(stop) {
 			return errReached
 		}

@@ -7,7 +7,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/oplog"
-	"github.com/relaydb/relaydb/internal/repl/topology"
 )
 
 // secondaryOK lets a secondary sync source answer reads of user data (the
@@ -113,5 +112,3 @@ func oplogTop(ctx context.Context, src Source) (*oplog.Entry, error) {
 	}
 	return oplog.FromDoc(d)
 }
-
-func opTimeOf(e *oplog.Entry) topology.OpTime { return topology.OpTime{TS: e.TS, Term: e.Term} }
