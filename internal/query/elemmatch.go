@@ -90,7 +90,7 @@ func (c *compiler) parseElemMatch(arg any, depth int) (opSpec, error) {
 		}
 		return opSpec{m: elemMatchValue(valueMatchers(specs)), noExpand: true}, nil
 	}
-	n, err := c.parseDoc(d, depth+1, false)
+	n, err := c.parseDoc(d, depth+1)
 	if err != nil {
 		return opSpec{}, err
 	}

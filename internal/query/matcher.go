@@ -9,8 +9,7 @@ import (
 // Matcher is a compiled query filter. It is immutable and safe for
 // concurrent use.
 type Matcher struct {
-	root  node
-	preds []Predicate
+	root node
 }
 
 // matchState carries what a match records besides its verdict.
@@ -35,11 +34,11 @@ func Compile(filter bson.D) (*Matcher, error) { return CompileWithVars(filter, n
 // and whose $$NOW is vars.Now. vars may be nil.
 func CompileWithVars(filter bson.D, vars *expr.Vars) (*Matcher, error) {
 	c := &compiler{vars: vars}
-	root, err := c.parseDoc(filter, 0, true)
+	root, err := c.parseDoc(filter, 0)
 	if err != nil {
 		return nil, err
 	}
-	return &Matcher{root: root, preds: c.preds}, nil
+	return &Matcher{root: root}, nil
 }
 
 // Match reports whether doc satisfies the filter.

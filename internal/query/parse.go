@@ -8,11 +8,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// compiler turns a filter document into a node tree, collecting the
-// planner's predicates from top-level conjuncts on the way.
+// compiler turns a filter document into a node tree.
 type compiler struct {
-	preds []Predicate
-	vars  *expr.Vars // variables $expr may reference, or nil
+	vars *expr.Vars // variables $expr may reference, or nil
 }
 
 // opSpec is one parsed field operator, before it is bound to a path.
@@ -27,14 +25,13 @@ type opSpec struct {
 
 // parseDoc parses a filter document (top level, or inside $and/$or/$nor
 // and document-form $elemMatch) into the conjunction of its fields.
-// Only top-level conjuncts (top) feed the planner's predicates.
-func (c *compiler) parseDoc(filter bson.D, depth int, top bool) (node, error) {
+func (c *compiler) parseDoc(filter bson.D, depth int) (node, error) {
 	if depth > maxDepth {
 		return nil, badValue("exceeded maximum query tree depth of %d", maxDepth)
 	}
 	var and andNode
 	for _, e := range filter {
-		n, err := c.parseElem(e, depth, top)
+		n, err := c.parseElem(e, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -48,20 +45,17 @@ func (c *compiler) parseDoc(filter bson.D, depth int, top bool) (node, error) {
 	return and, nil
 }
 
-func (c *compiler) parseElem(e bson.E, depth int, top bool) (node, error) {
+func (c *compiler) parseElem(e bson.E, depth int) (node, error) {
 	if strings.HasPrefix(e.Key, "$") {
-		return c.parseTopOp(e, depth, top)
-	}
-	if top {
-		c.collectPreds(e.Key, e.Value)
+		return c.parseTopOp(e, depth)
 	}
 	return c.parseField(e.Key, e.Value, depth)
 }
 
-func (c *compiler) parseTopOp(e bson.E, depth int, top bool) (node, error) {
+func (c *compiler) parseTopOp(e bson.E, depth int) (node, error) {
 	switch e.Key {
 	case "$and", "$or", "$nor":
-		return c.parseLogical(e.Key, e.Value, depth, top)
+		return c.parseLogical(e.Key, e.Value, depth)
 	case "$comment":
 		return nil, nil
 	case "$expr":
@@ -84,7 +78,7 @@ func (c *compiler) parseTopOp(e bson.E, depth int, top bool) (node, error) {
 	return nil, badValue("unknown top level operator: %s. If you have a field name that starts with a '$' symbol, consider using $getField or $setField.", e.Key)
 }
 
-func (c *compiler) parseLogical(op string, v any, depth int, top bool) (node, error) {
+func (c *compiler) parseLogical(op string, v any, depth int) (node, error) {
 	a, ok := v.(bson.A)
 	if !ok || len(a) == 0 {
 		return nil, badValue("%s must be a nonempty array", op)
@@ -95,8 +89,7 @@ func (c *compiler) parseLogical(op string, v any, depth int, top bool) (node, er
 		if !ok {
 			return nil, badValue("$or/$and/$nor entries need to be full objects")
 		}
-		// Conjuncts of a top-level $and are top-level conjuncts too.
-		n, err := c.parseDoc(d, depth+1, top && op == "$and")
+		n, err := c.parseDoc(d, depth+1)
 		if err != nil {
 			return nil, err
 		}
