@@ -102,7 +102,7 @@ func TestResolvePartial(t *testing.T) {
 }
 
 func TestStreamExplain(t *testing.T) {
-	s := NewStream(NewGenerator(1), Standalone)
+	s := NewStream(NewGenerator(1), WJournal)
 	for _, op := range []Op{&createOp{NS: "crash_a.c0"}, &createIndexOp{NS: "crash_a.c0", Name: "a_1", Key: indexSpecs["a_1"]},
 		&dropOp{NS: "crash_a.c0"}} {
 		s.keepUndo(op)

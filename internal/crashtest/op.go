@@ -36,11 +36,11 @@ type WriteConcern struct {
 	WTimeout time.Duration // sent as wtimeout on commands built by hand; 0 = none
 }
 
-// Standalone is {w: 1, j: true}.
-var Standalone = WriteConcern{W: 1, J: true}
+// WJournal is {w: 1, j: true}, for one server.
+var WJournal = WriteConcern{W: 1, J: true}
 
-// Majority is {w: "majority", j: true, wtimeout: 15s}.
-var Majority = WriteConcern{W: "majority", J: true, WTimeout: 15 * time.Second}
+// WMajority is {w: "majority", j: true, wtimeout: 15s}, for a replica set.
+var WMajority = WriteConcern{W: "majority", J: true, WTimeout: 15 * time.Second}
 
 // Doc is the writeConcern document of a hand-built command.
 func (wc WriteConcern) Doc() bson.D {

@@ -22,7 +22,7 @@ type ReplSet struct {
 
 func (r *ReplSet) Name() string               { return fmt.Sprintf("replset-%d", len(r.C.Members())) }
 func (r *ReplSet) URI() string                { return r.C.URI() }
-func (r *ReplSet) WriteConcern() WriteConcern { return Majority }
+func (r *ReplSet) WriteConcern() WriteConcern { return WMajority }
 
 // KillAll sends SIGKILL to every member at once, then waits for each to
 // be gone (cluster.Kill, one member at a time: it rewrites cluster.json).

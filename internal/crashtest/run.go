@@ -43,7 +43,7 @@ func (c *Config) ensureDefaults() {
 // Kill modes: where in the op sequence the kill lands.
 const (
 	KillAfterAck   = "after-ack"   // right after an acknowledgement, nothing in flight
-	KillDuringNext = "during-next" // 0-4 ms into the next op
+	KillDuringNext = "during-next" // 0-1 ms into the next op
 	KillTimer      = "timer"       // 20-800 ms into the trial, ops running back to back
 )
 
@@ -100,7 +100,7 @@ func trial(ctx context.Context, t Target, cfg Config, res *Result, i int) error 
 	n := 1 + r.IntN(cfg.MaxOps)
 	res.Modes[mode]++
 	acked0, t0 := s.TotalAcked(), time.Now()
-	if err := runToKill(ctx, t, s, mode, n, r.IntN(4000), 20+r.IntN(780)); err != nil {
+	if err := runToKill(ctx, t, s, mode, n, r.IntN(1000), 20+r.IntN(780)); err != nil {
 		return err
 	}
 	t1, inflight := time.Now(), s.InFlight()

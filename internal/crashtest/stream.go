@@ -97,6 +97,10 @@ func (s *Stream) Run(ctx context.Context, cl *mongo.Client, op Op, killed func()
 		return ErrKilled
 	}
 	s.remember(fmt.Sprintf("FAILED %s: %v", op, err))
+	if !errors.Is(err, ErrUnexpected) {
+		s.inflight = op // its outcome is unknown until the next Check
+		s.Unsure++
+	}
 	return fmt.Errorf("crashtest: %s failed while the server was up: %w", op, err)
 }
 

@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 
 func TestCrashStandalone(t *testing.T) {
 	s := harness.Start(t)
-	run(t, &standalone{t: t, s: s}, trials(t, 6))
+	run(t, &standalone{t: t, s: s}, trials(t, 12))
 }
 
 func TestCrashReplSet(t *testing.T) {
@@ -50,7 +50,7 @@ func TestCrashReplSet(t *testing.T) {
 	if err := crashtest.WaitSettled(ctx, c); err != nil {
 		t.Fatalf("%v", err)
 	}
-	run(t, &crashtest.ReplSet{C: c}, trials(t, 2))
+	run(t, &crashtest.ReplSet{C: c}, trials(t, 6))
 }
 
 // run runs the harness against target and fails t on a lost op.

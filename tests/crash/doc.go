@@ -7,6 +7,6 @@
 //
 //	RELAYDB_CRASH_SEED=N     replay a run (the seed is logged at start)
 //	RELAYDB_CRASH_TRIALS=N   kill/restart trials per topology
-//	                         (default: 6 standalone, 2 replica set)
+//	                         (default: 12 standalone, 6 replica set)
 //	RELAYDB_BIN=path         test this binary instead of building one
 package crash

@@ -16,7 +16,7 @@ type standalone struct {
 
 func (a *standalone) Name() string                                { return "standalone" }
 func (a *standalone) URI() string                                 { return a.s.URI() }
-func (a *standalone) WriteConcern() crashtest.WriteConcern        { return crashtest.Standalone }
+func (a *standalone) WriteConcern() crashtest.WriteConcern        { return crashtest.WJournal }
 func (a *standalone) KillAll(context.Context) error               { a.s.Kill9(); return nil }
 func (a *standalone) DBPaths() []string                           { return []string{a.s.DBPath()} }
 func (a *standalone) CheckURIs(context.Context) ([]string, error) { return []string{a.s.URI()}, nil }
