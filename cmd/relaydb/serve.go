@@ -10,11 +10,13 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/relaydb/relaydb/internal/agg"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/command"
 	"github.com/relaydb/relaydb/internal/config"
@@ -78,6 +80,11 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 	defer startProfile(log, cfg.Port)()
 	eng := exec.New(cat, log)
 	defer eng.Close()
+	if err := setupEngine(cfg, eng); err != nil {
+		log.Error("cannot prepare the executor", "err", err)
+		fmt.Fprintf(os.Stderr, "relaydb serve: %v\n", err)
+		return exitError
+	}
 
 	stop := make(chan struct{}, 1)
 	requestStop := func() {
@@ -95,7 +102,7 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 		return exitError
 	}
 	defer stopRepl()
-	srv := server.New(server.Config{Addrs: listenAddrs(cfg), MaxConns: cfg.MaxConns, Logger: log}, disp)
+	srv := server.New(server.Config{Addrs: listenAddrs(cfg), MaxConns: cfg.MaxConns, MessageTimeout: cfg.MessageTimeout(), Logger: log}, disp)
 	if err := srv.Listen(); err != nil {
 		log.Error("cannot listen", "err", err)
 		fmt.Fprintf(os.Stderr, "relaydb serve: %v\n", err)
@@ -158,4 +165,30 @@ func newLogger(cfg *config.Serve) (*slog.Logger, func(), error) {
 		level = slog.LevelDebug
 	}
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})), closeFn, nil
+}
+
+// setupEngine applies the aggregation memory parameters given with
+// --setParameter and makes <dbpath>/_tmp the spill directory (cleared of
+// what a previous process left there).
+func setupEngine(cfg *config.Serve, eng *exec.Engine) error {
+	for _, name := range agg.ParamNames() {
+		v, ok := cfg.Parameters[name]
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("--setParameter %s=%s: not an integer", name, v)
+		}
+		if _, _, err := agg.SetParameter(name, n); err != nil {
+			return fmt.Errorf("--setParameter %s: %w", name, err)
+		}
+	}
+	if cfg.InMemory {
+		return nil
+	}
+	if err := eng.SetTempDir(filepath.Join(cfg.DBPath, "_tmp")); err != nil {
+		return fmt.Errorf("clearing the temporary directory: %w", err)
+	}
+	return nil
 }

@@ -100,7 +100,7 @@ func currentLimits(env *Env) *limits {
 	}
 }
 
-const errNoDiskUse mongoerr.Code = 292 // QueryExceededMemoryLimitNoDiskUseAllowed
+const errNoDiskUse = mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed
 
 func sortLimitErr(limit int64) error {
 	return mongoerr.New(errNoDiskUse, "PlanExecutor error during aggregation :: caused by :: Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", limit)

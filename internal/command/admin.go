@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/agg"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
@@ -20,7 +21,7 @@ func init() {
 	}})
 	register(&Command{Name: "connectionStatus", Help: "authentication state of this connection", Handler: connectionStatusCmd})
 	register(&Command{Name: "getParameter", Help: "reads server parameters", AdminOnly: true, Handler: getParameterCmd})
-	register(&Command{Name: "setParameter", Help: "sets server parameters (accepted, not applied)", AdminOnly: true, Handler: setParameterCmd})
+	register(&Command{Name: "setParameter", Help: "sets server parameters", AdminOnly: true, Handler: setParameterCmd})
 	register(&Command{Name: "getCmdLineOpts", Help: "the process's command line", AdminOnly: true, Handler: func(c *Ctx) (bson.D, error) {
 		argv := bson.A{}
 		for _, a := range os.Args {
@@ -76,7 +77,7 @@ func connectionStatusCmd(c *Ctx) (bson.D, error) {
 
 // parameters are the server parameters getParameter reports.
 func parameters(c *Ctx) bson.D {
-	return bson.D{
+	return append(bson.D{
 		{Key: "ttlMonitorSleepSecs", Value: int32(c.D.eng.Catalog().TTLInterval() / time.Second)},
 		{Key: "featureCompatibilityVersion", Value: bson.D{{Key: "version", Value: "7.0"}}},
 		{Key: "maxBSONDepth", Value: int32(100)},
@@ -84,7 +85,7 @@ func parameters(c *Ctx) bson.D {
 		{Key: "transactionLifetimeLimitSeconds", Value: int32(60)},
 		{Key: "authenticationMechanisms", Value: bson.A{}},
 		{Key: "requireApiVersion", Value: false},
-	}
+	}, agg.Parameters()...)
 }
 
 func getParameterCmd(c *Ctx) (bson.D, error) {
@@ -132,7 +133,14 @@ func setParameterCmd(c *Ctx) (bson.D, error) {
 			was = append(was, bson.E{Key: e.Key, Value: int32(cat.TTLInterval() / time.Second)})
 			cat.SetTTLInterval(time.Duration(n) * time.Second)
 		default:
-			return nil, mongoerr.New(mongoerr.InvalidOptions, "attempted to set unrecognized parameter [%s], use help:true to see options", e.Key)
+			old, found, err := agg.SetParameter(e.Key, e.Value)
+			if !found {
+				return nil, mongoerr.New(mongoerr.InvalidOptions, "attempted to set unrecognized parameter [%s], use help:true to see options", e.Key)
+			}
+			if err != nil {
+				return nil, err
+			}
+			was = append(was, bson.E{Key: e.Key, Value: old})
 		}
 	}
 	if len(was) == 0 {

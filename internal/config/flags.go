@@ -3,6 +3,7 @@ package config
 import (
 	"flag"
 	"fmt"
+	"github.com/relaydb/relaydb/internal/agg"
 	"strconv"
 	"strings"
 	"time"
@@ -40,7 +41,7 @@ func BindFlags(fs *flag.FlagSet, s *Serve) {
 		s.SimulatedLatencyTo = m
 		return nil
 	})
-	fs.Func("setParameter", "server parameter name=value (repeatable); known: ttlMonitorSleepSecs", func(v string) error {
+	fs.Func("setParameter", "server parameter name=value (repeatable); known: ttlMonitorSleepSecs, messageTimeoutMillis, internalQueryMaxBlockingSortMemoryUsageBytes, internalDocumentSourceGroupMaxMemoryBytes, ...", func(v string) error {
 		name, value, ok := strings.Cut(v, "=")
 		if !ok || name == "" {
 			return fmt.Errorf("--setParameter wants name=value, got %q", v)
@@ -112,7 +113,26 @@ func (m *millis) Set(v string) error {
 }
 
 // knownParameters are the --setParameter names relaydb understands.
-var knownParameters = map[string]bool{"ttlMonitorSleepSecs": true, "enableTestCommands": true}
+// The aggregation memory limits (agg.ParamNames) are known too; the server
+// applies them with agg.SetParameter at startup.
+var knownParameters = map[string]bool{"ttlMonitorSleepSecs": true, "enableTestCommands": true, "messageTimeoutMillis": true}
+
+func init() {
+	for _, n := range agg.ParamNames() {
+		knownParameters[n] = true
+	}
+}
+
+// MessageTimeout returns the messageTimeoutMillis parameter: how long a
+// message may take to arrive once begun. 0 (unset or invalid) means the
+// server's default, 30 s; negative disables the timeout.
+func (s *Serve) MessageTimeout() time.Duration {
+	n, err := strconv.Atoi(s.Parameters["messageTimeoutMillis"])
+	if err != nil || n == 0 {
+		return 0
+	}
+	return time.Duration(n) * time.Millisecond
+}
 
 // TTLMonitorSleep returns the ttlMonitorSleepSecs parameter, or 0 (the
 // default, 60 s) when unset or invalid (Validate reports invalid values).
