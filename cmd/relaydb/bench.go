@@ -6,6 +6,7 @@ import (
 	"github.com/relaydb/relaydb/internal/bench"
 	"github.com/relaydb/relaydb/internal/bench/experiment"
 	"github.com/relaydb/relaydb/internal/bench/failover"
+	"github.com/relaydb/relaydb/internal/bench/soak"
 	"github.com/relaydb/relaydb/internal/bench/suite"
 )
 
@@ -16,5 +17,6 @@ func benchMain(args []string) int {
 	bench.RegisterSuite(suite.Main)
 	bench.RegisterExperiment(experiment.Main)
 	bench.RegisterFailover(failover.Main)
+	bench.RegisterSoak(soak.Main)
 	return bench.Main(args, os.Stdout, os.Stderr)
 }

@@ -84,7 +84,7 @@ func (f *phaseFlags) properties() (Properties, error) {
 	return p, nil
 }
 
-// Main runs "relaydb bench <load|run|suite|experiment|failover> [flags]" and returns the exit code.
+// Main runs "relaydb bench <load|run|suite|experiment|failover|soak> [flags]" and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, benchUsage)
@@ -111,6 +111,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return ExitError
 		}
 		return failoverMain(args[1:], stdout, stderr)
+	case "soak":
+		if soakMain == nil {
+			fmt.Fprintln(stderr, "relaydb bench soak: not available in this build")
+			return ExitError
+		}
+		return soakMain(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, benchUsage)
 		return ExitOK
@@ -141,6 +147,12 @@ var failoverMain func(args []string, stdout, stderr io.Writer) int
 // RegisterFailover installs the "failover" subcommand.
 func RegisterFailover(f func(args []string, stdout, stderr io.Writer) int) { failoverMain = f }
 
+// soakMain is set by RegisterSoak (package soak imports this one).
+var soakMain func(args []string, stdout, stderr io.Writer) int
+
+// RegisterSoak installs the "soak" subcommand.
+func RegisterSoak(f func(args []string, stdout, stderr io.Writer) int) { soakMain = f }
+
 const benchUsage = `Usage:
   relaydb bench load  [flags]   insert recordcount records (YCSB -load)
   relaydb bench run   [flags]   run operationcount operations (YCSB -t)
@@ -149,6 +161,8 @@ const benchUsage = `Usage:
                                 issue #5's chained-replication matrix
   relaydb bench failover [flags] kill -9 failover times and replication lag
                                 of a 3-member set (issue #4)
+  relaydb bench soak [flags]    mixed load, DDL, hostile connections and
+                                periodic kill -9; 0 acked ops lost (issue #9)
 Common flags: -workload a..f, -P file, -p name=value, -uri mongodb://...,
   -threads N, -target ops/s, -s, -json. -h on a command lists all flags.
 `
