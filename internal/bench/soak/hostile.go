@@ -24,13 +24,16 @@ const (
 // hostile sends one hostile connection every interval to addr().
 type hostile struct {
 	addr     func() string
+	killed   func() bool // a kill cycle is in progress
 	interval time.Duration
 	r        *rand.Rand // used by run's goroutine only
 
 	sent        [4]atomic.Int64 // by kind
 	refused     atomic.Int64    // dials that failed (server down)
 	stalls      atomic.Int64    // stalls open now
-	stallClosed atomic.Int64    // stalls the server closed before stallHold
+	stallClosed atomic.Int64    // stalls the server closed while up, before stallHold
+	stallKilled atomic.Int64    // stalls ended by a kill
+	stallMax    atomic.Int64    // longest a stall was held open, ns
 	wg          sync.WaitGroup
 }
 
@@ -90,9 +93,17 @@ func (h *hostile) stall(ctx context.Context, c net.Conn) {
 	}
 	stop := context.AfterFunc(ctx, func() { _ = c.SetReadDeadline(time.Now()) })
 	defer stop()
-	_ = c.SetReadDeadline(time.Now().Add(stallHold))
+	t0 := time.Now()
+	_ = c.SetReadDeadline(t0.Add(stallHold))
 	_, err := c.Read(make([]byte, 1))
-	if err == io.EOF || (err != nil && !isTimeout(err) && ctx.Err() == nil) {
+	held := int64(time.Since(t0))
+	for old := h.stallMax.Load(); held > old && !h.stallMax.CompareAndSwap(old, held); old = h.stallMax.Load() {
+	}
+	switch {
+	case ctx.Err() != nil || isTimeout(err):
+	case h.killed():
+		h.stallKilled.Add(1)
+	default:
 		h.stallClosed.Add(1)
 	}
 }

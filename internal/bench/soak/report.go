@@ -35,7 +35,9 @@ type Report struct {
 	Hostile        []int64
 	HostileRefused int64
 	StallsClosed   int64
+	StallsKilled   int64
 	StallsOpen     int64
+	StallMax       time.Duration
 
 	RSSMax, RSSLast int64
 	RSSSamples      int
@@ -77,6 +79,7 @@ func (r *Report) finish(s *soak) {
 	if r.hostile != nil {
 		r.Hostile, r.HostileRefused = r.hostile.counts(), r.hostile.refused.Load()
 		r.StallsClosed, r.StallsOpen = r.hostile.stallClosed.Load(), r.hostile.stalls.Load()
+		r.StallsKilled, r.StallMax = r.hostile.stallKilled.Load(), time.Duration(r.hostile.stallMax.Load())
 	}
 	if r.rss != nil {
 		r.RSSMax, r.RSSLast, r.RSSSamples = r.rss.read()
@@ -119,7 +122,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			row("hostile: "+k, r.Hostile[i], "")
 		}
 	}
-	row("hostile: stalls closed by the server", r.StallsClosed, fmt.Sprintf("%d still open at the end; %d dials refused (server down)", r.StallsOpen, r.HostileRefused))
+	row("hostile: stalls closed by the server while up", r.StallsClosed,
+		fmt.Sprintf("longest held %v (we give up after %v); %d ended by a kill; %d open at the end", r.StallMax.Round(time.Millisecond), stallHold, r.StallsKilled, r.StallsOpen))
+	row("hostile: dials refused", r.HostileRefused, "server down during a kill cycle; not counted as sent")
 	row("RSS max (sampled every 1 s)", mib(r.RSSMax), fmt.Sprintf("%d samples; last %s", r.RSSSamples, mib(r.RSSLast)))
 	row("RSS max / bound", fmt.Sprintf("%.1f%%", 100*float64(r.RSSMax)/float64(r.cfg.RSSLimit)), "bound --rss-limit "+mib(r.cfg.RSSLimit))
 	row("result", map[bool]string{true: "PASS", false: "**FAIL**"}[r.OK()], "")

@@ -140,7 +140,7 @@ func (s *soak) loop(ctx context.Context) error {
 		options.Collection().SetWriteConcern(&writeconcern.WriteConcern{W: wc.W, Journal: &j}))
 	s.y = newYCSB(cl, coll, s.g, s.cfg.Threads, s.cfg.Records, s.cfg.Seed)
 	s.ddl = crashtest.NewStream(crashtest.NewGenerator(s.cfg.Seed), wc)
-	h := &hostile{addr: s.hostAddr, interval: s.cfg.Hostile, r: newRand(s.cfg.Seed)}
+	h := &hostile{addr: s.hostAddr, killed: s.g.killed, interval: s.cfg.Hostile, r: newRand(s.cfg.Seed)}
 	rss := &rssSampler{pids: s.pids}
 	s.rep.hostile, s.rep.rss = h, rss
 
