@@ -8,5 +8,6 @@
 //	RELAYDB_CRASH_SEED=N     replay a run (the seed is logged at start)
 //	RELAYDB_CRASH_TRIALS=N   kill/restart trials per topology
 //	                         (default: 12 standalone, 6 replica set)
+//	RELAYDB_CRASH_KEEPGOING=1 run every trial after a lost op (to count them)
 //	RELAYDB_BIN=path         test this binary instead of building one
 package crash
