@@ -200,11 +200,18 @@ func (a *pushAcc) add(v any) (int64, error) {
 func (a *pushAcc) result() any  { return a.out }
 func (a *pushAcc) partial() any { return a.out }
 
-func (a *pushAcc) merge(p any) (int64, error) {
+func (a *pushAcc) merge(p any) (int64, error) { return addEach(a.add, p) }
+
+// addEach merges an array partial state by adding its values one by one,
+// returning the bytes the accumulator grew by.
+func addEach(add func(any) (int64, error), p any) (int64, error) {
 	arr, _ := p.(bson.A)
 	var grew int64
 	for _, v := range arr {
-		n, _ := a.add(v)
+		n, err := add(v)
+		if err != nil {
+			return grew, err
+		}
 		grew += n
 	}
 	return grew, nil
@@ -231,15 +238,7 @@ func (a *setAcc) add(v any) (int64, error) {
 func (a *setAcc) result() any  { return a.out }
 func (a *setAcc) partial() any { return a.out }
 
-func (a *setAcc) merge(p any) (int64, error) {
-	arr, _ := p.(bson.A)
-	var grew int64
-	for _, v := range arr {
-		n, _ := a.add(v)
-		grew += n
-	}
-	return grew, nil
-}
+func (a *setAcc) merge(p any) (int64, error) { return addEach(a.add, p) }
 
 type mergeAcc struct{ out bson.D }
 
