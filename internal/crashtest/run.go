@@ -199,7 +199,7 @@ func checkTarget(ctx context.Context, t Target, s *Stream, converge time.Duratio
 		return fmt.Errorf("%w: %w", errLost, err)
 	}
 	for _, uri := range uris[1:] {
-		if err := waitConverged(ctx, uri, got, converge); err != nil {
+		if err := WaitConverged(ctx, uri, got, converge); err != nil {
 			return err
 		}
 	}
@@ -217,8 +217,8 @@ func observeURI(ctx context.Context, uri string) (State, error) {
 	return Observe(ctx, cl)
 }
 
-// waitConverged polls uri until it shows want, or d passes.
-func waitConverged(ctx context.Context, uri string, want State, d time.Duration) error {
+// WaitConverged polls uri until it shows want, or d passes.
+func WaitConverged(ctx context.Context, uri string, want State, d time.Duration) error {
 	deadline := time.Now().Add(d)
 	var diff []string
 	for time.Now().Before(deadline) {

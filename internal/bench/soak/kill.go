@@ -14,6 +14,10 @@ import (
 // checkTimeout bounds the reads of one check.
 const checkTimeout = 2 * time.Minute
 
+// convergeTimeout bounds the wait for a secondary to reach the primary's
+// state after a restart.
+const convergeTimeout = 30 * time.Second
+
 // killCycle holds new ops, kills the target with SIGKILL, verifies its
 // data offline, restarts it, waits for the ops in progress to return and
 // checks every acknowledged op, then lets ops run again.
@@ -72,6 +76,12 @@ func (s *soak) check(ctx context.Context, cl *mongo.Client) error {
 	s.ddlMu.Unlock()
 	if err != nil {
 		s.note("kill %d: %v", s.rep.Kills, err)
+	}
+	for _, uri := range uris[1:] { // replica set: the others reach the primary's state
+		if err := crashtest.WaitConverged(ctx, uri, got, convergeTimeout); err != nil {
+			s.rep.NotConverged++
+			s.note("kill %d: %v", s.rep.Kills, err)
+		}
 	}
 	return nil
 }

@@ -26,11 +26,12 @@ type Report struct {
 	YCSBStale, YCSBPhantom              int64
 	LostExamples                        []string
 
-	DDLAcked    map[string]int
-	DDLTotal    int
-	DDLLost     int // checks that found acknowledged DDL effects missing
-	DDLInFlight int
-	Notes       []string
+	DDLAcked     map[string]int
+	DDLTotal     int
+	DDLLost      int // checks that found acknowledged DDL effects missing
+	DDLInFlight  int
+	NotConverged int // secondaries that did not reach the primary's DDL state
+	Notes        []string
 
 	Hostile        []int64
 	HostileRefused int64
@@ -92,7 +93,7 @@ func (r *Report) Lost() int64 { return r.YCSBLost + int64(r.DDLLost) }
 // OK reports a run with nothing lost, RSS within the bound and every
 // verify clean.
 func (r *Report) OK() bool {
-	return r.Lost() == 0 && r.RSSMax <= r.cfg.RSSLimit && r.VerifyFailures == 0 && r.YCSBPhantom == 0
+	return r.Lost() == 0 && r.NotConverged == 0 && r.RSSMax <= r.cfg.RSSLimit && r.VerifyFailures == 0 && r.YCSBPhantom == 0
 }
 
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
@@ -116,6 +117,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	row("YCSB ops failed while up", r.YCSBErrsUp, "outcome adopted at the next check")
 	row("DDL+CRUD ops acknowledged (crashtest generator)", r.DDLTotal, ddlKinds(r.DDLAcked))
 	row("DDL checks that found effects missing", r.DDLLost, fmt.Sprintf("%d ops in flight or failed, either outcome allowed", r.DDLInFlight))
+	if r.cfg.Data > 0 {
+		row("secondaries not converged to the primary", r.NotConverged, "DDL databases, within 30 s of each restart")
+	}
 	row("tool verify runs / failures", fmt.Sprintf("%d / %d", r.Verifies, r.VerifyFailures), "after every kill, before restart")
 	for i, k := range hostileKinds {
 		if i < len(r.Hostile) {
