@@ -236,3 +236,13 @@ const (
 	LabelNoWritesPerformed        = "NoWritesPerformed"
 	LabelResumableChangeStream    = "ResumableChangeStreamError"
 )
+
+// Numbered assertion codes (codeName Location<code>) that MongoDB's IDL
+// and command parsers produce, as relaydb's command layer uses them.
+const (
+	IDLMissingField           Code = 40414 // "BSON field 'x.y' is missing but a required field"
+	IDLUnknownField           Code = 40415 // "BSON field 'x.y' is an unknown field."
+	IDLNegativeValue          Code = 51024 // "BSON field 'x' value must be >= 0, actual value ..."
+	ClientMetadataImmutable   Code = 186   // a second hello tried to change the client metadata
+	UnsupportedOpQueryCommand Code = 352   // a legacy OP_QUERY command other than hello
+)

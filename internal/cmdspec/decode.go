@@ -1,0 +1,300 @@
+package cmdspec
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// FieldDecoder is implemented (on the pointer) by field types that decode
+// themselves. DecodeField is called when the field is present, null
+// included; path names the field in errors ("find.hint").
+type FieldDecoder interface {
+	DecodeField(path string, v any) error
+}
+
+// Validator is implemented by command structs with rules across fields;
+// Decode calls Validate after decoding.
+type Validator interface {
+	Validate() error
+}
+
+var decoderType = reflect.TypeFor[FieldDecoder]()
+
+func implementsDecoder(t reflect.Type) bool { return reflect.PointerTo(t).Implements(decoderType) }
+
+// Decode fills dst, a pointer to a command struct, from cmd (the request
+// document, command name first). Fields that repeat keep their first value.
+func Decode(cmd bson.D, dst any) error {
+	v := reflect.ValueOf(dst)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("cmdspec: Decode needs a pointer to a struct, got %T", dst)
+	}
+	s := specOf(v.Elem().Type())
+	if len(cmd) == 0 {
+		return mongoerr.New(mongoerr.FailedToParse, "Empty command object")
+	}
+	v = v.Elem()
+	v.SetZero()
+	if s.cmd != nil {
+		if err := decodeValue(s.cmd, v.FieldByIndex(s.cmd.index), cmd[0].Value, cmd[0].Key+"."+cmd[0].Key); err != nil {
+			return err
+		}
+	}
+	if err := s.decodeFields(v, cmd[1:], cmd[0].Key, true); err != nil {
+		return err
+	}
+	if val, ok := dst.(Validator); ok {
+		return val.Validate()
+	}
+	return nil
+}
+
+// CheckUnknown returns MongoDB's unknown-field error for the first field of
+// cmd (after the command name) the command does not accept. The dispatcher
+// calls it before the role checks, as MongoDB's parser runs first.
+func (s *Spec) CheckUnknown(cmd bson.D) error {
+	if s.inline != nil || len(cmd) == 0 {
+		return nil
+	}
+	for _, e := range cmd[1:] {
+		if s.byName[e.Key] == nil && !genericFields[e.Key] {
+			return unknownField(s.Name, e.Key)
+		}
+	}
+	return nil
+}
+
+func unknownField(path, name string) error {
+	return mongoerr.New(mongoerr.IDLUnknownField, "BSON field '%s.%s' is an unknown field.", path, name)
+}
+
+// decodeFields decodes a document's fields into v; prefix names the
+// document in errors. top marks the command document itself, where the
+// generic arguments are accepted.
+func (s *Spec) decodeFields(v reflect.Value, doc bson.D, prefix string, top bool) error {
+	seen := make([]bool, len(s.fields))
+	for _, e := range doc {
+		f := s.byName[e.Key]
+		switch {
+		case f != nil:
+			i := s.position(f)
+			if seen[i] {
+				continue
+			}
+			seen[i] = true
+			if err := decodeValue(f, v.FieldByIndex(f.index), e.Value, prefix+"."+f.name); err != nil {
+				return err
+			}
+		case top && genericFields[e.Key]:
+			h := v.FieldByIndex(s.header).Addr().Interface().(*Cmd)
+			h.Generic = append(h.Generic, e)
+		case s.inline != nil:
+			in := v.FieldByIndex(s.inline)
+			in.Set(reflect.Append(in, reflect.ValueOf(e)))
+		case top:
+			return unknownField(s.Name, e.Key)
+		default:
+			return unknownField(prefix, e.Key)
+		}
+	}
+	for i, f := range s.fields {
+		if f.required && !seen[i] {
+			return mongoerr.New(mongoerr.IDLMissingField, "BSON field '%s.%s' is missing but a required field", prefix, f.name)
+		}
+	}
+	return nil
+}
+
+func (s *Spec) position(f *field) int {
+	for i, g := range s.fields {
+		if g == f {
+			return i
+		}
+	}
+	return -1
+}
+
+// decodeValue decodes one present value into dst (a settable field).
+func decodeValue(f *field, dst reflect.Value, v any, path string) error {
+	if dst.CanAddr() {
+		if d, ok := dst.Addr().Interface().(FieldDecoder); ok {
+			return d.DecodeField(path, v)
+		}
+	}
+	t := dst.Type()
+	if t.Kind() == reflect.Pointer {
+		if v == nil && t.Elem().Kind() != reflect.Interface && t.Elem() != reflect.TypeFor[bson.A]() && t.Elem().Kind() != reflect.String {
+			return nil
+		}
+		p := reflect.New(t.Elem())
+		if err := decodeValue(f, p.Elem(), v, path); err != nil {
+			return err
+		}
+		dst.Set(p)
+		return nil
+	}
+	switch {
+	case t == docType:
+		d, err := asDoc(path, v)
+		dst.Set(reflect.ValueOf(d))
+		return err
+	case t == reflect.TypeFor[bson.A]():
+		a, ok := v.(bson.A)
+		if !ok {
+			return TypeError(path, v, "array")
+		}
+		dst.Set(reflect.ValueOf(a))
+		return nil
+	case t == reflect.TypeFor[[]bson.D]():
+		docs, err := asDocs(path, v)
+		dst.Set(reflect.ValueOf(docs))
+		return err
+	case f != nil && f.sub != nil:
+		return decodeNested(f.sub, dst, v, path)
+	}
+	return decodeScalar(dst, v, path)
+}
+
+func decodeScalar(dst reflect.Value, v any, path string) error {
+	switch dst.Kind() {
+	case reflect.Interface:
+		if v != nil {
+			dst.Set(reflect.ValueOf(v))
+		}
+		return nil
+	case reflect.String:
+		s, ok := v.(string)
+		if !ok {
+			return TypeError(path, v, "string")
+		}
+		dst.SetString(s)
+		return nil
+	case reflect.Bool:
+		b, err := Bool(path, v)
+		dst.SetBool(b)
+		return err
+	case reflect.Int64:
+		n, err := Int64(path, v)
+		dst.SetInt(n)
+		return err
+	}
+	return fmt.Errorf("cmdspec: %s: unsupported field type %s", path, dst.Type())
+}
+
+// decodeNested decodes a document or an array of documents into a struct
+// or a slice of structs. Element errors name the array, not the index, as
+// MongoDB's IDL does (update.updates.q).
+func decodeNested(s *Spec, dst reflect.Value, v any, path string) error {
+	if dst.Kind() == reflect.Struct {
+		d, ok := v.(bson.D)
+		if !ok {
+			return TypeError(path, v, "object")
+		}
+		return s.decodeFields(dst, d, path, false)
+	}
+	docs, err := asDocs(path, v)
+	if err != nil {
+		return err
+	}
+	out := reflect.MakeSlice(dst.Type(), len(docs), len(docs))
+	for i, d := range docs {
+		if err := s.decodeFields(out.Index(i), d, path, false); err != nil {
+			return err
+		}
+	}
+	dst.Set(out)
+	return nil
+}
+
+// TypeError is MongoDB's IDL type mismatch; expected is an IDL type name
+// or a bracketed list of them ("[string, object]").
+func TypeError(path string, v any, expected string) error {
+	plural := ""
+	if len(expected) > 0 && expected[0] == '[' {
+		plural = "s"
+	}
+	return mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s' is the wrong type '%s', expected type%s '%s'",
+		path, bsonx.TypeAlias(v), plural, expected)
+}
+
+// asDoc accepts an object; null is absent (nil).
+func asDoc(path string, v any) (bson.D, error) {
+	if v == nil {
+		return nil, nil
+	}
+	d, ok := v.(bson.D)
+	if !ok {
+		return nil, TypeError(path, v, "object")
+	}
+	return d, nil
+}
+
+// asDocs accepts an array whose elements are all objects.
+func asDocs(path string, v any) ([]bson.D, error) {
+	a, ok := v.(bson.A)
+	if !ok {
+		return nil, TypeError(path, v, "array")
+	}
+	out := make([]bson.D, len(a))
+	for i, x := range a {
+		d, isDoc := x.(bson.D)
+		if !isDoc {
+			return nil, TypeError(fmt.Sprintf("%s.%d", path, i), x, "object")
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
+// Bool is IDL's bool with MongoDB's leniency: numbers are true when
+// non-zero, null is false.
+func Bool(path string, v any) (bool, error) {
+	switch b := v.(type) {
+	case nil:
+		return false, nil
+	case bool:
+		return b, nil
+	case int32, int64, float64, bson.Decimal128:
+		f, _ := bsonx.AsFloat64(b)
+		return f != 0, nil
+	}
+	return false, TypeError(path, v, "bool")
+}
+
+// Int64 accepts int, long, decimal or an integral double; null is 0.
+func Int64(path string, v any) (int64, error) {
+	switch n := v.(type) {
+	case nil:
+		return 0, nil
+	case int32:
+		return int64(n), nil
+	case int64:
+		return n, nil
+	case float64:
+		if math.IsNaN(n) || n != math.Trunc(n) || math.Abs(n) > 9.2e18 {
+			return 0, mongoerr.New(mongoerr.BadValue, "Expected field %s to be an integer, but got %v", lastSegment(path), n)
+		}
+		return int64(n), nil
+	case bson.Decimal128:
+		if i, ok := bsonx.AsInt64(n); ok {
+			return i, nil
+		}
+		return 0, mongoerr.New(mongoerr.BadValue, "Expected field %s to be an integer", lastSegment(path))
+	}
+	return 0, TypeError(path, v, "[long, int, decimal, double]")
+}
+
+func lastSegment(path string) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i] == '.' {
+			return path[i+1:]
+		}
+	}
+	return path
+}
