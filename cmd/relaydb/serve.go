@@ -21,6 +21,7 @@ import (
 	"github.com/relaydb/relaydb/internal/command"
 	"github.com/relaydb/relaydb/internal/config"
 	"github.com/relaydb/relaydb/internal/exec"
+	"github.com/relaydb/relaydb/internal/repl/markers"
 	"github.com/relaydb/relaydb/internal/server"
 	"github.com/relaydb/relaydb/internal/storage"
 )
@@ -77,6 +78,11 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 		return exitError
 	}
 	defer cat.Close()
+	if err := markers.Recover(cat, log); err != nil {
+		log.Error("cannot recover replication state", "dbpath", cfg.DBPath, "err", err)
+		fmt.Fprintf(os.Stderr, "relaydb serve: cannot recover dbpath %s: %v\n", cfg.DBPath, err)
+		return exitError
+	}
 	defer startProfile(log, cfg.Port)()
 	eng := exec.New(cat, log)
 	defer eng.Close()

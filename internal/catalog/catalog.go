@@ -1,5 +1,9 @@
 // Package catalog owns databases, collections and indexes, and performs every
-// document write as one atomic storage batch.
+// document write as one atomic storage batch: the primary's writes and DDL
+// (Insert, Update, Delete, CreateCollection, ...), reads and scans,
+// majority snapshots, TTL and Verify. Replication's own work (applying
+// entries, markers, rollback, initial sync) lives under repl/ and writes
+// through one narrow primitive, Apply (writer*.go).
 //
 // Invariants:
 //   - A write (Insert, Update, Delete) is ONE Pebble batch holding the
@@ -10,6 +14,18 @@
 //   - Writes are serialized by Catalog.writeMu ("allocate ts, build batch,
 //     unique checks, commit NoSync"), so commits happen in oplog ts order.
 //     j:true waiters wait for durability outside the lock (WaitDurable).
+//   - Apply(fn) runs fn under writeMu with a Writer and commits what fn
+//     wrote as ONE batch: documents with their index entries and counters
+//     (PutDocument, DeleteDocument), DDL by UUID (CreateCollection,
+//     DropCollection, RenameCollection, CreateIndex, DropIndexes), keys
+//     under storage.PrefixRepl (PutMarker) and oplog entries at the ts and
+//     term a primary gave them (AppendOplog, which must be after the
+//     oplog's top, so replicated entries too commit in ts order). If fn
+//     fails nothing of the batch is committed; the in-memory catalog
+//     changes only once the batch is. Writes to the local database never
+//     append oplog entries through Insert/Update/Delete; Apply appends only
+//     the entries it is given. Only TruncateOplogAfter acts outside the
+//     batch (at once; callers guard it with a truncate-after marker).
 //   - Reads are lock-free: they go straight to Pebble. Collection and Index
 //     values are immutable once published; a change (rename, multikey,
 //     new index) publishes a new value (copy on write).
@@ -18,6 +34,7 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"sort"
@@ -63,7 +80,9 @@ type Catalog struct {
 		nextID uint32 // next collection/index id to allocate
 	}
 
-	repl replState // secondary-side state (apply.go)
+	ttlPaused atomic.Bool // SetTTLPaused
+	relax     relaxState  // relaxed unique constraints (relaxed.go)
+	snaps     snapMgr     // majority-committed snapshots (snapshot.go)
 
 	stop        chan struct{}
 	ttlWake     chan struct{} // SetTTLInterval restarts the monitor's sleep
@@ -200,6 +219,20 @@ func (c *Catalog) Collection(db, name string) *Collection {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.mu.byNS[db+"."+name]
+}
+
+// CollectionByUUID returns the collection with the given UUID, nil if
+// none (a scan: replication finds collections by UUID when the namespace
+// lookup misses).
+func (c *Catalog) CollectionByUUID(ui bson.Binary) *Collection {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for _, coll := range c.mu.byID {
+		if bytes.Equal(coll.UUID.Data, ui.Data) {
+			return coll
+		}
+	}
+	return nil
 }
 
 // IndexByKey returns coll's index whose key pattern equals key, or nil.

@@ -87,7 +87,7 @@ func (w *write) putKeys(idx *Index, keys [][]byte, idKS []byte) error {
 			if other, exists, err := w.b.Get(k); err != nil {
 				return err
 			} else if exists && !bytes.Equal(other, idKS) {
-				if w.c.relaxed() { // initial sync: a later entry resolves it
+				if w.c.RelaxedConstraints() { // initial sync: a later entry resolves it
 					w.c.markRebuild(w.coll, idx)
 					continue
 				}

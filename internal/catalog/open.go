@@ -46,11 +46,6 @@ func openOn(eng *storage.Engine, opts Options) (*Catalog, error) {
 	if err := c.load(); err != nil {
 		return nil, err
 	}
-	if !opts.Storage.ReadOnly {
-		if err := c.recoverOplog(); err != nil {
-			return nil, err
-		}
-	}
 	return c, nil
 }
 
@@ -60,7 +55,7 @@ func (c *Catalog) Close() error {
 	c.wg.Wait()
 	c.writeMu.Lock() // wait for an in-flight write
 	defer c.writeMu.Unlock()
-	c.repl.snaps.closeAll()
+	c.snaps.closeAll()
 	return c.eng.Close()
 }
 

@@ -9,7 +9,7 @@ package catalog
 //
 // Invariants:
 //   - snapMgr.mu is held across every commit that writes an oplog entry
-//     (commitLocked, commitApplied) together with the update of lastTS. So
+//     (commitLocked, Writer.commit) together with the update of lastTS. So
 //     while mu is held, the engine holds exactly the writes with ts <=
 //     lastTS, and a snapshot taken then is tagged lastTS.
 //   - pending holds snapshots tagged > commitTS, in ts order, at most
@@ -28,10 +28,11 @@ package catalog
 //
 // TODO(#4): only document and index data is versioned: the in-memory
 // catalog (collections, indexes) is the latest, so a collection dropped
-// after the snapshot reads as empty. Rollback and initial sync commit
-// outside commitTracked; they run in states that refuse reads, and a
-// rollback is detected by the next commit's ts going back (pending
-// snapshots are dropped) — an explicit reset hook would be cleaner.
+// after the snapshot reads as empty. Rollback and initial sync write no
+// oplog entries (their batches carry no ts); they run in states that
+// refuse reads, and a rollback is detected by the next commit's ts going
+// back (pending snapshots are dropped) — an explicit reset hook would be
+// cleaner.
 
 import (
 	"sync"

@@ -12,7 +12,7 @@ import (
 // zero for unreplicated writes) for snapshot bookkeeping, holding the
 // snapshot lock across both. REQUIRES: c.writeMu.
 func (c *Catalog) commitTracked(b *storage.Batch, ts bson.Timestamp) (uint64, error) {
-	m := &c.repl.snaps
+	m := &c.snaps
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	seq, err := c.eng.Commit(b, false)
@@ -27,7 +27,7 @@ func (c *Catalog) commitTracked(b *storage.Batch, ts bson.Timestamp) (uint64, er
 // snapshot tracking (replica sets). It never blocks on writers for long:
 // it waits at most for one commit in flight.
 func (c *Catalog) SetCommitPoint(ts bson.Timestamp) {
-	m := &c.repl.snaps
+	m := &c.snaps
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.enabled && m.lastTS.IsZero() {
@@ -40,7 +40,7 @@ func (c *Catalog) SetCommitPoint(ts bson.Timestamp) {
 // reference the caller must Release; ok is false before one exists (no
 // commit point yet) or on a standalone (never tracked).
 func (c *Catalog) MajoritySnapshot() (*Snapshot, bool) {
-	m := &c.repl.snaps
+	m := &c.snaps
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.current == nil {
@@ -54,7 +54,7 @@ func (c *Catalog) MajoritySnapshot() (*Snapshot, bool) {
 // ts exists (zero ts: any) and returns it referenced, or ctx's error. It is
 // woken by commit-point advances and commits, never by polling.
 func (c *Catalog) WaitMajoritySnapshot(ctx context.Context, ts bson.Timestamp) (*Snapshot, error) {
-	m := &c.repl.snaps
+	m := &c.snaps
 	for {
 		m.mu.Lock()
 		if s := m.current; s != nil && !s.ts.Before(ts) {
@@ -76,7 +76,7 @@ func (c *Catalog) WaitMajoritySnapshot(ctx context.Context, ts bson.Timestamp) (
 // reads on this node (a primary's own writes, a secondary's applied
 // entries), or ctx ends.
 func (c *Catalog) WaitApplied(ctx context.Context, ts bson.Timestamp) error {
-	m := &c.repl.snaps
+	m := &c.snaps
 	for {
 		m.mu.Lock()
 		last := m.lastTS
@@ -99,7 +99,7 @@ func (c *Catalog) WaitApplied(ctx context.Context, ts bson.Timestamp) error {
 
 // CommittedSnapshotTS returns the majority snapshot's ts (zero if none).
 func (c *Catalog) CommittedSnapshotTS() bson.Timestamp {
-	m := &c.repl.snaps
+	m := &c.snaps
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.current == nil {

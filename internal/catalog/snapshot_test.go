@@ -173,7 +173,7 @@ func TestMajoritySnapshotBoundedPending(t *testing.T) {
 	var ts []bson.Timestamp
 	for i := 0; i < 5*maxPendingSnapshots; i++ {
 		ts = append(ts, insertTS(t, c, coll, d("_id", int32(i))))
-		if n := len(c.repl.snaps.pending); n > maxPendingSnapshots {
+		if n := len(c.snaps.pending); n > maxPendingSnapshots {
 			t.Fatalf("%d pending snapshots", n)
 		}
 	}
@@ -246,29 +246,5 @@ func TestWaitApplied(t *testing.T) {
 	defer cancel()
 	if err := c.WaitApplied(ctx, future); err == nil {
 		t.Fatal("a future ts counted as applied")
-	}
-}
-
-// A secondary applying entries the commit point already covers reads them
-// at majority at once.
-func TestMajoritySnapshotOnApply(t *testing.T) {
-	p := openMem(t)
-	coll := mustColl(t, p, "db", "c")
-	mustInsert(t, p, coll, d("_id", int32(1)), d("_id", int32(2)))
-	entries := entriesOf(t, p)
-	s := openMem(t)
-	last := entries[len(entries)-1].TS
-	s.SetCommitPoint(entries[len(entries)-2].TS)
-	must(t, s.ApplyBatch(entries))
-	snap := majority(t, s)
-	if snap.TS() != entries[len(entries)-2].TS {
-		t.Fatalf("majority at %v want %v", snap.TS(), entries[len(entries)-2].TS)
-	}
-	if got := idsAt(t, s.Collection("db", "c"), snap); !equalIDs(got, []int32{1}) {
-		t.Fatalf("majority sees %v", got)
-	}
-	s.SetCommitPoint(last)
-	if got := idsAt(t, s.Collection("db", "c"), majority(t, s)); !equalIDs(got, []int32{1, 2}) {
-		t.Fatalf("majority sees %v after commit", got)
 	}
 }

@@ -9,13 +9,17 @@ import (
 // ttlBatch bounds the documents one reaper pass deletes per index.
 const ttlBatch = 10000
 
+// SetTTLPaused pauses (true) or resumes the TTL monitor. A secondary pauses
+// it: only the primary deletes expired documents, and its deletes replicate.
+func (c *Catalog) SetTTLPaused(paused bool) { c.ttlPaused.Store(paused) }
+
 // ReapTTL deletes, through Delete (so oplog entries are written), every
 // document whose TTL-indexed date (or earliest date in an array) is older
 // than now - expireAfterSeconds. It returns the number deleted. It does
 // nothing while paused (SetTTLPaused: a secondary).
 // TODO(#2): scan the TTL index range instead of the whole collection.
 func (c *Catalog) ReapTTL() (int, error) {
-	if c.repl.ttlPaused.Load() {
+	if c.ttlPaused.Load() {
 		return 0, nil // not primary: the primary's deletes replicate here
 	}
 	total := 0

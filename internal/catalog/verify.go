@@ -164,3 +164,7 @@ func (c *Catalog) verifyOplog(r *Report) error {
 	}
 	return it.Error()
 }
+
+// Check runs Verify's checks on the open catalog (tests of the packages
+// that write through Apply). Writers must be quiesced.
+func (c *Catalog) Check() (Report, error) { return c.verify() }

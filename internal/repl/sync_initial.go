@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/relaydb/relaydb/internal/oplog"
+	"github.com/relaydb/relaydb/internal/repl/applier"
 	"github.com/relaydb/relaydb/internal/repl/fetcher"
 	"github.com/relaydb/relaydb/internal/repl/initialsync"
 )
@@ -27,7 +28,7 @@ func (s *syncLoop) maybeInitialSync(ctx context.Context, conn fetcher.Source, lo
 	res, err := initialsync.Run(ctx, s.o.Catalog, conn, initialsync.Options{
 		Logger: log, BatchSize: s.o.CloneBatchSize, Fetcher: s.o.Fetcher,
 		Apply: func(_ context.Context, b []*oplog.Entry) error {
-			if err := s.o.Catalog.ApplyBatch(b); err != nil {
+			if _, err := applier.ApplyBatch(s.o.Catalog, b, log); err != nil {
 				return err
 			}
 			s.o.Observe(b)

@@ -3,6 +3,7 @@ package repl
 import (
 	"time"
 
+	"github.com/relaydb/relaydb/internal/repl/markers"
 	"github.com/relaydb/relaydb/internal/repl/topology"
 )
 
@@ -49,7 +50,7 @@ func (c *Coordinator) feedInitialSyncLocked(now time.Time, start, done bool) {
 // finish (the catalog's flag survived a restart) in STARTUP2 until the
 // Syncer runs it again: its data is not consistent. REQUIRES: mu.
 func (c *Coordinator) startup2IfUnsyncedLocked() {
-	flag, err := c.cat.InitialSyncFlag()
+	flag, err := markers.InitialSyncFlag(c.cat)
 	if err != nil {
 		c.log.Error("cannot read the initial-sync flag", "err", err)
 	}

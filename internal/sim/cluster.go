@@ -12,6 +12,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/repl/applier"
+	"github.com/relaydb/relaydb/internal/repl/markers"
 	"github.com/relaydb/relaydb/internal/repl/topology"
 	"github.com/relaydb/relaydb/internal/storage"
 )
@@ -123,7 +125,7 @@ func (cl *Cluster) initiate() error {
 	}
 	for _, m := range cl.members {
 		if m != first {
-			if err := m.cat.ApplyBatch(entries); err != nil {
+			if _, err := applier.ApplyBatch(m.cat, entries, cl.logger); err != nil {
 				return fmt.Errorf("sim: initiate n%d: %w", m.id, err)
 			}
 		}
@@ -162,6 +164,10 @@ func (cl *Cluster) start(m *Member) error {
 	})
 	if err != nil {
 		return fmt.Errorf("sim: open n%d: %w", m.id, err)
+	}
+	if err := markers.Recover(cat, cl.logger); err != nil {
+		_ = cat.Close()
+		return fmt.Errorf("sim: recover n%d: %w", m.id, err)
 	}
 	m.cat, m.alive, m.inc = cat, true, m.inc+1
 	m.fetch = fetchState{}

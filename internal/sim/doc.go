@@ -5,7 +5,7 @@
 // delays, drops and partitions messages. Replication runs the real code
 // paths: primaries write through catalog.Insert with their term stamped on
 // the oplog, secondaries fetch entries from their topology-chosen sync
-// source, apply them with catalog.ApplyBatch, report positions upstream,
+// source, apply them with applier.ApplyBatch, report positions upstream,
 // and roll back with rollback.Run against an in-process Source serving the
 // sync source's catalog. Everything is reproducible from a seed: there is
 // no real time and no sleeping.

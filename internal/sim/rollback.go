@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/relaydb/relaydb/internal/oplog"
+	"github.com/relaydb/relaydb/internal/repl/markers"
 	"github.com/relaydb/relaydb/internal/repl/rollback"
 	"github.com/relaydb/relaydb/internal/repl/topology"
 )
@@ -76,7 +77,7 @@ func (cl *Cluster) truncateOnly(m, src *Member) {
 			break
 		}
 	}
-	if _, err := m.cat.TruncateOplogAfter(common.TS); err != nil {
+	if _, err := markers.TruncateOplogAfter(m.cat, common.TS); err != nil {
 		cl.fail(err)
 		return
 	}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/relaydb/relaydb/internal/oplog"
+	"github.com/relaydb/relaydb/internal/repl/applier"
+	"github.com/relaydb/relaydb/internal/repl/markers"
 	"github.com/relaydb/relaydb/internal/repl/topology"
 )
 
@@ -85,10 +87,10 @@ func (cl *Cluster) onFetchReply(m *Member, msg message) {
 	}
 }
 
-// apply applies a batch with the catalog's real ApplyBatch and reports the
+// apply applies a batch with the real applier.ApplyBatch and reports the
 // new position to the topology and upstream.
 func (cl *Cluster) apply(m *Member, batch []*oplog.Entry) {
-	if err := m.cat.ApplyBatch(batch); err != nil {
+	if _, err := applier.ApplyBatch(m.cat, batch, cl.logger); err != nil {
 		cl.fail(fmt.Errorf("n%d: apply: %w", m.id, err))
 		return
 	}
@@ -105,7 +107,7 @@ func (cl *Cluster) checkConsistent(m *Member) {
 	if m.topo.State() != topology.StateRecovering {
 		return
 	}
-	mk, err := m.cat.Markers()
+	mk, err := markers.Read(m.cat)
 	if err != nil {
 		cl.fail(err)
 		return

@@ -1,12 +1,13 @@
 // Package applier applies fetched oplog batches to the local catalog on a
 // secondary, honouring secondaryDelaySecs, and reports the applied and
-// durable OpTimes.
+// durable OpTimes. ApplyBatch (apply.go) is the oplog application itself,
+// written through the catalog's write primitive; initial sync uses it too.
 //
 // Invariants:
-//   - Entries are applied strictly in order through catalog.ApplyBatch,
-//     which writes each entry (with its primary's ts and term) and its
-//     effect in one storage batch with the appliedThrough marker: a crash
-//     at any point leaves a consistent prefix (see catalog/apply.go).
+//   - Entries are applied strictly in order through ApplyBatch, which
+//     writes each entry (with its primary's ts and term) and its effect in
+//     one storage batch with the appliedThrough marker: a crash at any
+//     point leaves a consistent prefix (see apply.go).
 //   - With a delay, an entry is applied no earlier than its wall time plus
 //     the delay (by the applier's clock); waiting is ctx-cancellable.
 //   - Last() only grows, except through Reset (rollback, initial sync).
@@ -65,6 +66,8 @@ type Applier struct {
 	// baseSeq is the storage commit seq at the last Reset: entries the node
 	// wrote before (as primary, or before a restart) are durable past it.
 	baseSeq uint64
+	// appliedSeq is the storage commit seq of the last entry Apply wrote.
+	appliedSeq uint64
 }
 
 // New returns an applier whose Last() starts at the catalog's oplog top.
@@ -114,9 +117,11 @@ func (a *Applier) Apply(ctx context.Context, batch []*oplog.Entry) (last topolog
 		if err != nil {
 			return a.Last(), err
 		}
-		if err := a.cat.ApplyBatch(batch[:n]); err != nil {
+		seq, err := ApplyBatch(a.cat, batch[:n], a.opts.Logger)
+		a.noteSeq(seq)
+		if err != nil {
 			a.Reset() // some entries before the failing one may have applied
-			return a.Last(), fmt.Errorf("applier: %w", err)
+			return a.Last(), err
 		}
 		e := batch[n-1]
 		a.mu.Lock()
@@ -125,6 +130,21 @@ func (a *Applier) Apply(ctx context.Context, batch []*oplog.Entry) (last topolog
 		batch = batch[n:]
 	}
 	return a.Last(), nil
+}
+
+// noteSeq records the commit seq of the last entry applied.
+func (a *Applier) noteSeq(seq uint64) {
+	a.mu.Lock()
+	a.appliedSeq = max(a.appliedSeq, seq)
+	a.mu.Unlock()
+}
+
+// AppliedSeq returns the storage commit sequence of the last entry Apply
+// wrote (pass it to Engine().WaitDurable).
+func (a *Applier) AppliedSeq() uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.appliedSeq
 }
 
 // ready waits until batch[0] may be applied and returns how many leading
@@ -158,9 +178,9 @@ func (a *Applier) ready(ctx context.Context, batch []*oplog.Entry) (int, error) 
 // one sync).
 func (a *Applier) Durable(ctx context.Context) (topology.OpTime, error) {
 	a.mu.Lock()
-	last, seq := a.last, a.baseSeq
+	last, seq := a.last, max(a.baseSeq, a.appliedSeq)
 	a.mu.Unlock()
-	if err := a.cat.Engine().WaitDurable(ctx, max(seq, a.cat.AppliedSeq())); err != nil {
+	if err := a.cat.Engine().WaitDurable(ctx, seq); err != nil {
 		return topology.OpTime{}, fmt.Errorf("applier: wait durable: %w", err)
 	}
 	return last, nil

@@ -114,8 +114,8 @@ func TestApplyWithoutDelayAndDurable(t *testing.T) {
 	if err != nil || d != last {
 		t.Fatalf("durable %v %v", d, err)
 	}
-	if m := s.Engine().Metrics(); m.Durable < s.AppliedSeq() {
-		t.Fatalf("durable seq %d < applied %d", m.Durable, s.AppliedSeq())
+	if m := s.Engine().Metrics(); m.Durable < a.AppliedSeq() {
+		t.Fatalf("durable seq %d < applied %d", m.Durable, a.AppliedSeq())
 	}
 	if got := New(s, Options{}).Last(); got != last {
 		t.Fatalf("a new applier starts at %v, want %v", got, last)

@@ -12,6 +12,7 @@ import (
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/netclient"
 	"github.com/relaydb/relaydb/internal/oplog"
+	"github.com/relaydb/relaydb/internal/repl/applier"
 	"github.com/relaydb/relaydb/internal/repl/repltest"
 	"github.com/relaydb/relaydb/internal/repl/topology"
 	"github.com/relaydb/relaydb/internal/storage"
@@ -69,7 +70,7 @@ func TestFetchOverTheWire(t *testing.T) {
 		if got == 0 {
 			go insert(30) // arrives through awaitData getMores
 		}
-		if err := dst.ApplyBatch(b); err != nil {
+		if _, err := applier.ApplyBatch(dst, b, nil); err != nil {
 			return err
 		}
 		if got += len(b); got >= want {

@@ -88,7 +88,7 @@ func (cl *cloner) cloneCollection(ctx context.Context, db, name string, info bso
 	opts, _ := lookup(info, "options").(bson.D)
 	infoDoc, _ := lookup(info, "info").(bson.D)
 	uuid, _ := lookup(infoDoc, "uuid").(bson.Binary)
-	coll, err := cl.cat.CloneCollection(db, name, uuid, opts, specs)
+	coll, err := cloneCollection(cl.cat, db, name, uuid, opts, specs)
 	if err != nil {
 		return fmt.Errorf("create %s.%s: %w", db, name, err)
 	}
@@ -144,7 +144,7 @@ func (cl *cloner) copyDocuments(ctx context.Context, coll *catalog.Collection) e
 			}
 			raws = append(raws, raw)
 		}
-		if err := cl.cat.CloneDocuments(coll, raws); err != nil {
+		if err := cloneDocuments(cl.cat, coll, raws); err != nil {
 			return err
 		}
 		cl.stats.Documents += int64(len(raws))

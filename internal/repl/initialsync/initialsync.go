@@ -6,13 +6,13 @@
 // from the begin point through at least the stop point.
 //
 // Invariants:
-//   - The catalog's initial-sync flag is set (synced) before any local
+//   - The initial-sync flag (repl/markers) is set (synced) before any local
 //     data is dropped or written and cleared only once the data is
 //     consistent; a node that starts with it set runs initial sync again
 //     from scratch (Needed reports it).
 //   - Cloned documents and collections write no oplog entry. The local
 //     oplog after initial sync starts at the begin point: the begin entry
-//     and every later one are written by catalog.ApplyBatch, so the member
+//     and every later one are written by applier.ApplyBatch, so the member
 //     can serve as a sync source.
 //   - Documents cloned after the begin point may already hold the effects
 //     of entries being applied: application is idempotent (inserts
@@ -36,7 +36,9 @@ import (
 
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/oplog"
+	"github.com/relaydb/relaydb/internal/repl/applier"
 	"github.com/relaydb/relaydb/internal/repl/fetcher"
+	"github.com/relaydb/relaydb/internal/repl/markers"
 	"github.com/relaydb/relaydb/internal/repl/topology"
 )
 
@@ -54,7 +56,7 @@ type Options struct {
 	// BatchSize is the number of documents per find/getMore batch of the
 	// clone; 0 lets the source choose.
 	BatchSize int32
-	// Apply applies fetched oplog entries; nil means Catalog.ApplyBatch.
+	// Apply applies fetched oplog entries; nil means applier.ApplyBatch.
 	// It must write the entries to the local oplog as ApplyBatch does.
 	Apply func(ctx context.Context, batch []*oplog.Entry) error
 	// Fetcher tunes the oplog fetch of the catch-up phase.
@@ -81,7 +83,7 @@ func Needed(cat *catalog.Catalog) (bool, error) {
 	if top, _ := cat.Oplog().Top(); top.IsZero() {
 		return true, nil
 	}
-	return cat.InitialSyncFlag()
+	return markers.InitialSyncFlag(cat)
 }
 
 // Run performs an initial sync of cat from src (see the package doc). It
@@ -91,7 +93,10 @@ func Run(ctx context.Context, cat *catalog.Catalog, src Source, o Options) (Resu
 		o.Logger = slog.Default()
 	}
 	if o.Apply == nil {
-		o.Apply = func(_ context.Context, b []*oplog.Entry) error { return cat.ApplyBatch(b) }
+		o.Apply = func(_ context.Context, b []*oplog.Entry) error {
+			_, err := applier.ApplyBatch(cat, b, o.Logger)
+			return err
+		}
 	}
 	if o.Fetcher == nil {
 		o.Fetcher = &fetcher.Fetcher{Logger: o.Logger}
@@ -112,10 +117,10 @@ func run(ctx context.Context, cat *catalog.Catalog, src Source, o Options) (Resu
 		return res, errors.Join(err, emptyErr(begin))
 	}
 	res.Begin = begin.OpTime()
-	if err := cat.SetInitialSyncFlag(true); err != nil {
+	if err := markers.SetInitialSyncFlag(cat, true); err != nil {
 		return res, err
 	}
-	if err := cat.ResetForInitialSync(); err != nil {
+	if err := resetForInitialSync(cat); err != nil {
 		return res, err
 	}
 	cat.SetRelaxedConstraints(true)
@@ -135,7 +140,7 @@ func run(ctx context.Context, cat *catalog.Catalog, src Source, o Options) (Resu
 	res.Stop = stop.OpTime()
 	o.Logger.Info("initial sync: cloned; applying the oplog", "stop", res.Stop,
 		"databases", res.Databases, "collections", res.Collections, "documents", res.Documents)
-	if err := cat.SetMinValid(res.Stop); err != nil {
+	if err := markers.SetMinValid(cat, res.Stop); err != nil {
 		return res, err
 	}
 	if res.Applied, err = catchUp(ctx, src, begin, res.Stop, o); err != nil {
@@ -160,7 +165,7 @@ func finish(cat *catalog.Catalog, res *Result) error {
 	if err != nil {
 		return err
 	}
-	return cat.SetInitialSyncFlag(false)
+	return markers.SetInitialSyncFlag(cat, false)
 }
 
 // errReached ends the fetch once the stop point is applied.

@@ -11,7 +11,9 @@ import (
 
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/repl/applier"
 	"github.com/relaydb/relaydb/internal/repl/fetcher"
+	"github.com/relaydb/relaydb/internal/repl/markers"
 )
 
 const nDocs = 600
@@ -178,10 +180,10 @@ func TestCloneAndCatchUp(t *testing.T) {
 	if first := dst.Oplog().First(); first != res.Begin.TS {
 		t.Errorf("local oplog starts at %v, want the begin point %v", first, res.Begin.TS)
 	}
-	if flag, _ := dst.InitialSyncFlag(); flag {
+	if flag, _ := markers.InitialSyncFlag(dst); flag {
 		t.Error("initial-sync flag still set")
 	}
-	m, err := dst.Markers()
+	m, err := markers.Read(dst)
 	if err != nil || m.MinValid != res.Stop {
 		t.Errorf("minValid %v (%v), want %v", m.MinValid, err, res.Stop)
 	}
@@ -202,7 +204,7 @@ func catchUpTo(t *testing.T, dst *catalog.Catalog, src Source) {
 	}
 	f := &fetcher.Fetcher{MaxAwait: 20 * time.Millisecond, Logger: quiet()}
 	err = f.Run(ctx, src, opTime(ts, term), func(b []*oplogEntry) error {
-		if err := dst.ApplyBatch(b); err != nil {
+		if _, err := applier.ApplyBatch(dst, b, quiet()); err != nil {
 			return err
 		}
 		if top, _ := dst.Oplog().Top(); !top.Before(want.TS) {

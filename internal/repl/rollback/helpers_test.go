@@ -14,6 +14,7 @@ import (
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/oplog"
+	"github.com/relaydb/relaydb/internal/repl/applier"
 	"github.com/relaydb/relaydb/internal/storage"
 )
 
@@ -143,7 +144,7 @@ func replicate(t *testing.T, from, to *catalog.Catalog, after bson.Timestamp) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := to.ApplyBatch(entries); err != nil {
+	if _, err := applier.ApplyBatch(to, entries, quiet); err != nil {
 		t.Fatal(err)
 	}
 }

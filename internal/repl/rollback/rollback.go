@@ -38,6 +38,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/repl/markers"
 	"github.com/relaydb/relaydb/internal/repl/topology"
 )
 
@@ -126,7 +127,7 @@ func (r *run) run(ctx context.Context) (Result, error) {
 	if err := r.undo(p, fetched); err != nil {
 		return Result{}, err
 	}
-	n, err := r.Catalog.TruncateOplogAfter(common.TS)
+	n, err := markers.TruncateOplogAfter(r.Catalog, common.TS)
 	if err != nil {
 		return Result{}, fmt.Errorf("rollback: %w", err)
 	}
@@ -143,14 +144,14 @@ func (r *run) raiseMinValid(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m, err := r.Catalog.Markers()
+	m, err := markers.Read(r.Catalog)
 	if err != nil {
 		return fmt.Errorf("rollback: %w", err)
 	}
 	if !m.MinValid.Less(top) {
 		return nil
 	}
-	if err := r.Catalog.SetMinValid(top); err != nil {
+	if err := markers.SetMinValid(r.Catalog, top); err != nil {
 		return fmt.Errorf("rollback: set minValid: %w", err)
 	}
 	r.Logger.Info("rollback: minValid set to the source's newest entry", "minValid", top.String())

@@ -12,6 +12,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/repl/markers"
 	"github.com/relaydb/relaydb/internal/repl/topology"
 )
 
@@ -127,7 +128,7 @@ func TestRollbackMatchesSource(t *testing.T) {
 // checkMinValid: minValid is at least the source's top.
 func checkMinValid(t *testing.T, a, b *catalog.Catalog) {
 	t.Helper()
-	m, err := a.Markers()
+	m, err := markers.Read(a)
 	if err != nil {
 		t.Fatal(err)
 	}

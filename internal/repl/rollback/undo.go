@@ -106,7 +106,7 @@ func (r *run) undoCollection(p *plan, idx []int, fetched []bson.D) error {
 		return err
 	}
 	for _, i := range idx {
-		if _, err := r.Catalog.RollbackSetDocument(coll, p.docs[i].id, fetched[i]); err != nil {
+		if _, err := setDocument(r.Catalog, coll, p.docs[i].id, fetched[i]); err != nil {
 			return setError(err)
 		}
 	}
@@ -169,7 +169,7 @@ func (r *run) dropIndex(ix indexRef) error {
 	if coll == nil {
 		return nil
 	}
-	dropped, err := r.Catalog.RollbackDropIndex(coll, ix.name)
+	dropped, err := dropIndexOf(r.Catalog, coll, ix.name)
 	if err != nil {
 		return fmt.Errorf("rollback: %w", err)
 	}
@@ -193,7 +193,7 @@ func (r *run) dropCollection(uuid bson.Binary) error {
 	if err := r.save(uuid, coll.NS(), docs); err != nil {
 		return err
 	}
-	if _, err := r.Catalog.RollbackDropCollection(uuid); err != nil {
+	if _, err := dropCollectionByUUID(r.Catalog, uuid); err != nil {
 		return fmt.Errorf("rollback: %w", err)
 	}
 	r.Logger.Info("rollback: dropped a collection created after the common point", "ns", coll.NS(), "documents", len(docs))

@@ -1,4 +1,4 @@
-package catalog
+package applier
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/oplog"
 	"github.com/relaydb/relaydb/internal/storage"
 )
@@ -15,11 +16,11 @@ import (
 // collections (name, UUID, options, counters), index specs and multikey
 // flags, documents (raw bytes) and index entries (key and value bytes,
 // without the locally allocated index id). The local database is left out.
-func dumpState(t testing.TB, c *Catalog) []string {
+func dumpState(t testing.TB, c *catalog.Catalog) []string {
 	t.Helper()
 	var out []string
 	for _, db := range c.Databases() {
-		if db == LocalDB {
+		if db == catalog.LocalDB {
 			continue
 		}
 		for _, coll := range c.Collections(db) {
@@ -41,14 +42,14 @@ func dumpState(t testing.TB, c *Catalog) []string {
 	return out
 }
 
-func dumpDocs(t testing.TB, c *Catalog, coll *Collection) []string {
+func dumpDocs(t testing.TB, c *catalog.Catalog, coll *catalog.Collection) []string {
 	return dumpRange(t, c, storage.DocPrefix(coll.ID), "  doc")
 }
 
 // dumpRange lists the keys (minus prefix p) and values under p.
-func dumpRange(t testing.TB, c *Catalog, p []byte, label string) []string {
+func dumpRange(t testing.TB, c *catalog.Catalog, p []byte, label string) []string {
 	t.Helper()
-	it, err := c.eng.NewIter(p, storage.PrefixEnd(p))
+	it, err := c.Engine().NewIter(p, storage.PrefixEnd(p))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func dumpRange(t testing.TB, c *Catalog, p []byte, label string) []string {
 }
 
 // mustSameState fails with the first difference between two catalogs.
-func mustSameState(t testing.TB, want, got *Catalog) {
+func mustSameState(t testing.TB, want, got *catalog.Catalog) {
 	t.Helper()
 	a, b := dumpState(t, want), dumpState(t, got)
 	for i := 0; i < len(a) || i < len(b); i++ {
@@ -83,7 +84,7 @@ func mustSameState(t testing.TB, want, got *Catalog) {
 }
 
 // mustSameOplog fails unless both oplogs hold byte-identical entries.
-func mustSameOplog(t testing.TB, want, got *Catalog) {
+func mustSameOplog(t testing.TB, want, got *catalog.Catalog) {
 	t.Helper()
 	a, err := want.Oplog().ReadRaw(bson.Timestamp{}, true, 0)
 	if err != nil {
@@ -104,7 +105,7 @@ func mustSameOplog(t testing.TB, want, got *Catalog) {
 }
 
 // entriesOf reads c's whole oplog, decoded.
-func entriesOf(t testing.TB, c *Catalog) []*oplog.Entry {
+func entriesOf(t testing.TB, c *catalog.Catalog) []*oplog.Entry {
 	t.Helper()
 	raws, err := c.Oplog().ReadRaw(bson.Timestamp{}, true, 0)
 	if err != nil {

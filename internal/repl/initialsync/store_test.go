@@ -1,11 +1,30 @@
-package catalog
+package initialsync
 
 import (
 	"bytes"
+	"crypto/rand"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
+
+func d(kv ...any) bson.D {
+	out := bson.D{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out = append(out, bson.E{Key: kv[i].(string), Value: kv[i+1]})
+	}
+	return out
+}
+
+func spec(name string, key bson.D, opts ...any) bson.D {
+	return append(d("key", key, "name", name), d(opts...)...)
+}
+
+func newUUID() bson.Binary {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return bson.Binary{Subtype: bson.TypeBinaryUUID, Data: b}
+}
 
 func encode(t *testing.T, doc bson.D) []byte {
 	t.Helper()
@@ -22,7 +41,7 @@ func encode(t *testing.T, doc bson.D) []byte {
 func TestCloneWritesNoOplogAndKeepsCounters(t *testing.T) {
 	c := openMem(t)
 	uuid := newUUID()
-	coll, err := c.CloneCollection("app", "a", uuid, d("validationLevel", "moderate"), []bson.D{
+	coll, err := cloneCollection(c, "app", "a", uuid, d("validationLevel", "moderate"), []bson.D{
 		spec("_id_", d("_id", int32(1))), spec("x_1", d("x", int32(1)), "unique", true), spec("t_1", d("t", int32(1))),
 	})
 	if err != nil {
@@ -30,10 +49,10 @@ func TestCloneWritesNoOplogAndKeepsCounters(t *testing.T) {
 	}
 	docs := [][]byte{encode(t, d("_id", 1, "x", 1, "t", bson.A{"a", "b"})), encode(t, d("_id", 2, "x", 2)),
 		encode(t, d("_id", 1, "x", 3))} // the last replaces the first
-	if err := c.CloneDocuments(coll, docs); err != nil {
+	if err := cloneDocuments(c, coll, docs); err != nil {
 		t.Fatal(err)
 	}
-	coll = live(c, coll)
+	coll = c.CollectionByUUID(coll.UUID)
 	if !bytes.Equal(coll.UUID.Data, uuid.Data) || len(coll.Indexes()) != 3 || coll.Options[0].Key != "validationLevel" {
 		t.Fatalf("clone metadata: uuid %x indexes %d options %v", coll.UUID.Data, len(coll.Indexes()), coll.Options)
 	}
@@ -43,11 +62,11 @@ func TestCloneWritesNoOplogAndKeepsCounters(t *testing.T) {
 	if top, _ := c.Oplog().Top(); !top.IsZero() {
 		t.Fatalf("clone wrote oplog entries (top %v)", top)
 	}
-	r, err := c.verify()
+	r, err := c.Check()
 	if err != nil || !r.OK() {
 		t.Fatalf("verify: %v %v", r.Problems, err)
 	}
-	if _, err := c.CloneCollection("app", "a", newUUID(), nil, nil); err == nil {
+	if _, err := cloneCollection(c, "app", "a", newUUID(), nil, nil); err == nil {
 		t.Fatal("cloning over an existing collection succeeded")
 	}
 }
@@ -57,29 +76,29 @@ func TestCloneWritesNoOplogAndKeepsCounters(t *testing.T) {
 // the index matching the documents, and strict mode rejects conflicts.
 func TestRelaxedUniqueConflictIsRepaired(t *testing.T) {
 	c := openMem(t)
-	coll, err := c.CloneCollection("app", "a", newUUID(), nil, []bson.D{spec("x_1", d("x", int32(1)), "unique", true)})
+	coll, err := cloneCollection(c, "app", "a", newUUID(), nil, []bson.D{spec("x_1", d("x", int32(1)), "unique", true)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.SetRelaxedConstraints(true)
-	if err := c.CloneDocuments(coll, [][]byte{encode(t, d("_id", 1, "x", 5)), encode(t, d("_id", 2, "x", 5))}); err != nil {
+	if err := cloneDocuments(c, coll, [][]byte{encode(t, d("_id", 1, "x", 5)), encode(t, d("_id", 2, "x", 5))}); err != nil {
 		t.Fatalf("relaxed clone: %v", err)
 	}
 	// A later write resolves the conflict (as a later oplog entry would).
-	if err := c.CloneDocuments(coll, [][]byte{encode(t, d("_id", 1, "x", 6))}); err != nil {
+	if err := cloneDocuments(c, coll, [][]byte{encode(t, d("_id", 1, "x", 6))}); err != nil {
 		t.Fatal(err)
 	}
 	c.SetRelaxedConstraints(false)
-	if r, _ := c.verify(); r.OK() {
+	if r, _ := c.Check(); r.OK() {
 		t.Fatal("expected the skipped entry to show before the repair")
 	}
 	if n, err := c.RepairRelaxedIndexes(); err != nil || n != 1 {
 		t.Fatalf("repair = %d, %v", n, err)
 	}
-	if r, err := c.verify(); err != nil || !r.OK() {
+	if r, err := c.Check(); err != nil || !r.OK() {
 		t.Fatalf("verify after repair: %v %v", r.Problems, err)
 	}
-	if err := c.CloneDocuments(coll, [][]byte{encode(t, d("_id", 3, "x", 6))}); err == nil {
+	if err := cloneDocuments(c, coll, [][]byte{encode(t, d("_id", 3, "x", 6))}); err == nil {
 		t.Fatal("strict mode accepted a unique conflict")
 	}
 }

@@ -1,4 +1,4 @@
-package catalog
+package applier
 
 import (
 	"testing"
@@ -6,13 +6,14 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/update"
 )
 
 // mustUpdate applies the oplog-form update o to coll's document id, as the
 // primary's write path does.
-func mustUpdate(t testing.TB, c *Catalog, coll *Collection, id any, o bson.D) {
+func mustUpdate(t testing.TB, c *catalog.Catalog, coll *catalog.Collection, id any, o bson.D) {
 	t.Helper()
 	raw, ok, err := live(c, coll).FindByID(id)
 	if err != nil || !ok {
@@ -31,7 +32,7 @@ func mustUpdate(t testing.TB, c *Catalog, coll *Collection, id any, o bson.D) {
 	}
 }
 
-func mustDelete(t testing.TB, c *Catalog, coll *Collection, id any) {
+func mustDelete(t testing.TB, c *catalog.Catalog, coll *catalog.Collection, id any) {
 	t.Helper()
 	raw, ok, err := live(c, coll).FindByID(id)
 	if err != nil || !ok {
@@ -51,7 +52,7 @@ func must(t testing.TB, err error) {
 }
 
 // primaryWorkload runs a mix of every logged write and DDL on c.
-func primaryWorkload(t testing.TB, c *Catalog) {
+func primaryWorkload(t testing.TB, c *catalog.Catalog) {
 	t.Helper()
 	c.Oplog().SetTerm(1)
 	a := mustColl(t, c, "app", "a")
@@ -99,5 +100,5 @@ func primaryWorkload(t testing.TB, c *Catalog) {
 	e2 := mustColl(t, c, "app", "e2")
 	mustInsert(t, c, e2, d("_id", 1, "arr", bson.A{d("k", 1), d("k", 2)}))
 	mustIndex(t, c, e2, spec("arr.k_1", d("arr.k", 1)))
-	mustInsert(t, c, mustColl(t, c, LocalDB, "replset.election"), d("_id", "vote")) // not logged
+	mustInsert(t, c, mustColl(t, c, catalog.LocalDB, "replset.election"), d("_id", "vote")) // not logged
 }

@@ -1,14 +1,15 @@
-package catalog
+package applier
 
 import (
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/cockroachdb/pebble/vfs"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/oplog"
+	"github.com/relaydb/relaydb/internal/repl/markers"
 	"github.com/relaydb/relaydb/internal/storage"
 )
 
@@ -19,7 +20,7 @@ func TestApplyReproducesPrimary(t *testing.T) {
 	for _, chunk := range []int{len(entries), 1, 7} {
 		s := openMem(t)
 		for i := 0; i < len(entries); i += chunk {
-			must(t, s.ApplyBatch(entries[i:min(i+chunk, len(entries))]))
+			must(t, applyBatch(s, entries[i:min(i+chunk, len(entries))]))
 		}
 		mustSameState(t, p, s)
 		mustSameOplog(t, p, s)
@@ -27,7 +28,7 @@ func TestApplyReproducesPrimary(t *testing.T) {
 		if ts, term := s.Oplog().Top(); ts != last.TS || term != last.Term {
 			t.Fatalf("top %v@%d want %v@%d", ts, term, last.TS, last.Term)
 		}
-		m, err := s.Markers()
+		m, err := markers.Read(s)
 		must(t, err)
 		if m.AppliedThrough != (oplog.OpTime{TS: last.TS, Term: last.Term}) || !m.MinValid.IsZero() {
 			t.Fatalf("markers %+v", m)
@@ -40,22 +41,22 @@ func TestApplyIdempotent(t *testing.T) {
 	primaryWorkload(t, p)
 	entries := entriesOf(t, p)
 	s := openMem(t)
-	must(t, s.ApplyBatch(entries))
-	must(t, s.ApplyBatch(entries)) // already in the oplog: skipped
+	must(t, applyBatch(s, entries))
+	must(t, applyBatch(s, entries)) // already in the oplog: skipped
 	mustSameState(t, p, s)
 	// Data ahead of the oplog (as after a truncation): every suffix
 	// re-applied over the final state converges to the primary's state.
 	for k := 0; k < len(entries); k++ {
 		s := openMem(t)
-		must(t, s.ApplyBatch(entries))
+		must(t, applyBatch(s, entries))
 		var after bson.Timestamp
 		if k > 0 {
 			after = entries[k-1].TS
 		}
-		if _, err := s.TruncateOplogAfter(after); err != nil {
+		if _, err := markers.TruncateOplogAfter(s, after); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ApplyBatch(entries[k:]); err != nil {
+		if err := applyBatch(s, entries[k:]); err != nil {
 			t.Fatalf("re-apply from entry %d (%s %s %v): %v", k, entries[k].Op, entries[k].NS, entries[k].O, err)
 		}
 		mustSameState(t, p, s)
@@ -68,25 +69,25 @@ func TestApplyRejectsDivergedAndUnordered(t *testing.T) {
 	primaryWorkload(t, p)
 	entries := entriesOf(t, p)
 	s := openMem(t)
-	must(t, s.ApplyBatch(entries))
+	must(t, applyBatch(s, entries))
 	other := *entries[3]
 	other.Term = 7
-	if err := s.ApplyBatch([]*oplog.Entry{&other}); !errors.Is(err, ErrOplogMismatch) {
+	if err := applyBatch(s, []*oplog.Entry{&other}); !errors.Is(err, ErrOplogMismatch) {
 		t.Fatalf("different term at an applied ts: %v", err)
 	}
 	gap := openMem(t)
-	must(t, gap.ApplyBatch([]*oplog.Entry{entries[0], entries[2]}))
-	if err := gap.ApplyBatch([]*oplog.Entry{entries[1]}); !errors.Is(err, ErrOplogMismatch) {
+	must(t, applyBatch(gap, []*oplog.Entry{entries[0], entries[2]}))
+	if err := applyBatch(gap, []*oplog.Entry{entries[1]}); !errors.Is(err, ErrOplogMismatch) {
 		t.Fatalf("entry in a hole: %v", err)
 	}
 	s2 := openMem(t)
-	if err := s2.ApplyBatch([]*oplog.Entry{entries[1], entries[0]}); err == nil {
+	if err := applyBatch(s2, []*oplog.Entry{entries[1], entries[0]}); err == nil {
 		t.Fatal("unordered batch applied")
 	}
 }
 
 // next returns an entry after c's top.
-func next(c *Catalog, e oplog.Entry) *oplog.Entry {
+func next(c *catalog.Catalog, e oplog.Entry) *oplog.Entry {
 	top, _ := c.Oplog().Top()
 	e.TS = bson.Timestamp{T: top.T, I: top.I + 1}
 	e.Term = 1
@@ -111,7 +112,7 @@ func TestApplyMissingTargetsAndUniqueConflict(t *testing.T) {
 	}
 	for _, e := range skipped {
 		en := next(s, e)
-		if err := s.ApplyBatch([]*oplog.Entry{en}); err != nil {
+		if err := applyBatch(s, []*oplog.Entry{en}); err != nil {
 			t.Fatalf("%s %v: %v", e.Op, e.O, err)
 		}
 		if top, _ := s.Oplog().Top(); top != en.TS {
@@ -121,13 +122,13 @@ func TestApplyMissingTargetsAndUniqueConflict(t *testing.T) {
 	if docs := drain(t, live(s, coll).Scan(false)); len(docs) != 1 || len(live(s, coll).Indexes()) != 2 {
 		t.Fatalf("skipped entries changed data: %v", docs)
 	}
-	var dup *DuplicateKeyError
-	err := s.ApplyBatch([]*oplog.Entry{next(s, oplog.Entry{Op: "i", NS: ns, UI: ui, O: d("_id", 2, "u", 1)})})
+	var dup *catalog.DuplicateKeyError
+	err := applyBatch(s, []*oplog.Entry{next(s, oplog.Entry{Op: "i", NS: ns, UI: ui, O: d("_id", 2, "u", 1)})})
 	if !errors.As(err, &dup) {
 		t.Fatalf("unique conflict: %v", err)
 	}
 	for _, o := range []bson.D{d("applyOps", bson.A{}), d("create", int32(1)), d("drop", "")} {
-		err = s.ApplyBatch([]*oplog.Entry{next(s, oplog.Entry{Op: "c", NS: "app.$cmd", O: o})})
+		err = applyBatch(s, []*oplog.Entry{next(s, oplog.Entry{Op: "c", NS: "app.$cmd", O: o})})
 		if err == nil {
 			t.Fatalf("bad command entry %v applied", o)
 		}
@@ -142,7 +143,7 @@ func TestApplyContinuesTimestampsAsPrimary(t *testing.T) {
 	primaryWorkload(t, p)
 	entries := entriesOf(t, p)
 	s := openMem(t)
-	must(t, s.ApplyBatch(entries))
+	must(t, applyBatch(s, entries))
 	s.Oplog().SetTerm(3)
 	r, err := s.Insert(s.Collection("app", "a"), d("_id", 99))
 	must(t, err)
@@ -160,15 +161,16 @@ func TestTruncateAfterPointRecoveredAtOpen(t *testing.T) {
 	entries := entriesOf(t, p)
 	n := len(entries)
 	fs := vfs.NewMem()
-	open := func() *Catalog {
-		c, err := Open(Options{Storage: storage.Options{InMemory: true, FS: fs}, TTLInterval: -1})
+	open := func() *catalog.Catalog {
+		c, err := catalog.Open(catalog.Options{Storage: storage.Options{InMemory: true, FS: fs}, TTLInterval: -1})
 		must(t, err)
+		must(t, markers.Recover(c, nil))
 		return c
 	}
 	s := open()
-	must(t, s.ApplyBatch(entries[:n-2]))
-	must(t, s.SetOplogTruncateAfter(entries[n-3].TS))
-	must(t, s.ApplyBatch(entries[n-2:n-1])) // "crash" before clearing the point
+	must(t, applyBatch(s, entries[:n-2]))
+	must(t, markers.SetOplogTruncateAfter(s, entries[n-3].TS))
+	must(t, applyBatch(s, entries[n-2:n-1])) // "crash" before clearing the point
 	must(t, s.Close())
 
 	s = open()
@@ -176,40 +178,16 @@ func TestTruncateAfterPointRecoveredAtOpen(t *testing.T) {
 	if top, _ := s.Oplog().Top(); top != entries[n-3].TS {
 		t.Fatalf("top after recovery %v want %v", top, entries[n-3].TS)
 	}
-	m, err := s.Markers()
+	m, err := markers.Read(s)
 	must(t, err)
-	want := Markers{MinValid: entries[n-2].OpTime(), AppliedThrough: entries[n-3].OpTime()}
+	want := markers.Markers{MinValid: entries[n-2].OpTime(), AppliedThrough: entries[n-3].OpTime()}
 	if m != want {
 		t.Fatalf("markers %+v want %+v", m, want)
 	}
 	if top, _ := s.Oplog().Top(); top.After(m.MinValid.TS) || top == m.MinValid.TS {
 		t.Fatal("node would be consistent before reaching minValid")
 	}
-	must(t, s.ApplyBatch(entries[n-2:]))
+	must(t, applyBatch(s, entries[n-2:]))
 	mustSameState(t, p, s)
 	mustSameOplog(t, p, s)
-}
-
-func TestSetMinValidAndTTLPause(t *testing.T) {
-	now := time.Unix(10000, 0)
-	c, err := Open(Options{Storage: storage.Options{InMemory: true}, TTLInterval: -1, Now: func() time.Time { return now }})
-	must(t, err)
-	defer c.Close()
-	ot := oplog.OpTime{TS: bson.Timestamp{T: 5, I: 6}, Term: 7}
-	must(t, c.SetMinValid(ot))
-	if m, _ := c.Markers(); m.MinValid != ot {
-		t.Fatalf("minValid %v", m.MinValid)
-	}
-	coll := mustColl(t, c, "app", "t")
-	mustIndex(t, c, coll, spec("at_1", d("at", 1), "expireAfterSeconds", int32(1)))
-	mustInsert(t, c, coll, d("_id", 1, "at", bson.NewDateTimeFromTime(time.Unix(1, 0))))
-	for _, tc := range []struct {
-		paused bool
-		want   int
-	}{{true, 0}, {false, 1}} {
-		c.SetTTLPaused(tc.paused)
-		if n, err := c.ReapTTL(); err != nil || n != tc.want {
-			t.Fatalf("paused=%v: reaped %d %v", tc.paused, n, err)
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package catalog
+package applier
 
 import (
 	"fmt"
@@ -7,14 +7,16 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/oplog"
+	"github.com/relaydb/relaydb/internal/repl/markers"
 )
 
 // randomWorkload runs n seeded random document writes over two
 // collections with compound, multikey and sparse indexes.
-func randomWorkload(t testing.TB, c *Catalog, rng *rand.Rand, n int) {
+func randomWorkload(t testing.TB, c *catalog.Catalog, rng *rand.Rand, n int) {
 	t.Helper()
-	var colls []*Collection
+	var colls []*catalog.Collection
 	for _, name := range []string{"r1", "r2"} {
 		coll := mustColl(t, c, "rnd", name)
 		mustIndex(t, c, coll, spec("a_1_b_-1", d("a", 1, "b", -1)), spec("tags_1", d("tags", 1)),
@@ -60,16 +62,16 @@ func TestApplyRandomWorkloads(t *testing.T) {
 			s := openMem(t)
 			for i := 0; i < len(entries); {
 				n := 1 + rng.IntN(40)
-				must(t, s.ApplyBatch(entries[i:min(i+n, len(entries))]))
+				must(t, applyBatch(s, entries[i:min(i+n, len(entries))]))
 				i += n
 			}
 			mustSameState(t, p, s)
 			mustSameOplog(t, p, s)
 			// Re-apply a random suffix over the final state.
 			k := rng.IntN(len(entries))
-			_, err := s.TruncateOplogAfter(entries[k].TS)
+			_, err := markers.TruncateOplogAfter(s, entries[k].TS)
 			must(t, err)
-			must(t, s.ApplyBatch(append([]*oplog.Entry(nil), entries[k+1:]...)))
+			must(t, applyBatch(s, append([]*oplog.Entry(nil), entries[k+1:]...)))
 			mustSameState(t, p, s)
 			mustSameOplog(t, p, s)
 		})

@@ -1,4 +1,4 @@
-package catalog
+package applier
 
 import (
 	"testing"
@@ -20,7 +20,7 @@ func BenchmarkApplyInsert(b *testing.B) {
 	s := openMem(b)
 	b.ResetTimer()
 	for i := 0; i < len(entries); i += 500 {
-		if err := s.ApplyBatch(entries[i:min(i+500, len(entries))]); err != nil {
+		if err := applyBatch(s, entries[i:min(i+500, len(entries))]); err != nil {
 			b.Fatal(err)
 		}
 	}

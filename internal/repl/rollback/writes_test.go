@@ -1,4 +1,4 @@
-package catalog
+package rollback
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/storage"
 )
 
 func TestRollbackSetDocument(t *testing.T) {
@@ -32,22 +34,22 @@ func TestRollbackSetDocument(t *testing.T) {
 			coll := mustColl(t, c, "db", "c")
 			mustIndex(t, c, coll, spec("a_1", d("a", 1)))
 			mustInsert(t, c, coll, tt.start...)
-			top, _ := c.log.Top()
-			old, err := c.RollbackSetDocument(coll, tt.id, tt.doc)
+			top, _ := c.Oplog().Top()
+			old, err := setDocument(c, coll, tt.id, tt.doc)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !bsonx.Equal(old, tt.wantOld) && !(old == nil && tt.wantOld == nil) {
 				t.Errorf("old = %v, want %v", old, tt.wantOld)
 			}
-			if now, _ := c.log.Top(); now != top {
+			if now, _ := c.Oplog().Top(); now != top {
 				t.Errorf("an oplog entry was written: top %v -> %v", top, now)
 			}
 			coll = live(c, coll)
 			if coll.Count() != tt.wantCount {
 				t.Errorf("count = %d, want %d", coll.Count(), tt.wantCount)
 			}
-			got := ids(drain(t, coll.ScanIndex(coll.Index("a_1"), nil, nil, false)))
+			got := ids(t, coll.ScanIndex(coll.Index("a_1"), nil, nil, false))
 			if !bsonx.Equal(bson.A(got), bson.A(tt.wantA)) {
 				t.Errorf("a_1 yields %v, want %v", got, tt.wantA)
 			}
@@ -74,11 +76,11 @@ func TestRollbackSetDocumentErrors(t *testing.T) {
 	coll := mustColl(t, c, "db", "c")
 	mustIndex(t, c, coll, spec("u_1", d("u", 1), "unique", true))
 	mustInsert(t, c, coll, d("_id", 1, "u", 1), d("_id", 2, "u", 2))
-	var dup *DuplicateKeyError
-	if _, err := c.RollbackSetDocument(coll, 2, d("_id", 2, "u", 1)); !errors.As(err, &dup) {
+	var dup *catalog.DuplicateKeyError
+	if _, err := setDocument(c, coll, 2, d("_id", 2, "u", 1)); !errors.As(err, &dup) {
 		t.Errorf("unique conflict: got %v, want DuplicateKey", err)
 	}
-	if _, err := c.RollbackSetDocument(coll, 2, d("_id", 3, "u", 3)); err == nil {
+	if _, err := setDocument(c, coll, 2, d("_id", 3, "u", 3)); err == nil {
 		t.Error("a document with another _id was accepted")
 	}
 	mustVerify(t, c)
@@ -95,21 +97,21 @@ func TestRollbackDropCollectionAndIndex(t *testing.T) {
 	mustIndex(t, c, gone, spec("a_1", d("a", 1)))
 	mustInsert(t, c, keep, d("_id", 1, "a", 1, "b", 1))
 	mustInsert(t, c, gone, d("_id", 1, "a", 1))
-	top, _ := c.log.Top()
+	top, _ := c.Oplog().Top()
 
-	if ok, err := c.RollbackDropIndex(keep, "b_1"); err != nil || !ok {
+	if ok, err := dropIndexOf(c, keep, "b_1"); err != nil || !ok {
 		t.Fatalf("drop index: %v, %v", ok, err)
 	}
-	if ok, err := c.RollbackDropIndex(keep, "b_1"); err != nil || ok {
+	if ok, err := dropIndexOf(c, keep, "b_1"); err != nil || ok {
 		t.Errorf("second drop of b_1: %v, %v", ok, err)
 	}
-	if _, err := c.RollbackDropIndex(keep, "_id_"); err == nil {
+	if _, err := dropIndexOf(c, keep, "_id_"); err == nil {
 		t.Error("dropping _id_ was accepted")
 	}
-	if ok, err := c.RollbackDropCollection(bson.Binary{Subtype: 4, Data: make([]byte, 16)}); err != nil || ok {
+	if ok, err := dropCollectionByUUID(c, bson.Binary{Subtype: 4, Data: make([]byte, 16)}); err != nil || ok {
 		t.Errorf("drop of an unknown UUID: %v, %v", ok, err)
 	}
-	if ok, err := c.RollbackDropCollection(gone.UUID); err != nil || !ok {
+	if ok, err := dropCollectionByUUID(c, gone.UUID); err != nil || !ok {
 		t.Fatalf("drop collection: %v, %v", ok, err)
 	}
 	if c.Collection("db", "gone") != nil || c.CollectionByUUID(gone.UUID) != nil {
@@ -118,7 +120,7 @@ func TestRollbackDropCollectionAndIndex(t *testing.T) {
 	if names := indexNames(live(c, keep)); len(names) != 2 || names[1] != "a_1" {
 		t.Errorf("indexes after drop: %v", names)
 	}
-	if now, _ := c.log.Top(); now != top {
+	if now, _ := c.Oplog().Top(); now != top {
 		t.Errorf("an oplog entry was written: top %v -> %v", top, now)
 	}
 	mustVerify(t, c)
@@ -129,10 +131,84 @@ func isArray(v any) bool {
 	return ok
 }
 
-func indexNames(coll *Collection) []string {
+func indexNames(coll *catalog.Collection) []string {
 	var out []string
 	for _, idx := range coll.Indexes() {
 		out = append(out, idx.Name)
 	}
 	return out
+}
+
+func openMem(t testing.TB) *catalog.Catalog {
+	t.Helper()
+	c, err := catalog.Open(catalog.Options{Storage: storage.Options{InMemory: true}, TTLInterval: -1, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func mustColl(t testing.TB, c *catalog.Catalog, db, name string) *catalog.Collection {
+	t.Helper()
+	coll, err := c.CreateCollection(db, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return coll
+}
+
+func spec(name string, key bson.D, opts ...any) bson.D {
+	return append(d("key", key, "name", name), d(opts...)...)
+}
+
+func mustInsert(t testing.TB, c *catalog.Catalog, coll *catalog.Collection, docs ...bson.D) {
+	t.Helper()
+	for _, doc := range docs {
+		if _, err := c.Insert(coll, doc); err != nil {
+			t.Fatalf("insert %v: %v", doc, err)
+		}
+	}
+}
+
+func mustIndex(t testing.TB, c *catalog.Catalog, coll *catalog.Collection, specs ...bson.D) {
+	t.Helper()
+	if _, _, err := c.CreateIndexes(coll, specs); err != nil {
+		t.Fatalf("create indexes: %v", err)
+	}
+}
+
+// live returns the current value of coll (indexes/multikey published later).
+func live(c *catalog.Catalog, coll *catalog.Collection) *catalog.Collection {
+	return c.CollectionByUUID(coll.UUID)
+}
+
+// ids returns the _id of each document it yields.
+func ids(t testing.TB, it catalog.DocIterator) []any {
+	t.Helper()
+	defer it.Close()
+	var out []any
+	for raw, ok := it.Next(); ok; raw, ok = it.Next() {
+		var doc bson.D
+		if err := bson.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, doc[0].Value)
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// mustVerify fails unless the catalog is internally consistent.
+func mustVerify(t testing.TB, c *catalog.Catalog) {
+	t.Helper()
+	r, err := c.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.OK() {
+		t.Fatalf("verify: %v", r.Problems)
+	}
 }

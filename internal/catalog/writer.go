@@ -1,0 +1,171 @@
+package catalog
+
+// The write-batch primitive replication uses (repl/applier, repl/markers,
+// repl/rollback, repl/initialsync): Apply runs a function with a Writer
+// under the catalog's write lock and commits what it wrote as ONE storage
+// batch. See the package doc for the invariants it keeps.
+
+import (
+	"errors"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/oplog"
+	"github.com/relaydb/relaydb/internal/storage"
+)
+
+// Writer is one write batch being assembled under the catalog's write lock
+// (see Apply). Its methods add to the batch; nothing is visible (to reads,
+// nor in the in-memory catalog) until Apply commits it, and nothing is if
+// fn or the commit fails. A Writer must not be used after fn returns.
+//
+// A collection may be changed in one batch either by document writes or by
+// one DDL call (create, drop, rename, index create/drop), not both.
+type Writer struct {
+	c       *Catalog
+	b       *storage.Batch
+	docs    map[uint32]*write // document writes per collection id (counters, multikey)
+	dirty   map[uint32]bool   // collections whose documents changed
+	ddl     map[uint32]bool   // collections changed by DDL in this batch
+	publish []func()          // in-memory catalog changes, run once committed (under c.mu)
+	slots   []*oplog.Slot     // oplog entries appended, in ts order
+	lastTS  bson.Timestamp    // ts of the newest appended entry
+	sync    bool
+	read    *readCache // the last document read (PutDocument after Document reads once)
+}
+
+// Apply runs fn with a Writer under the catalog's write lock and commits
+// everything fn wrote as one storage batch; WriteResult names the newest
+// oplog entry fn appended (zero TS if none) and the commit's sequence. If
+// fn returns an error nothing fn wrote to the batch is committed (an index
+// build's entries for an unpublished index may remain: invisible, as after
+// a failed CreateIndexes). A batch fn left empty is not committed.
+func (c *Catalog) Apply(fn func(w *Writer) error) (WriteResult, error) {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	w := &Writer{c: c, b: c.eng.NewBatch()}
+	defer w.b.Close()
+	if err := fn(w); err != nil {
+		c.abort(w.slots)
+		return WriteResult{}, err
+	}
+	r, err := w.commit()
+	if err != nil {
+		c.abort(w.slots)
+		return WriteResult{}, err
+	}
+	return r, nil
+}
+
+// commit finishes the document writes (counters, multikey flags), commits
+// the batch, publishes the in-memory changes and makes the appended oplog
+// entries visible. REQUIRES: c.writeMu.
+func (w *Writer) commit() (WriteResult, error) {
+	for id, dw := range w.docs {
+		if !w.dirty[id] {
+			continue // only read
+		}
+		publish, err := dw.finish()
+		if err != nil {
+			return WriteResult{}, err
+		}
+		w.publish = append(w.publish, publish)
+	}
+	if w.b.Count() == 0 && len(w.publish) == 0 {
+		return WriteResult{}, nil
+	}
+	seq, err := w.commitBatch()
+	if err != nil {
+		return WriteResult{}, fmt.Errorf("catalog: commit batch: %w", err)
+	}
+	w.c.mu.Lock()
+	for _, p := range w.publish {
+		p()
+	}
+	w.c.mu.Unlock()
+	for _, s := range w.slots {
+		w.c.log.Commit(s)
+	}
+	return WriteResult{TS: w.lastTS, Seq: seq}, nil
+}
+
+// commitBatch commits the batch: synced when asked (markers; such a batch
+// holds no oplog entry and skips snapshot bookkeeping, so the fsync does
+// not hold up SetCommitPoint), else through the snapshot bookkeeping.
+func (w *Writer) commitBatch() (uint64, error) {
+	if w.sync && len(w.slots) == 0 {
+		return w.c.eng.Commit(w.b, true)
+	}
+	if w.sync {
+		return 0, errors.New("a synced batch cannot hold oplog entries")
+	}
+	return w.c.commitTracked(w.b, w.lastTS)
+}
+
+// Sync makes Apply sync the batch to the WAL before returning (markers and
+// flags whose loss a crash must not allow). A synced batch may not append
+// oplog entries.
+func (w *Writer) Sync() { w.sync = true }
+
+// AppendOplog appends a replicated entry to the batch with the ts and term
+// its primary gave it. e.TS must be after every ts the oplog allocated so
+// far (the applier checks the local top first); entries appended to one
+// batch must be in ts order. The entry becomes visible when Apply commits.
+func (w *Writer) AppendOplog(e *oplog.Entry) error {
+	s, err := w.c.log.ReserveAt(e.TS, e.Term)
+	if err != nil {
+		return fmt.Errorf("catalog: append oplog entry: %w", err)
+	}
+	w.slots = append(w.slots, s)
+	if err := w.c.log.Append(w.b, s, e); err != nil {
+		return fmt.Errorf("catalog: append oplog entry %v: %w", e.TS, err)
+	}
+	w.lastTS = e.TS
+	return nil
+}
+
+// PutMarker sets a replication key (minValid, appliedThrough, ...) to
+// value in the batch; a nil value deletes it. The key must lie under
+// storage.PrefixRepl: the catalog does not interpret it.
+func (w *Writer) PutMarker(key, value []byte) error {
+	if len(key) < 2 || key[0] != storage.PrefixRepl {
+		return fmt.Errorf("catalog: marker key %x is not under the replication prefix", key)
+	}
+	var err error
+	if value == nil {
+		err = w.b.Delete(key)
+	} else {
+		err = w.b.Set(key, value)
+	}
+	if err != nil {
+		return fmt.Errorf("catalog: put marker %x: %w", key, err)
+	}
+	return nil
+}
+
+// TruncateOplogAfter deletes the oplog entries after ts AT ONCE, not in
+// the batch (rollback, recovery, a reset for initial sync), and moves the
+// oplog's top back; it returns how many it deleted. Their effects on the
+// data stay. Whoever calls it sets an oplog truncate-after point in an
+// earlier synced batch, so that a crash midway is finished at restart.
+func (w *Writer) TruncateOplogAfter(ts bson.Timestamp) (int, error) {
+	if len(w.slots) > 0 {
+		return 0, errors.New("catalog: truncate the oplog in a batch that appends to it")
+	}
+	n, err := w.c.log.TruncateAfter(ts)
+	if err != nil {
+		return 0, fmt.Errorf("catalog: truncate oplog after %v: %w", ts, err)
+	}
+	return n, nil
+}
+
+// Marker reads a replication key as last committed; ok is false if it is
+// not set.
+func (c *Catalog) Marker(key []byte) (value []byte, ok bool, err error) {
+	v, ok, err := c.eng.Get(key)
+	if err != nil {
+		return nil, false, fmt.Errorf("catalog: read marker %x: %w", key, err)
+	}
+	return v, ok, nil
+}

@@ -1,0 +1,84 @@
+package catalog
+
+import (
+	"errors"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/oplog"
+	"github.com/relaydb/relaydb/internal/storage"
+)
+
+// TestApplyIsOneBatch: what fn writes is committed together with the
+// oplog entry it appends, or not at all when fn fails.
+func TestApplyIsOneBatch(t *testing.T) {
+	c := openMem(t)
+	coll := mustColl(t, c, "app", "a")
+	mustIndex(t, c, coll, spec("x_1", d("x", 1)))
+	top, _ := c.Oplog().Top()
+	boom := errors.New("boom")
+	_, err := c.Apply(func(w *Writer) error {
+		if err := w.PutDocument(coll, d("_id", 1, "x", 1), nil); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) || live(c, coll).Count() != 0 {
+		t.Fatalf("failed fn: err %v, count %d", err, live(c, coll).Count())
+	}
+	e := &oplog.Entry{Op: oplog.OpInsert, NS: coll.NS(), UI: &coll.UUID, O: d("_id", 2, "x", 2),
+		TS: bson.Timestamp{T: top.T + 10, I: 1}, Term: 4}
+	r, err := c.Apply(func(w *Writer) error {
+		if err := w.PutDocument(coll, e.O, nil); err != nil {
+			return err
+		}
+		return w.AppendOplog(e)
+	})
+	if err != nil || r.TS != e.TS {
+		t.Fatalf("apply: %v %v", r, err)
+	}
+	if ts, term := c.Oplog().Top(); ts != e.TS || term != 4 || live(c, coll).Count() != 1 {
+		t.Fatalf("top %v@%d count %d", ts, term, live(c, coll).Count())
+	}
+	if _, err := c.Apply(func(w *Writer) error { return w.AppendOplog(e) }); err == nil {
+		t.Fatal("an entry not after the top was appended")
+	}
+	mustVerify(t, c)
+}
+
+// TestApplyRules: DDL and document writes of one collection do not mix,
+// markers live under the replication prefix, synced batches append no
+// oplog entries, and an empty batch commits nothing.
+func TestApplyRules(t *testing.T) {
+	c := openMem(t)
+	coll := mustColl(t, c, "app", "a")
+	if _, err := c.Apply(func(w *Writer) error {
+		if err := w.PutDocument(coll, d("_id", 1), nil); err != nil {
+			return err
+		}
+		return w.DropCollection(coll)
+	}); err == nil {
+		t.Error("document write and drop of one collection in one batch")
+	}
+	if _, err := c.Apply(func(w *Writer) error { return w.PutMarker([]byte("xy"), []byte{1}) }); err == nil {
+		t.Error("a marker outside the replication prefix")
+	}
+	top, _ := c.Oplog().Top()
+	e := &oplog.Entry{Op: oplog.OpNoop, O: d("msg", "x"), TS: bson.Timestamp{T: top.T + 1}, Term: 1}
+	if _, err := c.Apply(func(w *Writer) error { w.Sync(); return w.AppendOplog(e) }); err == nil {
+		t.Error("a synced batch appended an oplog entry")
+	}
+	key := []byte{storage.PrefixRepl, 't', 'e', 's', 't'}
+	if _, err := c.Apply(func(w *Writer) error { w.Sync(); return w.PutMarker(key, []byte{7}) }); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := c.Marker(key); err != nil || !ok || v[0] != 7 {
+		t.Fatalf("marker %v %v %v", v, ok, err)
+	}
+	before := c.LastWrite().Seq
+	r, err := c.Apply(func(w *Writer) error { return nil })
+	if err != nil || r.Seq != 0 || c.LastWrite().Seq != before {
+		t.Fatalf("empty batch: %v %v", r, err)
+	}
+}

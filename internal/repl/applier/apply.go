@@ -1,0 +1,154 @@
+package applier
+
+// Applying replicated oplog entries on a secondary, through the catalog's
+// write primitive (catalog.Apply).
+//
+// Invariants:
+//   - An applied entry is written to the local oplog with the ts and term
+//     its primary gave it, in the SAME storage batch as its effect and the
+//     appliedThrough marker. Entries are applied one batch each, strictly in
+//     ts order, under the catalog's write lock. So after a crash the oplog,
+//     the data and appliedThrough all describe the same prefix of the
+//     primary's history: no truncate-after point or minValid write is
+//     needed around a batch.
+//   - Application is idempotent, as MongoDB's oplog application: an insert
+//     is an upsert; an update or delete of a missing document, and any
+//     CRUD entry on a missing collection (found by UUID), only write the
+//     entry; DDL whose effect is already present only writes the entry.
+//   - Entries at or before the oplog top are skipped when the local oplog
+//     holds the same entry (ts and term); a different entry is an error
+//     (ErrOplogMismatch: the caller must roll back).
+//   - Unique-index conflicts are errors (DuplicateKey), as in MongoDB's
+//     steady-state replication: our unique indexes cannot hold the
+//     transient duplicates MongoDB's relaxed secondaries allow. Initial
+//     sync relaxes them (catalog.SetRelaxedConstraints), and then also
+//     skips updates that do not apply to a (newer) cloned document.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/oplog"
+	"github.com/relaydb/relaydb/internal/repl/markers"
+	"github.com/relaydb/relaydb/internal/storage"
+)
+
+// ErrOplogMismatch is returned by ApplyBatch for an entry at or before the
+// local oplog's top that the local oplog does not hold (a different term
+// at that ts, or a hole): the histories diverged.
+var ErrOplogMismatch = errors.New("applier: replicated entry conflicts with the local oplog")
+
+// ApplyBatch applies replicated entries to cat in order, each with its
+// effect in one storage batch (see the invariants above). It stops at the
+// first error; entries before it stay applied. It returns the storage
+// commit sequence of the last entry it wrote (0 if none; pass it to
+// Engine().WaitDurable), also on an error. It may set an insert entry's
+// ORaw (the encoded document) to avoid encoding it twice. log (nil:
+// slog.Default()) hears, at debug level, about entries without effect.
+func ApplyBatch(cat *catalog.Catalog, entries []*oplog.Entry, log *slog.Logger) (uint64, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	var last uint64
+	for i, e := range entries {
+		if i > 0 && !e.TS.After(entries[i-1].TS) {
+			return last, fmt.Errorf("applier: entry %v not after %v", e.TS, entries[i-1].TS)
+		}
+		seq, err := applyEntry(cat, e, log)
+		if err != nil {
+			return last, fmt.Errorf("applier: apply %s %s at %v (term %d): %w", e.Op, e.NS, e.TS, e.Term, err)
+		}
+		last = max(last, seq)
+	}
+	return last, nil
+}
+
+// entryApply is one entry being applied in one batch.
+type entryApply struct {
+	cat *catalog.Catalog
+	w   *catalog.Writer
+	e   *oplog.Entry
+	log *slog.Logger
+}
+
+// applyEntry applies one entry: its effect, the entry and appliedThrough
+// in one batch, or nothing when the local oplog already holds it.
+func applyEntry(cat *catalog.Catalog, e *oplog.Entry, log *slog.Logger) (uint64, error) {
+	r, err := cat.Apply(func(w *catalog.Writer) error {
+		if top, _ := cat.Oplog().Top(); !e.TS.After(top) {
+			return checkPresent(cat, e)
+		}
+		a := &entryApply{cat: cat, w: w, e: e, log: log}
+		if err := a.effect(); err != nil {
+			return err
+		}
+		if err := w.AppendOplog(e); err != nil {
+			return err
+		}
+		return markers.PutAppliedThrough(w, e.OpTime())
+	})
+	return r.Seq, err
+}
+
+// effect adds the entry's effect to the batch.
+func (a *entryApply) effect() error {
+	switch a.e.Op {
+	case oplog.OpInsert:
+		return a.insert()
+	case oplog.OpUpdate:
+		return a.update()
+	case oplog.OpDelete:
+		return a.delete()
+	case oplog.OpCommand:
+		return a.command()
+	case oplog.OpNoop:
+		return nil
+	}
+	return fmt.Errorf("unknown op %q", a.e.Op)
+}
+
+// checkPresent accepts an entry the local oplog already holds.
+func checkPresent(cat *catalog.Catalog, e *oplog.Entry) error {
+	if e.TS.Before(cat.Oplog().First()) {
+		return nil // applied long ago and truncated by size
+	}
+	raw, ok, err := cat.Engine().Get(storage.OplogKey(e.TS))
+	if err != nil {
+		return fmt.Errorf("read the local entry at %v: %w", e.TS, err)
+	}
+	if !ok {
+		return fmt.Errorf("%w: no local entry at %v", ErrOplogMismatch, e.TS)
+	}
+	have, err := oplog.Unmarshal(raw)
+	if err != nil {
+		return fmt.Errorf("decode the local entry at %v: %w", e.TS, err)
+	}
+	if have.Term != e.Term {
+		return fmt.Errorf("%w: local entry at %v has term %d", ErrOplogMismatch, e.TS, have.Term)
+	}
+	return nil
+}
+
+// resolve returns the collection ns names for the entry: by UUID when the
+// entry has one (a rename or drop-and-recreate keeps entries on their
+// collection), else by namespace. nil if it does not exist.
+func (a *entryApply) resolve(ns string) *catalog.Collection {
+	db, name, _ := strings.Cut(ns, ".")
+	coll := a.cat.Collection(db, name)
+	ui := a.e.UI
+	if ui == nil || (coll != nil && bytes.Equal(coll.UUID.Data, ui.Data)) {
+		return coll
+	}
+	return a.cat.CollectionByUUID(*ui)
+}
+
+// skip leaves the batch with the entry only: its effect is absent or
+// already present.
+func (a *entryApply) skip(why string) error {
+	a.log.Debug("oplog application: entry has no effect", "op", a.e.Op, "ns", a.e.NS, "ts", a.e.TS, "why", why)
+	return nil
+}

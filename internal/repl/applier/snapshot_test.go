@@ -1,0 +1,65 @@
+package applier
+
+import (
+	"slices"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/catalog"
+)
+
+// idsAt returns the _ids of coll in s, by a collection scan.
+func idsAt(t *testing.T, coll *catalog.Collection, s *catalog.Snapshot) []int32 {
+	t.Helper()
+	it := coll.ScanAt(s, false)
+	defer it.Close()
+	var ids []int32
+	for {
+		raw, ok := it.Next()
+		if !ok {
+			break
+		}
+		ids = append(ids, bson.Raw(raw).Lookup("_id").Int32())
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func majority(t *testing.T, c *catalog.Catalog) *catalog.Snapshot {
+	t.Helper()
+	s, ok := c.MajoritySnapshot()
+	if !ok {
+		t.Fatal("no majority snapshot")
+	}
+	t.Cleanup(s.Release)
+	return s
+}
+
+func equalIDs(a, b []int32) bool { return slices.Equal(a, b) }
+
+// A secondary applying entries the commit point already covers reads them
+// at majority at once.
+func TestMajoritySnapshotOnApply(t *testing.T) {
+	p := openMem(t)
+	coll := mustColl(t, p, "db", "c")
+	mustInsert(t, p, coll, d("_id", int32(1)), d("_id", int32(2)))
+	entries := entriesOf(t, p)
+	s := openMem(t)
+	last := entries[len(entries)-1].TS
+	s.SetCommitPoint(entries[len(entries)-2].TS)
+	must(t, applyBatch(s, entries))
+	snap := majority(t, s)
+	if snap.TS() != entries[len(entries)-2].TS {
+		t.Fatalf("majority at %v want %v", snap.TS(), entries[len(entries)-2].TS)
+	}
+	if got := idsAt(t, s.Collection("db", "c"), snap); !equalIDs(got, []int32{1}) {
+		t.Fatalf("majority sees %v", got)
+	}
+	s.SetCommitPoint(last)
+	if got := idsAt(t, s.Collection("db", "c"), majority(t, s)); !equalIDs(got, []int32{1, 2}) {
+		t.Fatalf("majority sees %v after commit", got)
+	}
+}
