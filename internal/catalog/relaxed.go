@@ -12,6 +12,10 @@ package catalog
 //     reason: every transient conflict is resolved by a later entry).
 //   - The marks are kept under writeMu; turning the mode on forgets the
 //     marks of an earlier relaxed period (its data was reset).
+//
+// TODO(#10): this is catalog-wide state only initial sync uses; a per-batch
+// option of Apply that reports the conflicting indexes to the caller would
+// move the marks to repl/initialsync.
 
 import (
 	"fmt"

@@ -4,6 +4,11 @@ package catalog
 // repl/rollback, repl/initialsync): Apply runs a function with a Writer
 // under the catalog's write lock and commits what it wrote as ONE storage
 // batch. See the package doc for the invariants it keeps.
+//
+// TODO(#10): the primary's DDL (createLocked, dropLocked, RenameCollection,
+// DropIndexes, buildLocked) repeats what the Writer's DDL methods do; express
+// it through a Writer that appends primary-allocated entries (Reserve, not
+// ReserveAt) so one code path changes the catalog.
 
 import (
 	"errors"
