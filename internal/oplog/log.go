@@ -24,6 +24,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/invariants"
 	"github.com/relaydb/relaydb/internal/storage"
 )
 
@@ -170,6 +171,9 @@ func (l *Log) Abort(s *Slot) { l.retire(s, 2) }
 func (l *Log) retire(s *Slot, state int8) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if invariants.Enabled {
+		defer l.checkRetireLocked(s, s.state, l.mu.visible)
+	}
 	s.state = state
 	if state == 1 {
 		l.mu.bytes += s.bytes

@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/invariants"
 	"github.com/relaydb/relaydb/internal/storage"
 )
 
@@ -121,6 +122,9 @@ func (l *Log) resetTop(freed int64) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if invariants.Enabled {
+		l.checkNoSlotsLocked("TruncateAfter")
+	}
 	l.mu.bytes -= freed
 	l.mu.last, l.mu.visible, l.mu.lastTerm = bson.Timestamp{}, bson.Timestamp{}, 0
 	if top != nil {

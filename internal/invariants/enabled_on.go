@@ -1,0 +1,6 @@
+//go:build invariants
+
+package invariants
+
+// Enabled is true: this build runs the invariant checks.
+const Enabled = true
