@@ -101,10 +101,11 @@ func explainCmd(t *testing.T, e *Engine, d *datadriven.TestData) string {
 	if err != nil {
 		return errString(err)
 	}
-	_, plan, err := e.Find("t", "c", p)
+	it, plan, err := e.Find("t", "c", p)
 	if err != nil {
 		return errString(err)
 	}
+	it.Close()
 	var b strings.Builder
 	winning, _ := lookupD(doc, "winningPlan").(bson.D)
 	writeStage(&b, winning, plan, 0)

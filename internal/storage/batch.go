@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/cockroachdb/pebble"
+
+	"github.com/relaydb/relaydb/internal/invariants"
 )
 
 // Batch is a set of writes applied atomically by Commit. Get reads through
@@ -61,6 +63,9 @@ func (b *Batch) Close() {
 // WaitDurable). With sync it returns after the WAL is synced. A failure calls
 // Fatal: the engine cannot continue after losing a write.
 func (e *Engine) Commit(b *Batch, sync bool) (uint64, error) {
+	if invariants.Enabled {
+		e.checkBatch(b)
+	}
 	opts := pebble.NoSync
 	if sync {
 		opts = pebble.Sync
