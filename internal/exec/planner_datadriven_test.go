@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -73,30 +72,7 @@ func plannerCmd(t *testing.T, e *Engine, d *datadriven.TestData) string {
 }
 
 func explainCmd(t *testing.T, e *Engine, d *datadriven.TestData) string {
-	p := FindParams{}
-	if in := strings.TrimSpace(d.Input); in != "" {
-		p.Filter = ddDoc(t, in)
-	}
-	for _, a := range d.CmdArgs {
-		switch a.Key {
-		case "sort":
-			p.Sort = ddDoc(t, a.Vals[0])
-		case "hint":
-			if strings.HasPrefix(a.Vals[0], "{") {
-				p.Hint = ddDoc(t, a.Vals[0])
-			} else {
-				p.Hint = a.Vals[0]
-			}
-		case "limit":
-			n, err := strconv.ParseInt(a.Vals[0], 10, 64)
-			if err != nil {
-				d.Fatalf(t, "limit: %v", err)
-			}
-			p.Limit = n
-		default:
-			d.Fatalf(t, "unknown argument %q", a.Key)
-		}
-	}
+	p := explainParams(t, d)
 	doc, err := e.ExplainFind("t", "c", p)
 	if err != nil {
 		return errString(err)
@@ -113,6 +89,30 @@ func explainCmd(t *testing.T, e *Engine, d *datadriven.TestData) string {
 	checkSameAsCollScan(t, d, e, p, got)
 	fmt.Fprintf(&b, "ids: %s\n", strings.Join(got, " "))
 	return b.String()
+}
+
+// explainParams reads the filter (the input) and sort=, hint=, limit=.
+func explainParams(t *testing.T, d *datadriven.TestData) FindParams {
+	p := FindParams{}
+	if in := strings.TrimSpace(d.Input); in != "" {
+		p.Filter = ddDoc(t, in)
+	}
+	for _, a := range d.CmdArgs {
+		switch a.Key {
+		case "sort":
+			p.Sort = ddDoc(t, a.Vals[0])
+		case "hint":
+			p.Hint = a.Vals[0]
+			if strings.HasPrefix(a.Vals[0], "{") {
+				p.Hint = ddDoc(t, a.Vals[0])
+			}
+		case "limit":
+			d.ScanArgs(t, "limit", &p.Limit)
+		default:
+			d.Fatalf(t, "unknown argument %q", a.Key)
+		}
+	}
+	return p
 }
 
 // writeStage prints one explain stage per line, inputs indented below.
