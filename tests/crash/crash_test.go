@@ -16,6 +16,9 @@ import (
 // runTimeout bounds one topology's run (CI size takes well under it).
 const runTimeout = 15 * time.Minute
 
+// logTailBytes is how much of each member's log a failure prints.
+const logTailBytes = 16 << 10
+
 // results collects each topology's counts for the summary TestMain prints.
 var results struct {
 	mu  sync.Mutex
@@ -46,7 +49,14 @@ func TestCrashReplSet(t *testing.T) {
 	if err != nil {
 		t.Fatalf("start a 3-member set: %v", err)
 	}
-	t.Cleanup(func() { _ = c.Down(context.Background()) })
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, m := range c.Members() {
+				t.Logf("%s log tail (%s):\n%s", m.Name, m.LogPath, tail(m.LogPath, logTailBytes))
+			}
+		}
+		_ = c.Down(context.Background())
+	})
 	if err := crashtest.WaitSettled(ctx, c); err != nil {
 		t.Fatalf("%v", err)
 	}
@@ -104,4 +114,21 @@ func binary(t *testing.T) string {
 		t.Fatalf("%v", err)
 	}
 	return bin
+}
+
+// tail returns at most n bytes from the end of the file at path.
+func tail(path string, n int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return err.Error()
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err.Error()
+	}
+	off := max(0, st.Size()-n)
+	b := make([]byte, st.Size()-off)
+	_, _ = f.ReadAt(b, off)
+	return string(b)
 }
