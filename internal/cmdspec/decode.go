@@ -128,6 +128,9 @@ func decodeValue(f *field, dst reflect.Value, v any, path string) error {
 		}
 	}
 	t := dst.Type()
+	if v == nil && f != nil && f.notNull {
+		return TypeError(path, v, idlType(t))
+	}
 	if t.Kind() == reflect.Pointer {
 		if v == nil && t.Elem().Kind() != reflect.Interface && t.Elem() != reflect.TypeFor[bson.A]() && t.Elem().Kind() != reflect.String {
 			return nil
@@ -210,6 +213,23 @@ func decodeNested(s *Spec, dst reflect.Value, v any, path string) error {
 	}
 	dst.Set(out)
 	return nil
+}
+
+// idlType names a Go field type as MongoDB's IDL does in type errors.
+func idlType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "bool"
+	case reflect.Int64:
+		return "[long, int, decimal, double]"
+	case reflect.String:
+		return "string"
+	case reflect.Slice:
+		if t != docType {
+			return "array"
+		}
+	}
+	return "object"
 }
 
 // TypeError is MongoDB's IDL type mismatch; expected is an IDL type name

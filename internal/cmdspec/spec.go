@@ -18,6 +18,7 @@
 //   - command: the field holds the first element's value (the command name
 //     is its key); at most one per struct.
 //   - required: a missing field is MongoDB's 40414.
+//   - notnull: null is a type error rather than an absent field.
 //   - inline (a bson.D field): collects fields the struct does not name, so
 //     no field is unknown; the handler checks them.
 //
@@ -121,6 +122,7 @@ type field struct {
 	name     string
 	index    []int
 	required bool
+	notNull  bool // null is a type error, not an absent field
 	typ      reflect.Type
 	sub      *Spec // for struct and []struct fields
 }
@@ -137,6 +139,15 @@ func (s *Spec) Fields() []string {
 		out[i] = f.name
 	}
 	return out
+}
+
+// CommandType returns the Go type of the field holding the command's
+// first value, nil when the struct has none.
+func (s *Spec) CommandType() reflect.Type {
+	if s.cmd == nil {
+		return nil
+	}
+	return s.cmd.typ
 }
 
 // Accepts reports whether name is one of the command's fields.
@@ -217,6 +228,8 @@ func (s *Spec) add(sf reflect.StructField, i int, tag string) error {
 		case "":
 		case "required":
 			f.required = true
+		case "notnull":
+			f.notNull = true
 		case "command":
 			if s.cmd != nil {
 				return fmt.Errorf("two command fields")

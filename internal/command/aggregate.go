@@ -44,7 +44,7 @@ func aggregateCmd(c *Ctx) (bson.D, error) {
 		}
 	}
 	if v, ok := c.field("collation"); ok {
-		if err := checkCollation(v); err != nil {
+		if err := anyCollation(v); err != nil {
 			return nil, err
 		}
 	}

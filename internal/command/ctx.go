@@ -1,7 +1,6 @@
 package command
 
 import (
-	"math"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -9,6 +8,7 @@ import (
 	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/cmdspec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -27,24 +27,22 @@ func (c *Ctx) field(name string) (any, bool) { return bsonx.Get(c.Cmd, name) }
 
 // typeErr is MongoDB's IDL type mismatch error.
 func (c *Ctx) typeErr(field string, v any, expected string) error {
-	return mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type%s '%s'",
-		c.Name, field, bsonx.TypeAlias(v), plural(expected), expected)
+	return cmdspec.TypeError(c.Name+"."+field, v, expected)
 }
 
-func plural(expected string) string {
-	if len(expected) > 0 && expected[0] == '[' {
-		return "s"
-	}
-	return ""
-}
-
-// arg returns the command's first value: the collection name for most commands.
+// collArg returns the command's first value: the collection name for most commands.
 func (c *Ctx) collArg() (string, error) {
-	v := c.Cmd[0].Value
-	s, ok := v.(string)
-	if !ok {
-		return "", mongoerr.New(mongoerr.InvalidNamespace, "collection name has invalid type %s", bsonx.TypeAlias(v))
+	var name cmdspec.CollName
+	if err := name.DecodeField("", c.Cmd[0].Value); err != nil {
+		return "", err
 	}
+	return c.collName(name)
+}
+
+// collName checks a command's collection name against MongoDB's rules
+// for namespaces in the request's database.
+func (c *Ctx) collName(name cmdspec.CollName) (string, error) {
+	s := string(name)
 	if s == "" || s[0] == '.' || strings.ContainsRune(s, 0) {
 		return "", mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.%s'", c.DB, s)
 	}
@@ -67,18 +65,13 @@ func (c *Ctx) str(name string) (string, bool, error) {
 }
 
 func (c *Ctx) boolean(name string) (bool, error) {
-	v, ok := c.field(name)
-	if !ok || v == nil {
-		return false, nil
-	}
-	switch b := v.(type) {
-	case bool:
-		return b, nil
-	case int32, int64, float64, bson.Decimal128:
-		f, _ := bsonx.AsFloat64(b)
-		return f != 0, nil
-	}
-	return false, c.typeErr(name, v, "bool")
+	v, _ := c.field(name)
+	return cmdspec.Bool(c.Name+"."+name, v)
+}
+
+// missing is MongoDB's IDL error for an absent required field.
+func (c *Ctx) missing(field string) error {
+	return mongoerr.New(mongoerr.IDLMissingField, "BSON field '%s.%s' is missing but a required field", c.Name, field)
 }
 
 // int64Field parses a numeric field; doubles must be integral.
@@ -87,28 +80,8 @@ func (c *Ctx) int64Field(name string) (int64, bool, error) {
 	if !ok || v == nil {
 		return 0, false, nil
 	}
-	n, err := c.toInt64(name, v)
+	n, err := cmdspec.Int64(c.Name+"."+name, v)
 	return n, true, err
-}
-
-func (c *Ctx) toInt64(name string, v any) (int64, error) {
-	switch n := v.(type) {
-	case int32:
-		return int64(n), nil
-	case int64:
-		return n, nil
-	case float64:
-		if math.IsNaN(n) || n != math.Trunc(n) || math.Abs(n) > 9.2e18 {
-			return 0, mongoerr.New(mongoerr.BadValue, "Expected field %s to be an integer, but got %v", name, n)
-		}
-		return int64(n), nil
-	case bson.Decimal128:
-		if i, ok := bsonx.AsInt64(n); ok {
-			return i, nil
-		}
-		return 0, mongoerr.New(mongoerr.BadValue, "Expected field %s to be an integer", name)
-	}
-	return 0, c.typeErr(name, v, "[long, int, decimal, double]")
 }
 
 func (c *Ctx) doc(name string) (bson.D, bool, error) {
@@ -155,17 +128,11 @@ func (c *Ctx) docs(name string) ([]bson.D, bool, error) {
 // ns returns "db.coll".
 func (c *Ctx) ns(coll string) string { return c.DB + "." + coll }
 
-// letVars evaluates the command's 'let' document once (constants and
+// letVars evaluates a command's 'let' document once (constants and
 // $$NOW shared by the whole command); nil when there is none.
-func (c *Ctx) letVars() (*expr.Vars, error) {
-	let, ok, err := c.doc("let")
-	if err != nil || !ok {
-		return nil, err
+func letVars(let bson.D) (*expr.Vars, error) {
+	if let == nil {
+		return nil, nil
 	}
 	return expr.EvalLet(let, nil)
-}
-
-// missing is MongoDB's IDL error for an absent required field.
-func (c *Ctx) missing(field string) error {
-	return mongoerr.New(mongoerr.FailedToParse, "BSON field '%s.%s' is missing but a required field", c.Name, field)
 }

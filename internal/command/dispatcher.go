@@ -13,6 +13,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/cmdspec"
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
@@ -94,7 +95,7 @@ func (d *Dispatcher) Handle(conn *Conn, req *Request) []byte {
 func (d *Dispatcher) HandleLegacy(conn *Conn, fullName string, query []byte) []byte {
 	db, coll, _ := strings.Cut(fullName, ".")
 	if coll != "$cmd" {
-		return d.ErrorReply(mongoerr.New(352, "Unsupported OP_QUERY command: find. The client driver may require an upgrade."))
+		return d.ErrorReply(mongoerr.New(mongoerr.UnsupportedOpQueryCommand, "Unsupported OP_QUERY command: find. The client driver may require an upgrade."))
 	}
 	cmd, err := bsonx.Decode(query)
 	if err != nil {
@@ -113,7 +114,7 @@ func (d *Dispatcher) HandleLegacy(conn *Conn, fullName string, query []byte) []b
 	switch name {
 	case "hello", "isMaster", "ismaster":
 	default:
-		return d.ErrorReply(mongoerr.New(352, "Unsupported OP_QUERY command: %s. The client driver may require an upgrade.", name))
+		return d.ErrorReply(mongoerr.New(mongoerr.UnsupportedOpQueryCommand, "Unsupported OP_QUERY command: %s. The client driver may require an upgrade.", name))
 	}
 	return d.run(conn, db, cmd, &Request{})
 }
@@ -169,7 +170,7 @@ func (d *Dispatcher) invoke(c *Command, ctx *Ctx) (reply bson.D, err error) {
 	if c.AdminOnly && ctx.DB != "admin" {
 		return nil, mongoerr.New(mongoerr.Unauthorized, "%s may only be run against the admin database.", c.Name)
 	}
-	if err := checkFields(c, ctx.Cmd); err != nil {
+	if err := checkUnknown(c, ctx.Cmd); err != nil {
 		return nil, err
 	}
 	if err := d.checkRole(c, ctx); err != nil {
@@ -182,15 +183,19 @@ func (d *Dispatcher) invoke(c *Command, ctx *Ctx) (reply bson.D, err error) {
 	return reply, err
 }
 
-func checkFields(c *Command, cmd bson.D) error {
-	if c.Fields == nil {
+// checkUnknown rejects fields the command does not take (40415) before
+// the role checks, as MongoDB's parser runs first.
+func checkUnknown(c *Command, cmd bson.D) error {
+	if c.Def.spec != nil {
+		return c.Def.spec.CheckUnknown(cmd)
+	}
+	if c.Fields == nil { // TODO(#10): the commands not in the table yet
 		return nil
 	}
 	for _, e := range cmd[1:] {
-		if genericFields[e.Key] || contains(c.Fields, e.Key) {
-			continue
+		if !cmdspec.IsGeneric(e.Key) && !contains(c.Fields, e.Key) {
+			return mongoerr.New(mongoerr.IDLUnknownField, "BSON field '%s.%s' is an unknown field.", c.Name, e.Key)
 		}
-		return mongoerr.New(40415, "BSON field '%s.%s' is an unknown field.", c.Name, e.Key)
 	}
 	return nil
 }

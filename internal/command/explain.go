@@ -3,49 +3,54 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/cmdspec"
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-func init() {
-	register(&Command{Name: "explain", Help: "describes the plan of find, count, distinct, update, delete, findAndModify or aggregate", Handler: explainCmd,
-		Fields: []string{"verbosity"}})
+// Explain is the explain command; the command it explains is kept as sent.
+type Explain struct {
+	cmdspec.Cmd `cmd:"explain" roles:"primary,secondary,router"`
+	Command     any `cmd:",command"`
+	Verbosity   any `cmd:"verbosity"`
 }
 
-func explainCmd(c *Ctx) (bson.D, error) {
-	inner, ok := c.Cmd[0].Value.(bson.D)
+func explain(c *Ctx, p *Explain) (bson.D, error) {
+	inner, ok := p.Command.(bson.D)
 	if !ok || len(inner) == 0 {
-		return nil, c.typeErr("explain", c.Cmd[0].Value, "object")
+		return nil, c.typeErr("explain", p.Command, "object")
 	}
 	sub := &Ctx{D: c.D, Conn: c.Conn, DB: c.DB, Name: inner[0].Key, Cmd: inner, Req: c.Req}
 	coll, err := sub.collArg()
 	if err != nil {
 		return nil, err
 	}
-	var p exec.FindParams
+	var q exec.FindParams
 	switch inner[0].Key {
 	case "find":
-		if p, err = sub.findParams(); err != nil {
-			return nil, err
+		var f Find
+		if err = cmdspec.Decode(known(&f, inner), &f); err == nil {
+			q, err = findParams(&f)
 		}
 	case "count", "distinct":
-		p.Filter, _, err = sub.doc("query")
+		q.Filter, _, err = sub.doc("query")
 	case "findAndModify", "findandmodify":
-		p.Filter, _, err = sub.doc("query")
+		q.Filter, _, err = sub.doc("query")
 		if err == nil {
-			p.Sort, _, err = sub.doc("sort")
+			q.Sort, _, err = sub.doc("sort")
 		}
 	case "update", "delete":
-		p.Filter, err = firstStmtQuery(sub, map[string]string{"update": "updates", "delete": "deletes"}[inner[0].Key])
+		q.Filter, err = firstStmtQuery(sub, map[string]string{"update": "updates", "delete": "deletes"}[inner[0].Key])
 	case "aggregate":
-		p.Filter = leadingMatch(sub)
+		q.Filter = leadingMatch(sub)
 	default:
 		return nil, mongoerr.New(mongoerr.CommandNotFound, "Explain failed due to unknown command: %s", inner[0].Key)
 	}
 	if err != nil {
 		return nil, err
 	}
-	qp, err := c.D.eng.ExplainFind(c.DB, coll, p)
+	qp, err := c.D.eng.ExplainFind(c.DB, coll, q)
 	if err != nil {
 		return nil, err
 	}
@@ -57,6 +62,19 @@ func explainCmd(c *Ctx) (bson.D, error) {
 	}, nil
 }
 
+// known returns cmd without the fields dst's command does not take:
+// explain ignores them rather than failing.
+func known(dst any, cmd bson.D) bson.D {
+	s := cmdspec.For(dst)
+	out := bson.D{cmd[0]}
+	for _, e := range cmd[1:] {
+		if s.Accepts(e.Key) || cmdspec.IsGeneric(e.Key) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 func firstStmtQuery(c *Ctx, field string) (bson.D, error) {
 	list, _, err := c.docs(field)
 	if err != nil || len(list) == 0 {
@@ -64,7 +82,11 @@ func firstStmtQuery(c *Ctx, field string) (bson.D, error) {
 	}
 	for _, e := range list[0] {
 		if e.Key == "q" {
-			return asDoc(field+".q", e.Value)
+			d, ok := e.Value.(bson.D)
+			if !ok {
+				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.q' is the wrong type '%s', expected type 'object'", field, bsonx.TypeAlias(e.Value))
+			}
+			return d, nil
 		}
 	}
 	return nil, nil

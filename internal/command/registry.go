@@ -1,76 +1,137 @@
 package command
 
 import (
+	"fmt"
 	"sort"
 	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/cmdspec"
 )
 
 // Handler runs a command and returns the reply's fields (without ok).
 type Handler func(c *Ctx) (bson.D, error)
 
-// Command is one entry in the registry.
+// Command is one entry of the command table (commands.go).
 type Command struct {
 	Name    string
+	Aliases []string
 	Help    string
-	Handler Handler
+	// Def is the command's typed definition: typed(handler) with the
+	// request struct the handler takes.
+	Def def
 	// AdminOnly commands must be sent to the admin database.
 	AdminOnly bool
-	// Fields lists the command-specific fields accepted besides the command
-	// name and the generic fields every command takes. nil = not checked.
-	Fields []string
-	// Write commands need a writable primary (on a replica set).
-	Write bool
+	// Read commands run on a secondary only when the client's read
+	// preference allows it (secondaryOk).
+	Read bool
 	// AfterWrite, when set and true for a request, makes the dispatcher
 	// apply the request's writeConcern once the handler has succeeded,
 	// waiting on every write made so far (catalog.LastWrite). DDL uses it;
 	// insert, update, delete and findAndModify wait on their own
 	// WriteResult instead and leave it nil.
 	AfterWrite func(cmd bson.D) bool
-	// Read commands need a primary, or a secondary when the client's read
-	// preference allows it (secondaryOk).
-	Read bool
+
+	// Write commands need a writable primary: their struct's roles name
+	// no secondary. Set from the spec when the table is loaded.
+	Write bool
+
+	// Handler and Fields are for the commands not in the table yet
+	// (registered by init functions). TODO(#10): remove.
+	Handler Handler
+	Fields  []string
 
 	calls, failed atomic.Int64 // for serverStatus metrics.commands
 }
 
-var registry = map[string]*Command{}
-
-// always is AfterWrite for commands that write on every call.
-func always(bson.D) bool { return true }
-
-// register adds commands at init time; aliases share the entry.
-func register(c *Command, aliases ...string) {
-	if _, dup := registry[c.Name]; dup {
-		panic("command registered twice: " + c.Name)
-	}
-	registry[c.Name] = c
-	for _, a := range aliases {
-		registry[a] = c
-	}
+// def is a command's request struct (its spec) and its handler.
+type def struct {
+	spec  *cmdspec.Spec
+	run   Handler
+	alloc func() any // returns a new request struct
 }
 
-// Names returns the registered command names in sorted order.
-func Names() []string {
-	names := make([]string, 0, len(registry))
-	for n, c := range registry {
-		if n == c.Name {
-			names = append(names, n)
+// newRequest returns a new, empty request struct of c (a pointer).
+func newRequest(c *Command) any { return c.Def.alloc() }
+
+// typed returns the definition of a command whose handler takes the
+// request decoded into T, a struct embedding cmdspec.Cmd.
+func typed[T any](fn func(*Ctx, *T) (bson.D, error)) def {
+	return def{spec: cmdspec.For(new(T)), run: func(c *Ctx) (bson.D, error) {
+		p := new(T)
+		if err := cmdspec.Decode(c.Cmd, p); err != nil {
+			return nil, err
+		}
+		return fn(c, p)
+	}, alloc: func() any { return new(T) }}
+}
+
+// registry maps every command name and alias to its table entry; table
+// is the command table in sorted order. Both are set from commands at init
+// (handlers such as listCommands read them, so they cannot be initialised
+// from commands directly).
+var (
+	registry map[string]*Command
+	table    []*Command
+)
+
+func init() {
+	load(commands)
+	add(commands...)
+}
+
+func register(c *Command, aliases ...string) {
+	c.Aliases = aliases
+	c.Def.run = c.Handler
+	add(c)
+}
+
+// add puts commands registered by init functions (TODO(#10): into the
+// table) into registry and table, in any init order.
+func add(cs ...*Command) {
+	if registry == nil {
+		registry = map[string]*Command{}
+	}
+	for _, c := range cs {
+		for _, n := range append([]string{c.Name}, c.Aliases...) {
+			if registry[n] != nil {
+				panic("command registered twice: " + n)
+			}
+			registry[n] = c
+		}
+		table = append(table, c)
+	}
+	sort.Slice(table, func(i, j int) bool { return table[i].Name < table[j].Name })
+}
+
+func load(table []*Command) map[string]*Command {
+	m := map[string]*Command{}
+	for i, c := range table {
+		if i > 0 && table[i-1].Name >= c.Name {
+			panic(fmt.Sprintf("command table not sorted at %s", c.Name))
+		}
+		if c.Def.spec != nil { // TODO(#10): every entry has one
+			if c.Def.spec.Name != c.Name {
+				panic(fmt.Sprintf("command %s has the struct of %s", c.Name, c.Def.spec.Name))
+			}
+			c.Write = !c.Def.spec.Roles.Has(cmdspec.RoleSecondary)
+		}
+		for _, n := range append([]string{c.Name}, c.Aliases...) {
+			if m[n] != nil {
+				panic("command registered twice: " + n)
+			}
+			m[n] = c
 		}
 	}
-	sort.Strings(names)
-	return names
+	return m
 }
 
-// genericFields are accepted by every command (MongoDB's generic arguments).
-var genericFields = map[string]bool{
-	"$db": true, "lsid": true, "txnNumber": true, "$clusterTime": true,
-	"$readPreference": true, "readConcern": true, "writeConcern": true,
-	"comment": true, "maxTimeMS": true, "apiVersion": true, "apiStrict": true,
-	"apiDeprecationErrors": true, "autocommit": true, "startTransaction": true,
-	"$audit": true, "$client": true, "$configServerState": true,
-	"$gleStats": true, "$oplogQueryData": true, "$replData": true,
-	"mayBypassWriteConcern": true, "databaseVersion": true, "shardVersion": true,
-	"clientOperationKey": true, "$queryOptions": true, "versionContext": true,
+// Names returns the command names in sorted order (aliases left out).
+func Names() []string {
+	names := make([]string, 0, len(table))
+	for _, c := range table {
+		names = append(names, c.Name)
+	}
+	return names
 }

@@ -74,7 +74,7 @@ func (c *Ctx) writeConcern() (writeConcern, error) {
 		return wc, mongoerr.New(mongoerr.BadValue, "cannot use 'w' > 1 on a standalone")
 	}
 	if s, isStr := wc.w.(string); isStr && s != "majority" {
-		return wc, mongoerr.New(79, "No write concern mode named '%s' found in replica set configuration", s)
+		return wc, mongoerr.New(mongoerr.UnknownReplWriteConcern, "No write concern mode named '%s' found in replica set configuration", s)
 	}
 	return wc, nil
 }
@@ -145,13 +145,13 @@ func (c *Ctx) awaitWriteConcern(wc writeConcern, res *exec.WriteResult) bson.D {
 // effect stays, as with MongoDB).
 func (d *Dispatcher) callWriting(c *Command, ctx *Ctx) (bson.D, error) {
 	if c.AfterWrite == nil || !c.AfterWrite(ctx.Cmd) {
-		return c.Handler(ctx)
+		return c.Def.run(ctx)
 	}
 	wc, err := ctx.writeConcern()
 	if err != nil {
 		return nil, err
 	}
-	reply, err := c.Handler(ctx)
+	reply, err := c.Def.run(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,154 @@
+package command
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/exec"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// Find is the find command.
+type Find struct {
+	cmdspec.Cmd  `cmd:"find" roles:"primary,secondary,router"`
+	Collection   cmdspec.CollName  `cmd:",command"`
+	Filter       bson.D            `cmd:"filter"`
+	Projection   bson.D            `cmd:"projection"`
+	Sort         bson.D            `cmd:"sort"`
+	Skip         int64             `cmd:"skip"`
+	Limit        int64             `cmd:"limit"`
+	BatchSize    *int64            `cmd:"batchSize"`
+	SingleBatch  bool              `cmd:"singleBatch"`
+	Hint         cmdspec.Hint      `cmd:"hint"`
+	AllowDiskUse bool              `cmd:"allowDiskUse"`
+	Let          bson.D            `cmd:"let"`
+	Collation    cmdspec.Collation `cmd:"collation"`
+	// Tailable and AwaitData are read leniently (a wrong type is false).
+	Tailable  any `cmd:"tailable"`
+	AwaitData any `cmd:"awaitData"`
+	// Accepted and not used yet.
+	Min                 any `cmd:"min"`
+	Max                 any `cmd:"max"`
+	ReturnKey           any `cmd:"returnKey"`
+	ShowRecordID        any `cmd:"showRecordId"`
+	NoCursorTimeout     any `cmd:"noCursorTimeout"`
+	OplogReplay         any `cmd:"oplogReplay"`
+	AllowPartialResults any `cmd:"allowPartialResults"`
+	ReadOnce            any `cmd:"readOnce"`
+	Term                any `cmd:"term"`
+}
+
+// findParams checks find's query fields and returns them as exec takes them.
+func findParams(p *Find) (exec.FindParams, error) {
+	q := exec.FindParams{Filter: p.Filter, Projection: p.Projection, Sort: p.Sort, Hint: p.Hint.Value,
+		Skip: p.Skip, Limit: p.Limit, AllowDiskUse: p.AllowDiskUse}
+	if p.Skip < 0 {
+		return q, mongoerr.New(mongoerr.IDLNegativeValue, "BSON field 'skip' value must be >= 0, actual value '%d'", p.Skip)
+	}
+	if p.Limit < 0 {
+		return q, mongoerr.New(mongoerr.IDLNegativeValue, "BSON field 'limit' value must be >= 0, actual value '%d'", p.Limit)
+	}
+	var err error
+	if q.Vars, err = letVars(p.Let); err != nil {
+		return q, err
+	}
+	return q, checkCollation(p.Collation)
+}
+
+// firstBatchSize checks a batchSize; def when absent, -1 for an empty
+// first batch.
+func firstBatchSize(n *int64, def int) (int, error) {
+	switch {
+	case n == nil:
+		return def, nil
+	case *n < 0:
+		return 0, mongoerr.New(mongoerr.IDLNegativeValue, "BSON field 'batchSize' value must be >= 0, actual value '%d'", *n)
+	case *n == 0:
+		return -1, nil
+	}
+	return int(*n), nil
+}
+
+// lenient reads a bool the way find reads tailable and awaitData: a value
+// of the wrong type is false.
+func lenient(v any) bool {
+	b, _ := cmdspec.Bool("", v)
+	return b
+}
+
+func find(c *Ctx, f *Find) (bson.D, error) {
+	coll, err := c.collName(f.Collection)
+	if err != nil {
+		return nil, err
+	}
+	p, err := findParams(f)
+	if err != nil {
+		return nil, err
+	}
+	n, err := firstBatchSize(f.BatchSize, exec.DefaultFirstBatch)
+	if err != nil {
+		return nil, err
+	}
+	tailable, await := lenient(f.Tailable), lenient(f.AwaitData)
+	if await && !tailable {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
+	}
+	if tailable && !(c.DB == "local" && coll == "oplog.rs") {
+		return nil, mongoerr.New(mongoerr.BadValue, "error processing query: tailable cursor requested on non capped collection")
+	}
+	rv, err := c.beginRead()
+	if err != nil {
+		return nil, err
+	}
+	defer rv.release()
+	p.Snapshot = rv.snap
+	it, _, err := c.D.eng.Find(c.DB, coll, p)
+	if err != nil {
+		return nil, err
+	}
+	cur := exec.NewCursor(c.ns(coll), it)
+	cur.Limit = p.Limit
+	cur.Tailable, cur.AwaitData = tailable, await
+	reply, err := c.firstBatch(cur, n, f.SingleBatch)
+	if err != nil {
+		return nil, err
+	}
+	if tailable {
+		// Only getMore waits for data; the first batch answers at once.
+		cur.Wait = c.D.eng.OplogWaiter(it)
+	}
+	return c.finishRead(rv, reply)
+}
+
+// firstBatch returns the cursor reply for a new cursor, registering the
+// cursor when more results remain.
+func (c *Ctx) firstBatch(cur *exec.Cursor, n int, single bool) (bson.D, error) {
+	var batch bson.A
+	var done bool
+	var err error
+	if n < 0 {
+		batch, done = bson.A{}, false
+	} else {
+		batch, done, err = cur.NextBatch(context.Background(), n)
+		if err != nil {
+			return nil, err
+		}
+	}
+	id := int64(0)
+	if !done && !single {
+		id = c.D.eng.Cursors().Register(cur)
+	} else if !done {
+		cur.Close()
+	}
+	return cursorReply(cur.NS, id, "firstBatch", batch), nil
+}
+
+func cursorReply(ns string, id int64, key string, batch bson.A) bson.D {
+	return bson.D{{Key: "cursor", Value: bson.D{
+		{Key: key, Value: batch},
+		{Key: "id", Value: id},
+		{Key: "ns", Value: ns},
+	}}}
+}

@@ -1,0 +1,68 @@
+package command
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/exec"
+)
+
+// FindAndModify is the findAndModify command.
+type FindAndModify struct {
+	cmdspec.Cmd              `cmd:"findAndModify" roles:"primary,router"`
+	Collection               cmdspec.CollName     `cmd:",command"`
+	Query                    bson.D               `cmd:"query"`
+	Sort                     bson.D               `cmd:"sort"`
+	Remove                   bool                 `cmd:"remove"`
+	Update                   cmdspec.Modification `cmd:"update"`
+	New                      bool                 `cmd:"new"`
+	Fields                   bson.D               `cmd:"fields"`
+	Upsert                   bool                 `cmd:"upsert"`
+	ArrayFilters             cmdspec.Filters      `cmd:"arrayFilters"`
+	Hint                     cmdspec.Hint         `cmd:"hint"`
+	Collation                cmdspec.Collation    `cmd:"collation"`
+	BypassDocumentValidation any                  `cmd:"bypassDocumentValidation"`
+	Let                      bson.D               `cmd:"let"`
+}
+
+func findAndModify(c *Ctx, f *FindAndModify) (bson.D, error) {
+	coll, err := c.collName(f.Collection)
+	if err != nil {
+		return nil, err
+	}
+	wc, err := c.writeConcern()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkCollation(f.Collation); err != nil {
+		return nil, err
+	}
+	p := exec.FindAndModifyParams{Query: f.Query, Sort: f.Sort, Fields: f.Fields, Remove: f.Remove, New: f.New,
+		Upsert: f.Upsert, Update: f.Update.Value, ArrayFilters: []bson.D(f.ArrayFilters), Hint: f.Hint.Value}
+	if p.Vars, err = letVars(f.Let); err != nil {
+		return nil, err
+	}
+	if p.Retry, err = c.retry(); err != nil {
+		return nil, err
+	}
+	res, err := c.D.eng.FindAndModify(c.DB, coll, p)
+	if err != nil {
+		return nil, err
+	}
+	leo := bson.D{{Key: "n", Value: int32(res.N)}}
+	if !p.Remove {
+		leo = append(leo, bson.E{Key: "updatedExisting", Value: res.UpdatedExisting})
+	}
+	if res.UpsertedID != nil {
+		leo = append(leo, bson.E{Key: "upserted", Value: res.UpsertedID})
+	}
+	var value any
+	if res.Value != nil {
+		value = res.Value
+	}
+	reply := bson.D{{Key: "lastErrorObject", Value: leo}, {Key: "value", Value: value}}
+	if wce := c.awaitWriteConcern(wc, &res.Write); wce != nil {
+		reply = append(reply, bson.E{Key: "writeConcernError", Value: wce})
+	}
+	return reply, nil
+}

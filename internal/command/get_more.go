@@ -1,0 +1,61 @@
+package command
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/exec"
+)
+
+// GetMore is the getMore command.
+type GetMore struct {
+	cmdspec.Cmd              `cmd:"getMore" roles:"primary,secondary,router"`
+	CursorID                 cmdspec.Long `cmd:",command"`
+	Collection               string       `cmd:"collection,required"`
+	BatchSize                *int64       `cmd:"batchSize"`
+	Term                     any          `cmd:"term"`
+	LastKnownCommittedOpTime any          `cmd:"lastKnownCommittedOpTime"`
+}
+
+func getMore(c *Ctx, p *GetMore) (bson.D, error) {
+	n, err := firstBatchSize(p.BatchSize, 0)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := c.D.eng.Cursors().Checkout(int64(p.CursorID), c.ns(p.Collection))
+	if err != nil {
+		return nil, err
+	}
+	defer c.D.eng.Cursors().Release(cur)
+	ctx, cancel := c.awaitContext(cur)
+	defer cancel()
+	batch, done, err := cur.NextBatch(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	id := int64(p.CursorID)
+	if done {
+		id = 0
+	}
+	return cursorReply(cur.NS, id, "nextBatch", batch), nil
+}
+
+// awaitContext bounds an awaitData getMore by maxTimeMS (default 1 s).
+func (c *Ctx) awaitContext(cur *exec.Cursor) (context.Context, context.CancelFunc) {
+	wait := time.Second
+	if ms, ok, _ := c.int64Field("maxTimeMS"); ok && ms > 0 {
+		wait = time.Duration(ms) * time.Millisecond
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	go func() {
+		select {
+		case <-c.D.shuttingDown():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
