@@ -163,7 +163,7 @@ func parseCRUD(k, v []byte) (crudEntry, bool) {
 	e := crudEntry{ts: ts, op: op}
 	e.ns, _ = raw.Lookup("ns").StringValueOK()
 	if _, data, ok := raw.Lookup("ui").BinaryOK(); ok {
-		e.ui = data
+		e.ui = append([]byte(nil), data...)
 	}
 	idv, err := raw.LookupErr(idPath...)
 	var id any
@@ -305,7 +305,8 @@ func (c *batchContents) allColls() map[string]*collInfo {
 		if len(it.Key()) != 5 {
 			continue // next-id
 		}
-		info := parseCollInfo(binary.BigEndian.Uint32(it.Key()[1:]), it.Value())
+		v := append([]byte(nil), it.Value()...) // valid only until the next move
+		info := parseCollInfo(binary.BigEndian.Uint32(it.Key()[1:]), v)
 		c.byUUID[string(info.uuid)] = info
 	}
 	return c.byUUID
