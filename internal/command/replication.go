@@ -28,7 +28,24 @@ type Replication interface {
 	WaitWriteConcern(ctx context.Context, ts bson.Timestamp, w any, j bool) error
 	// OpTimeFields returns $clusterTime and operationTime for a reply.
 	OpTimeFields() bson.D
-	// RunCommand runs a replSet* command (including the internal
-	// replSetHeartbeat, replSetRequestVotes and replSetUpdatePosition).
-	RunCommand(ctx context.Context, name string, cmd bson.D) (bson.D, error)
+	ReplSetCommands
+}
+
+// ReplSetCommands are the replSet* commands the coordinator runs (the
+// command table in commands.go dispatches to them). Each takes the request
+// as sent and returns the reply's fields.
+type ReplSetCommands interface {
+	ReplSetInitiate(cmd bson.D) (bson.D, error)
+	ReplSetGetConfig() (bson.D, error)
+	ReplSetReconfig(cmd bson.D) (bson.D, error)
+	ReplSetGetStatus() (bson.D, error)
+	// ReplSetStepDown waits for the step-down's outcome or ctx's end.
+	ReplSetStepDown(ctx context.Context, cmd bson.D) (bson.D, error)
+	ReplSetFreeze(cmd bson.D) (bson.D, error)
+	ReplSetSyncFrom(cmd bson.D) (bson.D, error)
+	ReplSetMaintenance(cmd bson.D) (bson.D, error)
+	// The internal commands other members send.
+	ReplSetHeartbeat(cmd bson.D) (bson.D, error)
+	ReplSetRequestVotes(cmd bson.D) (bson.D, error)
+	ReplSetUpdatePosition(cmd bson.D) (bson.D, error)
 }

@@ -11,31 +11,78 @@ import (
 	"github.com/relaydb/relaydb/internal/repl/topology"
 )
 
-// RunCommand runs a replSet* command (the internal ones included).
+// The replSet* commands, as package command's table dispatches them
+// (command.ReplSetCommands).
+
+// ReplSetInitiate runs replSetInitiate.
+func (c *Coordinator) ReplSetInitiate(cmd bson.D) (bson.D, error) { return c.initiate(cmd) }
+
+// ReplSetGetConfig runs replSetGetConfig.
+func (c *Coordinator) ReplSetGetConfig() (bson.D, error) { return c.getConfig() }
+
+// ReplSetReconfig runs replSetReconfig.
+func (c *Coordinator) ReplSetReconfig(cmd bson.D) (bson.D, error) { return c.reconfig(cmd) }
+
+// ReplSetGetStatus runs replSetGetStatus.
+func (c *Coordinator) ReplSetGetStatus() (bson.D, error) { return c.status() }
+
+// ReplSetStepDown runs replSetStepDown, waiting until ctx ends at most.
+func (c *Coordinator) ReplSetStepDown(ctx context.Context, cmd bson.D) (bson.D, error) {
+	return c.stepDown(ctx, cmd)
+}
+
+// ReplSetFreeze runs replSetFreeze.
+func (c *Coordinator) ReplSetFreeze(cmd bson.D) (bson.D, error) { return c.freeze(cmd) }
+
+// ReplSetSyncFrom runs replSetSyncFrom.
+func (c *Coordinator) ReplSetSyncFrom(cmd bson.D) (bson.D, error) { return c.syncFrom(cmd) }
+
+// ReplSetMaintenance runs replSetMaintenance.
+func (c *Coordinator) ReplSetMaintenance(cmd bson.D) (bson.D, error) { return c.maintenanceCmd(cmd) }
+
+// ReplSetHeartbeat answers a member's heartbeat.
+func (c *Coordinator) ReplSetHeartbeat(cmd bson.D) (bson.D, error) { return c.handleHeartbeat(cmd) }
+
+// ReplSetRequestVotes answers a candidate's vote request.
+func (c *Coordinator) ReplSetRequestVotes(cmd bson.D) (bson.D, error) {
+	return c.handleRequestVotes(cmd)
+}
+
+// ReplSetUpdatePosition records downstream members' positions.
+func (c *Coordinator) ReplSetUpdatePosition(cmd bson.D) (bson.D, error) {
+	return c.handleUpdatePosition(cmd)
+}
+
+// RunCommand runs a replSet* command by name for in-process callers (the
+// package's test harness, which connects coordinators without sockets).
+// Clients' and members' requests reach the methods above through package
+// command's table instead.
+//
+// TODO(#10): remove once the harness sends through the command table.
 func (c *Coordinator) RunCommand(ctx context.Context, name string, cmd bson.D) (bson.D, error) {
 	switch name {
 	case "replSetHeartbeat":
-		return c.handleHeartbeat(cmd)
+		return c.ReplSetHeartbeat(cmd)
 	case "replSetRequestVotes":
-		return c.handleRequestVotes(cmd)
+		return c.ReplSetRequestVotes(cmd)
 	case "replSetUpdatePosition":
-		return c.handleUpdatePosition(cmd)
+		return c.ReplSetUpdatePosition(cmd)
 	case "replSetInitiate":
-		return c.initiate(cmd)
+		return c.ReplSetInitiate(cmd)
 	case "replSetGetConfig":
-		return c.getConfig()
+		return c.ReplSetGetConfig()
 	case "replSetReconfig":
-		return c.reconfig(cmd)
+		return c.ReplSetReconfig(cmd)
 	case "replSetGetStatus":
-		return c.status()
+		return c.ReplSetGetStatus()
 	case "replSetStepDown":
-		return c.stepDown(ctx, cmd)
+		return c.ReplSetStepDown(ctx, cmd)
 	case "replSetFreeze":
-		return c.freeze(cmd)
+		return c.ReplSetFreeze(cmd)
 	case "replSetSyncFrom":
-		return c.syncFrom(cmd)
+		return c.ReplSetSyncFrom(cmd)
 	case "replSetMaintenance":
-		return c.maintenanceCmd(cmd)
+		return c.ReplSetMaintenance(cmd)
 	}
 	return nil, mongoerr.New(mongoerr.CommandNotFound, "no such command: '%s'", name)
 }
