@@ -18,13 +18,13 @@ import (
 //
 //  1. A document and its oplog entry share one batch: when a batch writes
 //     any oplog entry, every document it sets or deletes in a replicated
-//     collection (one outside the local database) is named by a CRUD
-//     entry (op i, u or d) of the same batch: the same collection (ui, or
-//     ns when the entry has no ui) and the same _id (o._id for i and d,
-//     o2._id for u). One write has one entry; a batch may hold more
-//     entries than writes of a document, because an applier batch also
-//     carries entries that found nothing to change (an update after a
-//     delete of the same document).
+//     collection (one outside the local database) is named by at least
+//     one CRUD entry (op i, u or d) of the same batch: the same collection
+//     (ui, or ns when the entry has no ui) and the same _id (o._id for i
+//     and d, o2._id for u). A primary's write has exactly one; "at least"
+//     because an applier batch may also carry entries that found nothing
+//     to change (an update after a delete of the same document), so more
+//     entries than writes of a document is legitimate, none is not.
 //  2. An index entry is written with its document: when a batch sets or
 //     deletes an entry of an index of a collection whose documents it
 //     writes, it also sets or deletes that document (the _id that ends a
