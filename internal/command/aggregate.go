@@ -4,64 +4,55 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/cmdspec"
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-func init() {
-	register(&Command{Name: "aggregate", Read: true, AfterWrite: pipelineWrites, Help: "runs an aggregation pipeline", Handler: aggregateCmd, Fields: []string{
-		"pipeline", "cursor", "explain", "allowDiskUse", "hint", "let", "collation",
-		"bypassDocumentValidation", "fromMongos", "needsMerge", "isMapReduceCommand"}})
+// Aggregate is the aggregate command.
+type Aggregate struct {
+	cmdspec.Cmd  `cmd:"aggregate" roles:"primary,secondary,router"`
+	Target       any               `cmd:",command"` // a collection name, or 1 for a collectionless pipeline
+	Pipeline     bson.A            `cmd:"pipeline,required"`
+	Cursor       *bson.D           `cmd:"cursor"`
+	Explain      any               `cmd:"explain"` // read leniently: a wrong type is false
+	AllowDiskUse bool              `cmd:"allowDiskUse"`
+	Hint         cmdspec.Hint      `cmd:"hint"`
+	Let          bson.D            `cmd:"let"`
+	Collation    cmdspec.Collation `cmd:"collation"`
+	// Accepted and not used yet.
+	BypassDocumentValidation any `cmd:"bypassDocumentValidation"`
+	FromMongos               any `cmd:"fromMongos"`
+	NeedsMerge               any `cmd:"needsMerge"`
+	IsMapReduceCommand       any `cmd:"isMapReduceCommand"`
 }
 
-func aggregateCmd(c *Ctx) (bson.D, error) {
-	coll, err := c.aggTarget()
+func aggregate(c *Ctx, a *Aggregate) (bson.D, error) {
+	coll, err := c.aggTarget(a.Target)
 	if err != nil {
 		return nil, err
 	}
-	pipeline, ok, err := c.array("pipeline")
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, c.missing("pipeline")
-	}
-	cursorOpts, hasCursor, err := c.doc("cursor")
-	if err != nil {
-		return nil, err
-	}
-	explain, _ := c.boolean("explain")
-	if !hasCursor && !explain {
+	explain := lenient(a.Explain)
+	if a.Cursor == nil && !explain {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
 	}
-	p := exec.AggregateParams{}
-	if p.AllowDiskUse, err = c.boolean("allowDiskUse"); err != nil {
+	if err := checkCollation(a.Collation); err != nil {
 		return nil, err
 	}
-	if v, ok := c.field("hint"); ok {
-		if p.Hint, err = parseHint(v); err != nil {
-			return nil, err
-		}
-	}
-	if v, ok := c.field("collation"); ok {
-		if err := anyCollation(v); err != nil {
-			return nil, err
-		}
-	}
-	p.Pipeline = pipeline
-	if c.D.repl != nil && writesOutput(pipeline) {
+	p := exec.AggregateParams{Pipeline: a.Pipeline, AllowDiskUse: a.AllowDiskUse, Hint: a.Hint.Value}
+	if c.D.repl != nil && writesOutput(a.Pipeline) {
 		if err := c.D.repl.CheckWrite(c.DB); err != nil {
 			return nil, err
 		}
 	}
-	if p.Vars, err = c.letVars(); err != nil {
+	if p.Vars, err = letVars(a.Let); err != nil {
 		return nil, err
 	}
 	p.LocalSessions = c.D.sessions.list
 	if explain {
-		return bson.D{{Key: "stages", Value: pipeline}}, nil
+		return bson.D{{Key: "stages", Value: a.Pipeline}}, nil
 	}
-	n, err := batchSizeFrom(cursorOpts)
+	n, err := cursorBatchSize(a.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -87,20 +78,25 @@ func aggregateCmd(c *Ctx) (bson.D, error) {
 }
 
 // aggTarget returns the collection name, or "$cmd.aggregate" for {aggregate: 1}.
-func (c *Ctx) aggTarget() (string, error) {
-	switch v := c.Cmd[0].Value.(type) {
+func (c *Ctx) aggTarget(v any) (string, error) {
+	switch t := v.(type) {
 	case string:
-		return c.collArg()
+		return c.collName(cmdspec.CollName(t))
 	case int32, int64, float64:
-		if n, _ := bsonx.AsFloat64(v); n == 1 {
+		if n, _ := bsonx.AsFloat64(t); n == 1 {
 			return "$cmd.aggregate", nil
 		}
 	}
 	return "", mongoerr.New(mongoerr.FailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1")
 }
 
-func batchSizeFrom(opts bson.D) (int, error) {
-	for _, e := range opts {
+// cursorBatchSize reads {cursor: {batchSize}} of the commands that open
+// a cursor; -1 for an empty first batch.
+func cursorBatchSize(opts *bson.D) (int, error) {
+	if opts == nil {
+		return exec.DefaultFirstBatch, nil
+	}
+	for _, e := range *opts {
 		if e.Key == "batchSize" {
 			n, ok := bsonx.AsFloat64(e.Value)
 			if !ok || n < 0 {

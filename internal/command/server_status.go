@@ -7,15 +7,19 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/cmdspec"
 )
 
-func init() {
-	register(&Command{Name: "serverStatus", Help: "process-wide counters", Handler: serverStatusCmd})
-	register(&Command{Name: "collStats", Read: true, Help: "a collection's size and index facts", Handler: collStatsCmd, Fields: []string{"scale", "verbose"}})
-	register(&Command{Name: "dbStats", Read: true, Help: "a database's size facts", Handler: dbStatsCmd, Fields: []string{"scale", "freeStorage"}})
+// ServerStatus is the serverStatus command; its section selectors are
+// accepted and ignored (every section is reported).
+type ServerStatus struct {
+	cmdspec.Cmd `cmd:"serverStatus" roles:"primary,secondary,router"`
+	Value       any    `cmd:",command"`
+	Sections    bson.D `cmd:",inline"`
 }
 
-func serverStatusCmd(c *Ctx) (bson.D, error) {
+func serverStatus(c *Ctx, _ *ServerStatus) (bson.D, error) {
 	m := c.D.metrics
 	host, _ := os.Hostname()
 	up := time.Since(c.D.info.StartTime)
@@ -78,71 +82,13 @@ func latencyDoc(l *latencyStat) bson.D {
 
 func commandCounters() bson.D {
 	out := bson.D{}
-	for _, n := range Names() {
-		cmd := registry[n]
+	for _, cmd := range table {
+		n := cmd.Name
 		if calls := cmd.calls.Load(); calls > 0 {
 			out = append(out, bson.E{Key: n, Value: bson.D{{Key: "failed", Value: cmd.failed.Load()}, {Key: "total", Value: calls}}})
 		}
 	}
 	return out
-}
-
-func collStatsCmd(c *Ctx) (bson.D, error) {
-	coll, err := c.collArg()
-	if err != nil {
-		return nil, err
-	}
-	col, err := c.collection(coll)
-	if err != nil {
-		return nil, err
-	}
-	count, size := col.Count(), col.DataSize()
-	avg := int64(0)
-	if count > 0 {
-		avg = size / count
-	}
-	sizes := bson.D{}
-	for _, idx := range col.Indexes() {
-		sizes = append(sizes, bson.E{Key: idx.Name, Value: int64(0)})
-	}
-	return bson.D{
-		{Key: "ns", Value: c.ns(coll)},
-		{Key: "size", Value: size},
-		{Key: "count", Value: count},
-		{Key: "avgObjSize", Value: avg},
-		{Key: "storageSize", Value: size},
-		{Key: "nindexes", Value: int32(len(col.Indexes()))},
-		{Key: "totalIndexSize", Value: int64(0)},
-		{Key: "indexSizes", Value: sizes},
-		{Key: "scaleFactor", Value: int32(1)},
-	}, nil
-}
-
-func dbStatsCmd(c *Ctx) (bson.D, error) {
-	var objects, size, indexes int64
-	cols := c.D.eng.Catalog().Collections(c.DB)
-	for _, col := range cols {
-		objects += col.Count()
-		size += col.DataSize()
-		indexes += int64(len(col.Indexes()))
-	}
-	avg := int64(0)
-	if objects > 0 {
-		avg = size / objects
-	}
-	return bson.D{
-		{Key: "db", Value: c.DB},
-		{Key: "collections", Value: int64(len(cols))},
-		{Key: "views", Value: int64(0)},
-		{Key: "objects", Value: objects},
-		{Key: "avgObjSize", Value: avg},
-		{Key: "dataSize", Value: size},
-		{Key: "storageSize", Value: size},
-		{Key: "indexes", Value: indexes},
-		{Key: "indexSize", Value: int64(0)},
-		{Key: "totalSize", Value: size},
-		{Key: "scaleFactor", Value: int32(1)},
-	}, nil
 }
 
 // storageStats reports the commit pipeline: batches committed, how far

@@ -1,0 +1,68 @@
+package command
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/exec"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/query"
+)
+
+// ListCollections is the listCollections command.
+type ListCollections struct {
+	cmdspec.Cmd           `cmd:"listCollections" roles:"primary,secondary,router"`
+	Value                 any     `cmd:",command"`
+	Filter                bson.D  `cmd:"filter"`
+	NameOnly              bool    `cmd:"nameOnly"`
+	AuthorizedCollections any     `cmd:"authorizedCollections"`
+	Cursor                *bson.D `cmd:"cursor"`
+	IncludePendingDrops   any     `cmd:"includePendingDrops"`
+}
+
+func listCollections(c *Ctx, p *ListCollections) (bson.D, error) {
+	nameOnly := p.NameOnly
+	m, err := query.Compile(p.Filter)
+	if err != nil {
+		return nil, err
+	}
+	var rows []bson.D
+	for _, col := range c.D.eng.Catalog().Collections(c.DB) {
+		d := collectionInfo(col, nameOnly)
+		if m.Match(d) {
+			rows = append(rows, d)
+		}
+	}
+	n, err := cursorBatchSize(p.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	cur := exec.NewCursor(c.DB+".$cmd.listCollections", exec.Docs(rows))
+	return c.firstBatch(cur, n, false)
+}
+
+func collectionInfo(col *catalog.Collection, nameOnly bool) bson.D {
+	d := bson.D{{Key: "name", Value: col.Name}, {Key: "type", Value: "collection"}}
+	if nameOnly {
+		return d
+	}
+	opts := col.Options
+	if opts == nil {
+		opts = bson.D{}
+	}
+	return append(d,
+		bson.E{Key: "options", Value: opts},
+		bson.E{Key: "info", Value: bson.D{{Key: "readOnly", Value: false}, {Key: "uuid", Value: col.UUID}}},
+		bson.E{Key: "idIndex", Value: bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}}},
+	)
+}
+
+// collection returns db.coll or NamespaceNotFound.
+func (c *Ctx) collection(coll string) (*catalog.Collection, error) {
+	col := c.D.eng.Catalog().Collection(c.DB, coll)
+	if col == nil {
+		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist: %s", c.ns(coll))
+	}
+	return col, nil
+}

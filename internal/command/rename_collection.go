@@ -1,0 +1,32 @@
+package command
+
+import (
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// RenameCollection is the renameCollection command (sent to admin, with
+// full namespaces).
+type RenameCollection struct {
+	cmdspec.Cmd `cmd:"renameCollection" roles:"primary,router"`
+	From        string `cmd:",command"`
+	To          string `cmd:"to,required"`
+	DropTarget  bool   `cmd:"dropTarget"`
+	StayTemp    any    `cmd:"stayTemp"`
+}
+
+func renameCollection(c *Ctx, p *RenameCollection) (bson.D, error) {
+	fromDB, fromColl, ok1 := strings.Cut(p.From, ".")
+	toDB, toColl, ok2 := strings.Cut(p.To, ".")
+	if !ok1 || !ok2 || fromColl == "" || toColl == "" {
+		return nil, mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s'", map[bool]string{true: p.To, false: p.From}[ok1])
+	}
+	if err := c.D.eng.Catalog().RenameCollection(fromDB, fromColl, toDB, toColl, p.DropTarget); err != nil {
+		return nil, err
+	}
+	return bson.D{}, nil
+}
