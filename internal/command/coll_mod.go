@@ -15,10 +15,7 @@ type CollMod struct {
 }
 
 func collMod(c *Ctx, p *CollMod) (bson.D, error) {
-	coll, err := c.collName(p.Collection)
-	if err != nil {
-		return nil, err
-	}
+	coll := string(p.Collection)
 	if c.D.eng.Catalog().Collection(c.DB, coll) == nil {
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist: %s", c.ns(coll))
 	}

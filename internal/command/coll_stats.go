@@ -15,10 +15,7 @@ type CollStats struct {
 }
 
 func collStats(c *Ctx, p *CollStats) (bson.D, error) {
-	coll, err := c.collName(p.Collection)
-	if err != nil {
-		return nil, err
-	}
+	coll := string(p.Collection)
 	col, err := c.collection(coll)
 	if err != nil {
 		return nil, err

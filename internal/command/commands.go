@@ -7,14 +7,16 @@ import "go.mongodb.org/mongo-driver/v2/bson"
 // come from the struct's tag; a command whose roles name no secondary
 // needs a writable primary (Write). Each command's struct and handler live
 // in the file named for it (find.go, find_and_modify.go, ...) or for its
-// family (replset.go).
-//
-// TODO(#10): the commands still registered by init functions (legacy in
-// registry.go) move here.
+// family (replset.go, sessions.go, info.go).
 var commands = []*Command{
+	{Name: "abortTransaction", AdminOnly: true, Help: "transactions need a replica set", Def: typed(noTransactions[AbortTransaction])},
 	{Name: "aggregate", Read: true, AfterWrite: pipelineWrites, Help: "runs an aggregation pipeline", Def: typed(aggregate)},
+	{Name: "buildInfo", Aliases: []string{"buildinfo"}, Help: "version and build facts", Def: typed(buildInfo)},
 	{Name: "collMod", AfterWrite: always, Help: "modifies collection options (not supported yet)", Def: typed(collMod)},
 	{Name: "collStats", Read: true, Help: "a collection's size and index facts", Def: typed(collStats)},
+	{Name: "commitTransaction", AdminOnly: true, Help: "transactions need a replica set", Def: typed(noTransactions[CommitTransaction])},
+	{Name: "configureFailPoint", AdminOnly: true, Help: "test command: configures the failCommand fail point", Def: typed(configureFailPoint)},
+	{Name: "connectionStatus", Help: "authentication state of this connection", Def: typed(connectionStatus)},
 	{Name: "count", Read: true, Help: "counts documents", Def: typed(count)},
 	{Name: "create", AfterWrite: always, Help: "creates a collection", Def: typed(create)},
 	{Name: "createIndexes", AfterWrite: always, Help: "builds indexes", Def: typed(createIndexes)},
@@ -24,15 +26,28 @@ var commands = []*Command{
 	{Name: "drop", AfterWrite: always, Help: "drops a collection", Def: typed(drop)},
 	{Name: "dropDatabase", AfterWrite: always, Help: "drops the current database", Def: typed(dropDatabase)},
 	{Name: "dropIndexes", Aliases: []string{"deleteIndexes"}, AfterWrite: always, Help: "drops indexes", Def: typed(dropIndexes)},
+	{Name: "endSessions", Help: "ends logical sessions", Def: typed(endSessions)},
 	{Name: "explain", Help: "describes the plan of find, count, distinct, update, delete, findAndModify or aggregate", Def: typed(explain)},
 	{Name: "find", Read: true, Help: "queries a collection", Def: typed(find)},
 	{Name: "findAndModify", Aliases: []string{"findandmodify"}, Help: "updates or removes one document and returns it", Def: typed(findAndModify)},
+	{Name: "getCmdLineOpts", AdminOnly: true, Help: "the process's command line", Def: typed(getCmdLineOpts)},
+	{Name: "getFreeMonitoringStatus", AdminOnly: true, Help: "always disabled", Def: typed(getFreeMonitoringStatus)},
+	{Name: "getLog", AdminOnly: true, Help: "recent log lines (startupWarnings only)", Def: typed(getLog)},
 	{Name: "getMore", Help: "returns the next batch of a cursor", Def: typed(getMore)},
+	{Name: "getParameter", AdminOnly: true, Help: "reads server parameters", Def: typed(getParameter)},
+	{Name: "hello", Aliases: []string{"isMaster", "ismaster"}, Help: "describes this member's role to drivers (SDAM)", Def: typed(hello)},
+	{Name: "hostInfo", Help: "facts about the host", Def: typed(hostInfo)},
 	{Name: "insert", Help: "inserts documents", Def: typed(insert)},
+	{Name: "killAllSessions", Help: "kills all sessions (accepted)", Def: typed(accepted[KillAllSessions])},
+	{Name: "killAllSessionsByPattern", Help: "kills sessions (accepted)", Def: typed(accepted[KillAllSessionsByPattern])},
 	{Name: "killCursors", Help: "closes cursors", Def: typed(killCursors)},
+	{Name: "killSessions", Help: "kills logical sessions (accepted)", Def: typed(accepted[KillSessions])},
 	{Name: "listCollections", Read: true, Help: "lists the collections of a database", Def: typed(listCollections)},
+	{Name: "listCommands", Help: "lists every command", Def: typed(listCommands)},
 	{Name: "listDatabases", AdminOnly: true, Help: "lists databases", Def: typed(listDatabases)},
 	{Name: "listIndexes", Read: true, Help: "lists a collection's indexes", Def: typed(listIndexes)},
+	{Name: "ping", Help: "answers ok", Def: typed(ping)},
+	{Name: "refreshSessions", Help: "refreshes logical sessions (accepted)", Def: typed(accepted[RefreshSessions])},
 	{Name: "renameCollection", AdminOnly: true, AfterWrite: always, Help: "renames a collection", Def: typed(renameCollection)},
 	{Name: "replSetFreeze", AdminOnly: true, Help: "keeps this member from standing for election", Def: typed(replSetFreeze)},
 	{Name: "replSetGetConfig", AdminOnly: true, Help: "returns the replica-set config", Def: typed(replSetGetConfig)},
@@ -46,7 +61,11 @@ var commands = []*Command{
 	{Name: "replSetSyncFrom", AdminOnly: true, Help: "overrides the sync source", Def: typed(replSetSyncFrom)},
 	{Name: "replSetUpdatePosition", AdminOnly: true, Help: "internal: replication progress of downstream members", Def: typed(replSetUpdatePosition)},
 	{Name: "serverStatus", Help: "process-wide counters", Def: typed(serverStatus)},
+	{Name: "setParameter", AdminOnly: true, Help: "sets server parameters", Def: typed(setParameter)},
+	{Name: "shutdown", AdminOnly: true, Help: "shuts the server down gracefully", Def: typed(shutdown)},
+	{Name: "startSession", Help: "starts a logical session", Def: typed(startSession)},
 	{Name: "update", Help: "updates documents", Def: typed(update)},
+	{Name: "whatsmyuri", Help: "the client's address as the server sees it", Def: typed(whatsMyURI)},
 }
 
 // always is AfterWrite for commands that write on every call.

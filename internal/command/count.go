@@ -20,10 +20,7 @@ type Count struct {
 }
 
 func count(c *Ctx, p *Count) (bson.D, error) {
-	coll, err := c.collName(p.Collection)
-	if err != nil {
-		return nil, err
-	}
+	coll := string(p.Collection)
 	if err := checkCollation(p.Collation); err != nil {
 		return nil, err
 	}

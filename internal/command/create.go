@@ -42,10 +42,7 @@ var unsupportedCreate = map[string]string{
 }
 
 func create(c *Ctx, p *Create) (bson.D, error) {
-	coll, err := c.collName(p.Collection)
-	if err != nil {
-		return nil, err
-	}
+	coll := string(p.Collection)
 	opts := bson.D{}
 	for _, e := range c.Cmd[1:] {
 		if what, bad := unsupportedCreate[e.Key]; bad {

@@ -18,10 +18,7 @@ type CreateIndexes struct {
 }
 
 func createIndexes(c *Ctx, p *CreateIndexes) (bson.D, error) {
-	coll, err := c.collName(p.Collection)
-	if err != nil {
-		return nil, err
-	}
+	coll := string(p.Collection)
 	if len(p.Indexes) == 0 {
 		return nil, mongoerr.New(mongoerr.BadValue, "Must specify at least one index to create")
 	}

@@ -52,28 +52,6 @@ func (c *Ctx) collName(name cmdspec.CollName) (string, error) {
 	return s, nil
 }
 
-func (c *Ctx) str(name string) (string, bool, error) {
-	v, ok := c.field(name)
-	if !ok {
-		return "", false, nil
-	}
-	s, isStr := v.(string)
-	if !isStr {
-		return "", true, c.typeErr(name, v, "string")
-	}
-	return s, true, nil
-}
-
-func (c *Ctx) boolean(name string) (bool, error) {
-	v, _ := c.field(name)
-	return cmdspec.Bool(c.Name+"."+name, v)
-}
-
-// missing is MongoDB's IDL error for an absent required field.
-func (c *Ctx) missing(field string) error {
-	return mongoerr.New(mongoerr.IDLMissingField, "BSON field '%s.%s' is missing but a required field", c.Name, field)
-}
-
 // int64Field parses a numeric field; doubles must be integral.
 func (c *Ctx) int64Field(name string) (int64, bool, error) {
 	v, ok := c.field(name)

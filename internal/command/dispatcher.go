@@ -13,7 +13,6 @@ import (
 
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
-	"github.com/relaydb/relaydb/internal/cmdspec"
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
@@ -185,29 +184,7 @@ func (d *Dispatcher) invoke(c *Command, ctx *Ctx) (reply bson.D, err error) {
 
 // checkUnknown rejects fields the command does not take (40415) before
 // the role checks, as MongoDB's parser runs first.
-func checkUnknown(c *Command, cmd bson.D) error {
-	if c.Def.spec != nil {
-		return c.Def.spec.CheckUnknown(cmd)
-	}
-	if c.Fields == nil { // TODO(#10): the commands not in the table yet
-		return nil
-	}
-	for _, e := range cmd[1:] {
-		if !cmdspec.IsGeneric(e.Key) && !contains(c.Fields, e.Key) {
-			return mongoerr.New(mongoerr.IDLUnknownField, "BSON field '%s.%s' is an unknown field.", c.Name, e.Key)
-		}
-	}
-	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
+func checkUnknown(c *Command, cmd bson.D) error { return c.Def.spec.CheckUnknown(cmd) }
 
 // ErrorReply encodes err as MongoDB's error reply {ok:0, errmsg, code, codeName}.
 func (d *Dispatcher) ErrorReply(err error) []byte {

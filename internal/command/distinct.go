@@ -17,10 +17,7 @@ type Distinct struct {
 }
 
 func distinct(c *Ctx, p *Distinct) (bson.D, error) {
-	coll, err := c.collName(p.Collection)
-	if err != nil {
-		return nil, err
-	}
+	coll := string(p.Collection)
 	if err := checkCollation(p.Collation); err != nil {
 		return nil, err
 	}

@@ -22,10 +22,7 @@ type DropDatabase struct {
 }
 
 func drop(c *Ctx, p *Drop) (bson.D, error) {
-	coll, err := c.collName(p.Collection)
-	if err != nil {
-		return nil, err
-	}
+	coll := string(p.Collection)
 	cat := c.D.eng.Catalog()
 	col := cat.Collection(c.DB, coll)
 	if col == nil {

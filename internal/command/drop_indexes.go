@@ -17,10 +17,7 @@ type DropIndexes struct {
 }
 
 func dropIndexes(c *Ctx, p *DropIndexes) (bson.D, error) {
-	coll, err := c.collName(p.Collection)
-	if err != nil {
-		return nil, err
-	}
+	coll := string(p.Collection)
 	col, err := c.collection(coll)
 	if err != nil {
 		return nil, err

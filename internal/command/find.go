@@ -79,10 +79,7 @@ func lenient(v any) bool {
 }
 
 func find(c *Ctx, f *Find) (bson.D, error) {
-	coll, err := c.collName(f.Collection)
-	if err != nil {
-		return nil, err
-	}
+	coll := string(f.Collection)
 	p, err := findParams(f)
 	if err != nil {
 		return nil, err

@@ -26,10 +26,7 @@ type FindAndModify struct {
 }
 
 func findAndModify(c *Ctx, f *FindAndModify) (bson.D, error) {
-	coll, err := c.collName(f.Collection)
-	if err != nil {
-		return nil, err
-	}
+	coll := string(f.Collection)
 	wc, err := c.writeConcern()
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/cmdspec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -22,23 +23,31 @@ const (
 // processID identifies this process in topologyVersion.
 var processID = bson.NewObjectID()
 
-func init() {
-	register(&Command{Name: "hello", Help: "describes this member's role to drivers (SDAM)", Handler: helloCmd}, "isMaster", "ismaster")
+// Hello is hello (and its legacy names isMaster and ismaster). Fields it
+// does not read (saslSupportedMechs, speculativeAuthenticate,
+// loadBalanced, ...) are accepted and ignored.
+type Hello struct {
+	cmdspec.Cmd     `cmd:"hello" roles:"primary,secondary,router,unauthenticated"`
+	Value           any     `cmd:",command"`
+	Client          *bson.D `cmd:"client"`
+	HelloOk         any     `cmd:"helloOk"` // read leniently: a wrong type is false
+	TopologyVersion *any    `cmd:"topologyVersion"`
+	MaxAwaitTimeMS  *int64  `cmd:"maxAwaitTimeMS"`
+	Compression     *any    `cmd:"compression"`
+	Rest            bson.D  `cmd:",inline"`
 }
 
-func helloCmd(c *Ctx) (bson.D, error) {
-	if err := c.waitAwaitable(); err != nil {
+func hello(c *Ctx, p *Hello) (bson.D, error) {
+	if err := c.waitAwaitable(p); err != nil {
 		return nil, err
 	}
-	if meta, ok, err := c.doc("client"); err != nil {
-		return nil, err
-	} else if ok {
+	if p.Client != nil {
 		c.Conn.mu.Lock()
 		if c.Conn.helloDone && c.Conn.clientMeta != nil {
 			c.Conn.mu.Unlock()
-			return nil, mongoerr.New(186, "The client metadata document may only be sent in the first hello")
+			return nil, mongoerr.New(mongoerr.ClientMetadataImmutable, "The client metadata document may only be sent in the first hello")
 		}
-		c.Conn.clientMeta = meta
+		c.Conn.clientMeta = *p.Client
 		c.Conn.mu.Unlock()
 	}
 	c.Conn.mu.Lock()
@@ -46,7 +55,7 @@ func helloCmd(c *Ctx) (bson.D, error) {
 	c.Conn.mu.Unlock()
 
 	reply := c.roleFields()
-	if ok, _ := c.boolean("helloOk"); ok {
+	if lenient(p.HelloOk) {
 		reply = append(reply, bson.E{Key: "helloOk", Value: true})
 	}
 	reply = append(reply,
@@ -60,7 +69,7 @@ func helloCmd(c *Ctx) (bson.D, error) {
 		bson.E{Key: "maxWireVersion", Value: int32(maxWireVersion)},
 		bson.E{Key: "readOnly", Value: false},
 	)
-	if comp := c.negotiateCompression(); comp != nil {
+	if comp := negotiateCompression(p.Compression); comp != nil {
 		reply = append(reply, bson.E{Key: "compression", Value: comp})
 	}
 	return reply, nil
@@ -89,11 +98,11 @@ var supportedCompressors = map[string]bool{"snappy": true, "zlib": true, "zstd":
 
 // negotiateCompression returns the client's compressors relaydb supports, in
 // the client's order, or nil when the client offered none.
-func (c *Ctx) negotiateCompression() bson.A {
-	offered, ok, _ := c.array("compression")
-	if !ok {
+func negotiateCompression(v *any) bson.A {
+	if v == nil {
 		return nil
 	}
+	offered, _ := (*v).(bson.A)
 	out := bson.A{}
 	for _, v := range offered {
 		if s, isStr := v.(string); isStr && supportedCompressors[s] {
@@ -107,15 +116,11 @@ func (c *Ctx) negotiateCompression() bson.A {
 // maxAwaitTimeMS the reply waits until the topology changes or the time
 // passes. A standalone's topology never changes, so it waits the full time
 // (bounded by shutdown).
-func (c *Ctx) waitAwaitable() error {
-	tv, ok := c.field("topologyVersion")
-	if !ok {
+func (c *Ctx) waitAwaitable(p *Hello) error {
+	if p.TopologyVersion == nil || p.MaxAwaitTimeMS == nil {
 		return nil
 	}
-	ms, ok, err := c.int64Field("maxAwaitTimeMS")
-	if err != nil || !ok {
-		return err
-	}
+	tv, ms := *p.TopologyVersion, *p.MaxAwaitTimeMS
 	if ms < 0 {
 		return mongoerr.New(mongoerr.BadValue, "maxAwaitTimeMS must be a non-negative integer")
 	}

@@ -16,9 +16,6 @@ type KillCursors struct {
 }
 
 func killCursors(c *Ctx, p *KillCursors) (bson.D, error) {
-	if _, err := c.collName(p.Collection); err != nil {
-		return nil, err
-	}
 	killed, notFound := bson.A{}, bson.A{}
 	for _, v := range p.Cursors {
 		id, isLong := cursorID(v)

@@ -17,10 +17,7 @@ type ListIndexes struct {
 }
 
 func listIndexes(c *Ctx, p *ListIndexes) (bson.D, error) {
-	coll, err := c.collName(p.Collection)
-	if err != nil {
-		return nil, err
-	}
+	coll := string(p.Collection)
 	col, err := c.collection(coll)
 	if err != nil {
 		return nil, err

@@ -32,8 +32,7 @@ import (
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// MongoDB codes mongoerr does not list yet. TODO(#4): add them to mongoerr
-// so codeName is right.
+// Short names the tests use.
 const (
 	codeNotAReplicaSet               = mongoerr.NotAReplicaSet
 	codeLinearizableReadConcernError = mongoerr.LinearizableReadConcernError

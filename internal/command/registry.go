@@ -2,7 +2,7 @@ package command
 
 import (
 	"fmt"
-	"sort"
+	"reflect"
 	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -37,11 +37,6 @@ type Command struct {
 	// no secondary. Set from the spec when the table is loaded.
 	Write bool
 
-	// Handler and Fields are for the commands not in the table yet
-	// (registered by init functions). TODO(#10): remove.
-	Handler Handler
-	Fields  []string
-
 	calls, failed atomic.Int64 // for serverStatus metrics.commands
 }
 
@@ -56,12 +51,21 @@ type def struct {
 func newRequest(c *Command) any { return c.Def.alloc() }
 
 // typed returns the definition of a command whose handler takes the
-// request decoded into T, a struct embedding cmdspec.Cmd.
+// request decoded into T, a struct embedding cmdspec.Cmd. When T's first
+// value is a cmdspec.CollName, the name is checked against the request's
+// database before the handler runs.
 func typed[T any](fn func(*Ctx, *T) (bson.D, error)) def {
-	return def{spec: cmdspec.For(new(T)), run: func(c *Ctx) (bson.D, error) {
+	spec := cmdspec.For(new(T))
+	names := spec.CommandType() == reflect.TypeFor[cmdspec.CollName]()
+	return def{spec: spec, run: func(c *Ctx) (bson.D, error) {
 		p := new(T)
 		if err := cmdspec.Decode(c.Cmd, p); err != nil {
 			return nil, err
+		}
+		if names {
+			if _, err := c.collName(cmdspec.CollName(c.Cmd[0].Value.(string))); err != nil {
+				return nil, err
+			}
 		}
 		return fn(c, p)
 	}, alloc: func() any { return new(T) }}
@@ -77,32 +81,7 @@ var (
 )
 
 func init() {
-	load(commands)
-	add(commands...)
-}
-
-func register(c *Command, aliases ...string) {
-	c.Aliases = aliases
-	c.Def.run = c.Handler
-	add(c)
-}
-
-// add puts commands registered by init functions (TODO(#10): into the
-// table) into registry and table, in any init order.
-func add(cs ...*Command) {
-	if registry == nil {
-		registry = map[string]*Command{}
-	}
-	for _, c := range cs {
-		for _, n := range append([]string{c.Name}, c.Aliases...) {
-			if registry[n] != nil {
-				panic("command registered twice: " + n)
-			}
-			registry[n] = c
-		}
-		table = append(table, c)
-	}
-	sort.Slice(table, func(i, j int) bool { return table[i].Name < table[j].Name })
+	registry, table = load(commands), commands
 }
 
 func load(table []*Command) map[string]*Command {
@@ -111,12 +90,10 @@ func load(table []*Command) map[string]*Command {
 		if i > 0 && table[i-1].Name >= c.Name {
 			panic(fmt.Sprintf("command table not sorted at %s", c.Name))
 		}
-		if c.Def.spec != nil { // TODO(#10): every entry has one
-			if c.Def.spec.Name != c.Name {
-				panic(fmt.Sprintf("command %s has the struct of %s", c.Name, c.Def.spec.Name))
-			}
-			c.Write = !c.Def.spec.Roles.Has(cmdspec.RoleSecondary)
+		if c.Def.spec.Name != c.Name {
+			panic(fmt.Sprintf("command %s has the struct of %s", c.Name, c.Def.spec.Name))
 		}
+		c.Write = !c.Def.spec.Roles.Has(cmdspec.RoleSecondary)
 		for _, n := range append([]string{c.Name}, c.Aliases...) {
 			if m[n] != nil {
 				panic("command registered twice: " + n)

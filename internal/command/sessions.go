@@ -5,27 +5,79 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/cmdspec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // Sessions: drivers send lsid with every command and endSessions when they
-// close. relaydb accepts them; a standalone has no transactions.
-func init() {
-	ok := func(*Ctx) (bson.D, error) { return bson.D{}, nil }
-	register(&Command{Name: "startSession", Help: "starts a logical session", Handler: startSessionCmd})
-	register(&Command{Name: "endSessions", Help: "ends logical sessions", Handler: endSessionsCmd})
-	register(&Command{Name: "refreshSessions", Help: "refreshes logical sessions (accepted)", Handler: ok})
-	register(&Command{Name: "killSessions", Help: "kills logical sessions (accepted)", Handler: ok})
-	register(&Command{Name: "killAllSessions", Help: "kills all sessions (accepted)", Handler: ok})
-	register(&Command{Name: "killAllSessionsByPattern", Help: "kills sessions (accepted)", Handler: ok})
-	noTxn := func(c *Ctx) (bson.D, error) {
-		return nil, mongoerr.New(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
-	}
-	register(&Command{Name: "commitTransaction", Help: "transactions need a replica set", AdminOnly: true, Handler: noTxn})
-	register(&Command{Name: "abortTransaction", Help: "transactions need a replica set", AdminOnly: true, Handler: noTxn})
+// close. relaydb accepts them; a standalone has no transactions. The
+// structs take any field (Rest): relaydb reads none but endSessions' ids.
+
+// StartSession is the startSession command.
+type StartSession struct {
+	cmdspec.Cmd `cmd:"startSession" roles:"primary,secondary,router"`
+	Value       any    `cmd:",command"`
+	Rest        bson.D `cmd:",inline"`
 }
 
-func startSessionCmd(c *Ctx) (bson.D, error) {
+// EndSessions is {endSessions: [{id: <uuid>}, ...]}.
+type EndSessions struct {
+	cmdspec.Cmd `cmd:"endSessions" roles:"primary,secondary,router"`
+	IDs         any    `cmd:",command"`
+	Rest        bson.D `cmd:",inline"`
+}
+
+// RefreshSessions is the refreshSessions command (accepted).
+type RefreshSessions struct {
+	cmdspec.Cmd `cmd:"refreshSessions" roles:"primary,secondary,router"`
+	IDs         any    `cmd:",command"`
+	Rest        bson.D `cmd:",inline"`
+}
+
+// KillSessions is the killSessions command (accepted).
+type KillSessions struct {
+	cmdspec.Cmd `cmd:"killSessions" roles:"primary,secondary,router"`
+	IDs         any    `cmd:",command"`
+	Rest        bson.D `cmd:",inline"`
+}
+
+// KillAllSessions is the killAllSessions command (accepted).
+type KillAllSessions struct {
+	cmdspec.Cmd `cmd:"killAllSessions" roles:"primary,secondary,router"`
+	Users       any    `cmd:",command"`
+	Rest        bson.D `cmd:",inline"`
+}
+
+// KillAllSessionsByPattern is the killAllSessionsByPattern command (accepted).
+type KillAllSessionsByPattern struct {
+	cmdspec.Cmd `cmd:"killAllSessionsByPattern" roles:"primary,secondary,router"`
+	Patterns    any    `cmd:",command"`
+	Rest        bson.D `cmd:",inline"`
+}
+
+// CommitTransaction is the commitTransaction command.
+type CommitTransaction struct {
+	cmdspec.Cmd `cmd:"commitTransaction" roles:"primary,secondary,router"`
+	Value       any    `cmd:",command"`
+	Rest        bson.D `cmd:",inline"`
+}
+
+// AbortTransaction is the abortTransaction command.
+type AbortTransaction struct {
+	cmdspec.Cmd `cmd:"abortTransaction" roles:"primary,secondary,router"`
+	Value       any    `cmd:",command"`
+	Rest        bson.D `cmd:",inline"`
+}
+
+// accepted answers ok and does nothing.
+func accepted[T any](*Ctx, *T) (bson.D, error) { return bson.D{}, nil }
+
+// noTransactions answers commitTransaction and abortTransaction.
+func noTransactions[T any](*Ctx, *T) (bson.D, error) {
+	return nil, mongoerr.New(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
+}
+
+func startSession(*Ctx, *StartSession) (bson.D, error) {
 	var id [16]byte
 	rand.Read(id[:])
 	id[6] = id[6]&0x0f | 0x40
@@ -36,8 +88,8 @@ func startSessionCmd(c *Ctx) (bson.D, error) {
 	}, nil
 }
 
-func endSessionsCmd(c *Ctx) (bson.D, error) {
-	ids, _ := c.Cmd[0].Value.(bson.A)
+func endSessions(c *Ctx, p *EndSessions) (bson.D, error) {
+	ids, _ := p.IDs.(bson.A)
 	for _, v := range ids {
 		if d, ok := v.(bson.D); ok {
 			if id, ok := lsidOf(bson.D{{Key: "lsid", Value: d}}); ok {

@@ -14,13 +14,10 @@ import (
 // statement count, ordered, the write concern, let and the retryable
 // write's identity.
 
-// writeTarget checks the collection a write names and parses the write
-// concern; n is the number of statements.
+// writeTarget checks that a write may target the collection and parses
+// the write concern; n is the number of statements.
 func (c *Ctx) writeTarget(name cmdspec.CollName, n int) (string, writeConcern, error) {
-	coll, err := c.collName(name)
-	if err != nil {
-		return "", writeConcern{}, err
-	}
+	coll := string(name)
 	if err := catalog.ValidateCollName(c.DB, coll); err != nil {
 		return "", writeConcern{}, err
 	}

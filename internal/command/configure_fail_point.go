@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/cmdspec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -16,9 +17,13 @@ import (
 // close the connection or report a writeConcernError.
 //
 // TODO(#2): gate behind --setParameter enableTestCommands like mongod.
-func init() {
-	register(&Command{Name: "configureFailPoint", Help: "test command: configures the failCommand fail point", AdminOnly: true,
-		Handler: configureFailPointCmd, Fields: []string{"mode", "data"}})
+
+// ConfigureFailPoint is {configureFailPoint: "failCommand", mode, data}.
+type ConfigureFailPoint struct {
+	cmdspec.Cmd `cmd:"configureFailPoint" roles:"primary,secondary,router"`
+	Name        any    `cmd:",command"`
+	Mode        *any   `cmd:"mode"` // "alwaysOn", "off" or {times, skip}
+	Data        bson.D `cmd:"data"`
 }
 
 type failPoint struct {
@@ -101,24 +106,19 @@ func (a *activation) after(reply bson.D) bson.D {
 	return reply
 }
 
-func configureFailPointCmd(c *Ctx) (bson.D, error) {
-	name, _ := c.Cmd[0].Value.(string)
+func configureFailPoint(_ *Ctx, p *ConfigureFailPoint) (bson.D, error) {
+	name, _ := p.Name.(string)
 	if name != "failCommand" {
 		return nil, mongoerr.New(mongoerr.BadValue, "Cannot configure fail point %s: relaydb supports only failCommand", name)
 	}
-	mode, ok := c.field("mode")
-	if !ok {
+	if p.Mode == nil {
 		return nil, mongoerr.New(mongoerr.BadValue, "Missing mode")
 	}
-	data, _, err := c.doc("data")
-	if err != nil {
-		return nil, err
-	}
 	nf := &failPoint{times: -1, commands: map[string]bool{}}
-	if err := nf.setMode(mode); err != nil {
+	if err := nf.setMode(*p.Mode); err != nil {
 		return nil, err
 	}
-	if err := nf.setData(data); err != nil {
+	if err := nf.setData(p.Data); err != nil {
 		return nil, err
 	}
 	failCommand.mu.Lock()

@@ -1,0 +1,23 @@
+package command
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/cmdspec"
+)
+
+// ListCommands is the listCommands command.
+type ListCommands struct {
+	cmdspec.Cmd `cmd:"listCommands" roles:"primary,secondary,router"`
+	Value       any    `cmd:",command"`
+	Rest        bson.D `cmd:",inline"`
+}
+
+func listCommands(*Ctx, *ListCommands) (bson.D, error) {
+	cmds := bson.D{}
+	for _, cmd := range table {
+		n := cmd.Name
+		cmds = append(cmds, bson.E{Key: n, Value: bson.D{{Key: "help", Value: cmd.Help}, {Key: "adminOnly", Value: cmd.AdminOnly}}})
+	}
+	return bson.D{{Key: "commands", Value: cmds}}, nil
+}

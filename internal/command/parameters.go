@@ -1,0 +1,98 @@
+package command
+
+import (
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/agg"
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// GetParameter is getParameter: {getParameter: "*" | {allParameters: true}
+// | 1, <name>: 1, ...}.
+type GetParameter struct {
+	cmdspec.Cmd `cmd:"getParameter" roles:"primary,secondary,router"`
+	Value       any    `cmd:",command"`
+	Names       bson.D `cmd:",inline"` // the parameters asked for
+}
+
+// SetParameter is setParameter: {setParameter: 1, <name>: <value>, ...}.
+type SetParameter struct {
+	cmdspec.Cmd `cmd:"setParameter" roles:"primary,secondary,router"`
+	Value       any    `cmd:",command"`
+	Values      bson.D `cmd:",inline"` // the parameters to set
+}
+
+// parameters are the server parameters getParameter reports.
+func parameters(c *Ctx) bson.D {
+	return append(bson.D{
+		{Key: "ttlMonitorSleepSecs", Value: int32(c.D.eng.Catalog().TTLInterval() / time.Second)},
+		{Key: "featureCompatibilityVersion", Value: bson.D{{Key: "version", Value: "7.0"}}},
+		{Key: "maxBSONDepth", Value: int32(100)},
+
+		{Key: "transactionLifetimeLimitSeconds", Value: int32(60)},
+		{Key: "authenticationMechanisms", Value: bson.A{}},
+		{Key: "requireApiVersion", Value: false},
+	}, agg.Parameters()...)
+}
+
+func getParameter(c *Ctx, p *GetParameter) (bson.D, error) {
+	all := parameters(c)
+	sel := p.Value
+	if s, ok := sel.(string); ok && s == "*" {
+		return all, nil
+	}
+	if d, ok := sel.(bson.D); ok {
+		for _, e := range d {
+			if e.Key == "allParameters" {
+				return all, nil
+			}
+		}
+	}
+	out := bson.D{}
+	for _, e := range p.Names {
+		for _, param := range all {
+			if param.Key == e.Key {
+				out = append(out, param)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "no option found to get")
+	}
+	return out, nil
+}
+
+// setParameterCmd applies the parameters relaydb supports at runtime and
+// refuses the rest, as mongod refuses unknown parameters.
+func setParameter(c *Ctx, p *SetParameter) (bson.D, error) {
+	was := bson.D{}
+	for _, e := range p.Values {
+		switch e.Key {
+		case "ttlMonitorSleepSecs":
+			n, ok := bsonx.AsInt64(e.Value)
+			if !ok || n <= 0 {
+				return nil, mongoerr.New(mongoerr.BadValue, "ttlMonitorSleepSecs must be a positive integer")
+			}
+			cat := c.D.eng.Catalog()
+			was = append(was, bson.E{Key: e.Key, Value: int32(cat.TTLInterval() / time.Second)})
+			cat.SetTTLInterval(time.Duration(n) * time.Second)
+		default:
+			old, found, err := agg.SetParameter(e.Key, e.Value)
+			if !found {
+				return nil, mongoerr.New(mongoerr.InvalidOptions, "attempted to set unrecognized parameter [%s], use help:true to see options", e.Key)
+			}
+			if err != nil {
+				return nil, err
+			}
+			was = append(was, bson.E{Key: e.Key, Value: old})
+		}
+	}
+	if len(was) == 0 {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "no option found to set, use help:true to see options")
+	}
+	return bson.D{{Key: "was", Value: was}}, nil
+}
