@@ -42,7 +42,9 @@ func Decode(cmd bson.D, dst any) error {
 	v = v.Elem()
 	v.SetZero()
 	if s.cmd != nil {
-		if err := decodeValue(s.cmd, v.FieldByIndex(s.cmd.index), cmd[0].Value, cmd[0].Key+"."+cmd[0].Key); err != nil {
+		f := *s.cmd
+		f.name = cmd[0].Key // errors name it <cmd>.<cmd>
+		if err := decodeValue(&f, f.kind, v.Field(f.index[0]), cmd[0].Value, cmd[0].Key); err != nil {
 			return err
 		}
 	}
@@ -78,93 +80,86 @@ func unknownField(path, name string) error {
 // document in errors. top marks the command document itself, where the
 // generic arguments are accepted.
 func (s *Spec) decodeFields(v reflect.Value, doc bson.D, prefix string, top bool) error {
-	seen := make([]bool, len(s.fields))
+	var seen uint64 // bit i: s.fields[i] was decoded (structs have < 64 fields)
 	for _, e := range doc {
 		f := s.byName[e.Key]
 		switch {
 		case f != nil:
-			i := s.position(f)
-			if seen[i] {
+			if seen&(1<<f.pos) != 0 {
 				continue
 			}
-			seen[i] = true
-			if err := decodeValue(f, v.FieldByIndex(f.index), e.Value, prefix+"."+f.name); err != nil {
+			seen |= 1 << f.pos
+			if err := decodeValue(f, f.kind, v.Field(f.index[0]), e.Value, prefix); err != nil {
 				return err
 			}
 		case top && genericFields[e.Key]:
-			h := v.FieldByIndex(s.header).Addr().Interface().(*Cmd)
+			h := v.Field(s.header[0]).Addr().Interface().(*Cmd)
 			h.Generic = append(h.Generic, e)
 		case s.inline != nil:
-			in := v.FieldByIndex(s.inline)
-			in.Set(reflect.Append(in, reflect.ValueOf(e)))
+			in := v.Field(s.inline[0]).Addr().Interface().(*bson.D)
+			*in = append(*in, e)
 		case top:
 			return unknownField(s.Name, e.Key)
 		default:
 			return unknownField(prefix, e.Key)
 		}
 	}
-	for i, f := range s.fields {
-		if f.required && !seen[i] {
+	for _, f := range s.fields {
+		if f.required && seen&(1<<f.pos) == 0 {
 			return mongoerr.New(mongoerr.IDLMissingField, "BSON field '%s.%s' is missing but a required field", prefix, f.name)
 		}
 	}
 	return nil
 }
 
-func (s *Spec) position(f *field) int {
-	for i, g := range s.fields {
-		if g == f {
-			return i
-		}
+// decodeValue decodes one present value v of field f (in the document
+// named prefix) into dst, as kind k says.
+func decodeValue(f *field, k kind, dst reflect.Value, v any, prefix string) error {
+	if v == nil && f.notNull && k != kindDecoder {
+		return TypeError(prefix+"."+f.name, v, idlType(dst.Type()))
 	}
-	return -1
-}
-
-// decodeValue decodes one present value into dst (a settable field).
-func decodeValue(f *field, dst reflect.Value, v any, path string) error {
-	if dst.CanAddr() {
-		if d, ok := dst.Addr().Interface().(FieldDecoder); ok {
-			return d.DecodeField(path, v)
-		}
-	}
-	t := dst.Type()
-	if v == nil && f != nil && f.notNull {
-		return TypeError(path, v, idlType(t))
-	}
-	if t.Kind() == reflect.Pointer {
-		if v == nil && t.Elem().Kind() != reflect.Interface && t.Elem() != reflect.TypeFor[bson.A]() && t.Elem().Kind() != reflect.String {
-			return nil
-		}
-		p := reflect.New(t.Elem())
-		if err := decodeValue(f, p.Elem(), v, path); err != nil {
-			return err
-		}
-		dst.Set(p)
-		return nil
-	}
-	switch {
-	case t == docType:
-		d, err := asDoc(path, v)
-		dst.Set(reflect.ValueOf(d))
+	switch k {
+	case kindDecoder:
+		return dst.Addr().Interface().(FieldDecoder).DecodeField(prefix+"."+f.name, v)
+	case kindPointer:
+		return decodePointer(f, dst, v, prefix)
+	case kindDoc:
+		d, err := asDoc(prefix+"."+f.name, v)
+		*dst.Addr().Interface().(*bson.D) = d
 		return err
-	case t == reflect.TypeFor[bson.A]():
+	case kindArray:
 		a, ok := v.(bson.A)
 		if !ok {
-			return TypeError(path, v, "array")
+			return TypeError(prefix+"."+f.name, v, "array")
 		}
-		dst.Set(reflect.ValueOf(a))
+		*dst.Addr().Interface().(*bson.A) = a
 		return nil
-	case t == reflect.TypeFor[[]bson.D]():
-		docs, err := asDocs(path, v)
-		dst.Set(reflect.ValueOf(docs))
+	case kindDocs:
+		docs, err := asDocs(prefix+"."+f.name, v)
+		*dst.Addr().Interface().(*[]bson.D) = docs
 		return err
-	case f != nil && f.sub != nil:
-		return decodeNested(f.sub, dst, v, path)
+	case kindNested:
+		return decodeNested(f.sub, dst, v, prefix+"."+f.name)
 	}
-	return decodeScalar(dst, v, path)
+	return decodeScalar(dst, v, prefix, f.name)
 }
 
-func decodeScalar(dst reflect.Value, v any, path string) error {
+// decodePointer allocates a pointer field's value; null leaves it nil
+// unless the element type has a use for null (any, string, bson.A).
+func decodePointer(f *field, dst reflect.Value, v any, prefix string) error {
+	et := dst.Type().Elem()
+	if v == nil && et.Kind() != reflect.Interface && et != arrayType && et.Kind() != reflect.String {
+		return nil
+	}
+	p := reflect.New(et)
+	if err := decodeValue(f, f.elem, p.Elem(), v, prefix); err != nil {
+		return err
+	}
+	dst.Set(p)
+	return nil
+}
+
+func decodeScalar(dst reflect.Value, v any, prefix, name string) error {
 	switch dst.Kind() {
 	case reflect.Interface:
 		if v != nil {
@@ -174,20 +169,20 @@ func decodeScalar(dst reflect.Value, v any, path string) error {
 	case reflect.String:
 		s, ok := v.(string)
 		if !ok {
-			return TypeError(path, v, "string")
+			return TypeError(prefix+"."+name, v, "string")
 		}
 		dst.SetString(s)
 		return nil
 	case reflect.Bool:
-		b, err := Bool(path, v)
+		b, err := Bool(prefix+"."+name, v)
 		dst.SetBool(b)
 		return err
 	case reflect.Int64:
-		n, err := Int64(path, v)
+		n, err := Int64(prefix+"."+name, v)
 		dst.SetInt(n)
 		return err
 	}
-	return fmt.Errorf("cmdspec: %s: unsupported field type %s", path, dst.Type())
+	return fmt.Errorf("cmdspec: %s.%s: unsupported field type %s", prefix, name, dst.Type())
 }
 
 // decodeNested decodes a document or an array of documents into a struct

@@ -121,10 +121,44 @@ type Spec struct {
 type field struct {
 	name     string
 	index    []int
+	pos      int // position in Spec.fields
 	required bool
 	notNull  bool // null is a type error, not an absent field
 	typ      reflect.Type
+	kind     kind  // how typ decodes
+	elem     kind  // how typ's element decodes, for a pointer
 	sub      *Spec // for struct and []struct fields
+}
+
+// kind is how a field's Go type decodes.
+type kind uint8
+
+const (
+	kindScalar  kind = iota // string, bool, int64, any
+	kindDecoder             // implements FieldDecoder
+	kindPointer
+	kindDoc    // bson.D
+	kindArray  // bson.A
+	kindDocs   // []bson.D
+	kindNested // struct or []struct with cmd tags
+)
+
+func kindOf(t reflect.Type) kind {
+	switch {
+	case implementsDecoder(t):
+		return kindDecoder
+	case t.Kind() == reflect.Pointer:
+		return kindPointer
+	case t == docType:
+		return kindDoc
+	case t == arrayType:
+		return kindArray
+	case t == docsType:
+		return kindDocs
+	case nestedType(t) != nil:
+		return kindNested
+	}
+	return kindScalar
 }
 
 // Fields returns the field names the command accepts besides its name and
@@ -178,8 +212,10 @@ func specOf(t reflect.Type) *Spec {
 }
 
 var (
-	cmdType = reflect.TypeFor[Cmd]()
-	docType = reflect.TypeFor[bson.D]()
+	cmdType   = reflect.TypeFor[Cmd]()
+	docType   = reflect.TypeFor[bson.D]()
+	arrayType = reflect.TypeFor[bson.A]()
+	docsType  = reflect.TypeFor[[]bson.D]()
 )
 
 func build(t reflect.Type) (*Spec, error) {
@@ -206,6 +242,9 @@ func build(t reflect.Type) (*Spec, error) {
 	if s.cmd != nil && s.header == nil {
 		return nil, fmt.Errorf("a command field needs an embedded cmdspec.Cmd")
 	}
+	if len(s.fields) > 64 {
+		return nil, fmt.Errorf("more than 64 fields")
+	}
 	return s, nil
 }
 
@@ -222,7 +261,10 @@ func (s *Spec) setHeader(sf reflect.StructField, i int) error {
 
 func (s *Spec) add(sf reflect.StructField, i int, tag string) error {
 	name, opts, _ := strings.Cut(tag, ",")
-	f := &field{name: name, index: []int{i}, typ: sf.Type}
+	f := &field{name: name, index: []int{i}, typ: sf.Type, kind: kindOf(sf.Type)}
+	if f.kind == kindPointer {
+		f.elem = kindOf(sf.Type.Elem())
+	}
 	for _, o := range strings.Split(opts, ",") {
 		switch o {
 		case "":
@@ -255,6 +297,7 @@ func (s *Spec) add(sf reflect.StructField, i int, tag string) error {
 	if sub := nestedType(sf.Type); sub != nil {
 		f.sub = specOf(sub)
 	}
+	f.pos = len(s.fields)
 	s.fields = append(s.fields, f)
 	s.byName[name] = f
 	return nil

@@ -34,6 +34,25 @@ func TestCommandTable(t *testing.T) {
 	}
 }
 
+// TestAnyField pins the commands that take any field (their struct has an
+// inline field): the rest reject unknown fields with 40415.
+func TestAnyField(t *testing.T) {
+	var open []string
+	for _, c := range commands {
+		if c.Def.spec.Fields() == nil {
+			open = append(open, c.Name)
+		}
+	}
+	want := "abortTransaction buildInfo collMod commitTransaction connectionStatus drop dropDatabase endSessions " +
+		"getCmdLineOpts getFreeMonitoringStatus getLog getParameter hello hostInfo killAllSessions " +
+		"killAllSessionsByPattern killSessions listCommands ping refreshSessions replSetFreeze replSetGetConfig " +
+		"replSetGetStatus replSetHeartbeat replSetInitiate replSetMaintenance replSetReconfig replSetRequestVotes " +
+		"replSetStepDown replSetSyncFrom replSetUpdatePosition serverStatus setParameter shutdown startSession whatsmyuri"
+	if got := strings.Join(open, " "); got != want {
+		t.Fatalf("commands taking any field:\n got %s\nwant %s", got, want)
+	}
+}
+
 // TestTypedErrors checks the codec's errors as the dispatcher returns them.
 func TestTypedErrors(t *testing.T) {
 	d, _, _ := newReadTestDispatcher(t, nil)
