@@ -218,19 +218,6 @@ func evalAbs(name string, args []any) (any, error) {
 	return intResult(n.k, abs64(n.i)).value(), nil
 }
 
-func unaryRound(fn func(float64) float64) func(string, []any) (any, error) {
-	return func(name string, args []any) (any, error) {
-		n, null, err := numericArg(name, args[0], 28765)
-		if null || err != nil {
-			return nil, err
-		}
-		if n.k <= kLong {
-			return args[0], nil // integers round to themselves, type kept
-		}
-		return number{k: n.k, f: fn(n.f)}.value(), nil
-	}
-}
-
 // unaryFloat applies fn to a number; the result is a double (decimal for a
 // decimal input).
 func unaryFloat(fn func(float64) (float64, error)) func(string, []any) (any, error) {

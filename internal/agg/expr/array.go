@@ -3,6 +3,7 @@ package expr
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -61,7 +62,7 @@ func evalArrayElemAt(name string, a []any) (any, error) {
 	if !ok {
 		return nil, errf(28689, "$arrayElemAt's first argument must be an array, but is %s", typeName(a[0]))
 	}
-	if !bsonxIsNumber(a[1]) {
+	if !bsonx.IsNumber(a[1]) {
 		return nil, errf(28690, "$arrayElemAt's second argument must be a numeric value, but is %s", typeName(a[1]))
 	}
 	i, ok := asInt32Arg(a[1])
@@ -153,7 +154,7 @@ func evalRange(name string, a []any) (any, error) {
 	what := []string{"starting value", "ending value", "step value"}
 	vals := []int64{0, 0, 1}
 	for i, v := range a {
-		if !bsonxIsNumber(v) {
+		if !bsonx.IsNumber(v) {
 			return nil, errf(codes[i][0], "$range requires a numeric %s, found value of type: %s", what[i], typeName(v))
 		}
 		n, ok := asInt32Arg(v)

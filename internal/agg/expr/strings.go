@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
 )
 
 func registerString() {
@@ -137,14 +139,14 @@ func evalSubstrCP(name string, args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !bsonxIsNumber(args[1]) {
+	if !bsonx.IsNumber(args[1]) {
 		return nil, errf(34450, "$substrCP: starting index must be a numeric type (is BSON type %s)", typeName(args[1]))
 	}
 	start, ok := asInt32Arg(args[1])
 	if !ok {
 		return nil, errf(34451, "$substrCP: starting index cannot be represented as a 32-bit integral value")
 	}
-	if !bsonxIsNumber(args[2]) {
+	if !bsonx.IsNumber(args[2]) {
 		return nil, errf(34452, "$substrCP: length must be a numeric type (is BSON type %s)", typeName(args[2]))
 	}
 	length, ok := asInt32Arg(args[2])

@@ -5,11 +5,7 @@ import (
 	"unicode/utf8"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-
-	"github.com/relaydb/relaydb/internal/bsonx"
 )
-
-func bsonxIsNumber(v any) bool { return bsonx.IsNumber(v) }
 
 // indexOf implements $indexOfBytes (cp false) and $indexOfCP (cp true).
 func indexOf(cp bool) func(string, []any) (any, error) {
@@ -70,44 +66,7 @@ func indexBounds(name string, args []any, n int64) (int64, int64, error) {
 	return start, end, nil
 }
 
-const defaultTrimChars = "\x00 \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-
-func compileTrim(left, right bool) compileFn {
-	return func(name string, raw any, sc *scope) (Expr, error) {
-		m, err := namedArgs(name, raw, sc, []string{"input", "chars"}, "input")
-		if err != nil {
-			return nil, err
-		}
-		return funcExpr(func(doc bson.D, vars *Vars) (any, error) {
-			in, err := m["input"].Eval(doc, vars)
-			if err != nil || IsNullish(in) {
-				return nil, err
-			}
-			s, ok := in.(string)
-			if !ok {
-				return nil, errf(50699, "%s requires its input to be a string, got %v (of type %s) instead.", name, in, typeName(in))
-			}
-			chars, err := evalOpt(m["chars"], doc, vars)
-			if err != nil || (m["chars"] != nil && IsNullish(chars)) {
-				return nil, err
-			}
-			cutset := defaultTrimChars
-			if m["chars"] != nil {
-				if cutset, ok = chars.(string); !ok {
-					return nil, errf(50700, "%s requires 'chars' to be a string, got %v (of type %s) instead.", name, chars, typeName(chars))
-				}
-			}
-			if left {
-				s = strings.TrimLeft(s, cutset)
-			}
-			if right {
-				s = strings.TrimRight(s, cutset)
-			}
-			return s, nil
-		}), nil
-	}
-}
-
+// compileReplace compiles $replaceOne (n 1) and $replaceAll (n -1).
 func compileReplace(n int) compileFn {
 	return func(name string, raw any, sc *scope) (Expr, error) {
 		m, err := namedArgs(name, raw, sc, []string{"input", "find", "replacement"}, "input", "find", "replacement")
