@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/repl/clock"
 	"github.com/relaydb/relaydb/internal/repl/topology"
 )
 
@@ -43,8 +44,10 @@ type Options struct {
 	SetName   string // --replSet
 	Transport Transport
 	Logger    *slog.Logger
-	Now       func() time.Time
-	Rand      *rand.Rand
+	// Clock is the coordinator's time and timers; nil means the wall
+	// clock (clock.Real). A clock.Manual makes it steppable.
+	Clock clock.Clock
+	Rand  *rand.Rand
 	// NewSyncer builds the sync loop; nil means this member never fetches
 	// (tests of elections alone).
 	NewSyncer func(p Progress) Syncer
@@ -57,7 +60,7 @@ type Coordinator struct {
 	opts Options
 	cat  *catalog.Catalog
 	log  *slog.Logger
-	now  func() time.Time
+	clk  clock.Clock
 
 	// waiting counts write-concern waiters: while there are none, a
 	// primary reports durability from the background journal flush
@@ -106,8 +109,8 @@ func New(opts Options) (*Coordinator, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if opts.Clock == nil {
+		opts.Clock = clock.Real()
 	}
 	if opts.TickInterval <= 0 {
 		opts.TickInterval = 50 * time.Millisecond
@@ -118,7 +121,7 @@ func New(opts Options) (*Coordinator, error) {
 		opts.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	c := &Coordinator{
-		opts: opts, cat: opts.Catalog, log: opts.Logger.With("component", "repl"), now: opts.Now,
+		opts: opts, cat: opts.Catalog, log: opts.Logger.With("component", "repl"), clk: opts.Clock,
 		processID: bson.NewObjectID(), changed: make(chan struct{}),
 		peers: map[int]*peer{}, downstream: map[int]position{},
 		wake: make(chan struct{}, 1), report: make(chan struct{}, 1), stop: make(chan struct{}),
@@ -190,19 +193,30 @@ func (c *Coordinator) Stop() {
 // oplog tail and the Syncer.
 func (c *Coordinator) loop() {
 	defer c.wg.Done()
-	t := time.NewTicker(c.opts.TickInterval)
+	t := c.clk.NewTicker(c.opts.TickInterval)
 	defer t.Stop()
 	for {
 		select {
 		case <-c.stop:
 			return
-		case <-t.C:
-			c.event(func(now time.Time) []topology.Action { return c.topo.Tick(now) })
+		case <-t.C():
+			c.Tick()
 		case <-c.wake:
 			c.feedPending()
 		}
 	}
 }
+
+// Tick advances the topology to the clock's time (election timeouts,
+// heartbeat schedule, catch-up) and carries out what it decides. Start's
+// loop calls it every TickInterval; a driver that steps the coordinator
+// itself (a manual clock, no Start) calls it instead.
+func (c *Coordinator) Tick() {
+	c.event(func(now time.Time) []topology.Action { return c.topo.Tick(now) })
+}
+
+// now is the coordinator's clock reading.
+func (c *Coordinator) now() time.Time { return c.clk.Now() }
 
 // event calls f on the topology (if configured) under mu and carries out
 // its actions.

@@ -146,7 +146,7 @@ func TestMajorityWaiterResolvesOnPositions(t *testing.T) {
 	op := topology.OpTime{TS: r.TS, Term: s.term}
 	id := cl.node(other).load().selfID
 	upd := bson.D{{Key: "replSetUpdatePosition", Value: 1}, {Key: "optimes", Value: bson.A{
-		positionDoc(id, s.cfg.Version, position{Written: op, Applied: op, Durable: op})}},
+		positionDoc(id, s.cfg.Version, time.Now(), position{Written: op, Applied: op, Durable: op})}},
 		{Key: "$replData", Value: bson.D{{Key: "term", Value: s.term}}}}
 	if _, err := prim.RunCommand(context.Background(), "replSetUpdatePosition", upd); err != nil {
 		t.Fatal(err)

@@ -59,15 +59,15 @@ func (c *Coordinator) sendHeartbeatsLocked(targets []int) {
 func (c *Coordinator) heartbeat(id int, host string, req bson.D, timeout time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	start := time.Now()
+	start := c.now()
 	reply, err := c.opts.Transport.Run(ctx, host, "admin", req)
 	if err != nil && ctx.Err() == nil {
 		// One immediate retry, as MongoDB: a pooled connection may be stale
 		// after the peer restarted.
-		start = time.Now()
+		start = c.now()
 		reply, err = c.opts.Transport.Run(ctx, host, "admin", req)
 	}
-	rtt := time.Since(start)
+	rtt := c.now().Sub(start)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := c.peerLocked(id)

@@ -155,13 +155,13 @@ func (c *Coordinator) reporter() {
 		if s := c.load(); s.hasConfig {
 			interval = s.cfg.HeartbeatInterval()
 		}
-		t := time.NewTimer(interval)
+		t := c.clk.NewTimer(interval)
 		select {
 		case <-c.stop:
 			t.Stop()
 			return
 		case <-c.report:
-		case <-t.C:
+		case <-t.C():
 		}
 		t.Stop()
 		s := c.load()
@@ -178,12 +178,13 @@ func (c *Coordinator) reporter() {
 }
 
 func (c *Coordinator) updatePositionCmd(s *snapshot) bson.D {
-	entries := bson.A{positionDoc(s.selfID, s.cfg.Version,
+	wall := c.now()
+	entries := bson.A{positionDoc(s.selfID, s.cfg.Version, wall,
 		position{Written: s.applied, Applied: s.applied, Durable: s.durable})}
 	c.mu.Lock()
 	for id, p := range c.downstream {
 		if s.cfg.MemberIndex(id) >= 0 {
-			entries = append(entries, positionDoc(id, s.cfg.Version, p))
+			entries = append(entries, positionDoc(id, s.cfg.Version, wall, p))
 		}
 	}
 	c.mu.Unlock()
@@ -191,8 +192,8 @@ func (c *Coordinator) updatePositionCmd(s *snapshot) bson.D {
 		{Key: "$replData", Value: bson.D{{Key: "term", Value: s.term}, {Key: "configVersion", Value: s.cfg.Version}}}}
 }
 
-func positionDoc(id int, cfgver int64, p position) bson.D {
-	wall := bson.NewDateTimeFromTime(time.Now())
+func positionDoc(id int, cfgver int64, now time.Time, p position) bson.D {
+	wall := bson.NewDateTimeFromTime(now)
 	return bson.D{
 		{Key: "durableOpTime", Value: opTimeDoc(p.Durable)}, {Key: "durableWallTime", Value: wall},
 		{Key: "appliedOpTime", Value: opTimeDoc(p.Applied)}, {Key: "appliedWallTime", Value: wall},

@@ -10,6 +10,7 @@ import (
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/oplog"
 	"github.com/relaydb/relaydb/internal/repl/applier"
+	"github.com/relaydb/relaydb/internal/repl/clock"
 	"github.com/relaydb/relaydb/internal/repl/fetcher"
 	"github.com/relaydb/relaydb/internal/repl/topology"
 )
@@ -36,7 +37,8 @@ type SyncOptions struct {
 	// Retry is the pause before fetching again after the source failed;
 	// 0 means 200 ms. The coordinator meanwhile may pick another source.
 	Retry time.Duration
-	// Fetcher tunes the fetch (nil: defaults); Clock the applier's delay.
+	// Fetcher tunes the fetch (nil: defaults); Clock times the applier's
+	// delay and the retry pause (nil: the wall clock).
 	Fetcher *fetcher.Fetcher
 	Clock   applier.Clock
 	// CloneBatchSize is initial sync's documents per batch (0: the source's).
@@ -56,6 +58,9 @@ func NewSyncLoop(o SyncOptions) func(Progress) Syncer {
 	}
 	if o.Observe == nil {
 		o.Observe = func([]*oplog.Entry) {}
+	}
+	if o.Clock == nil {
+		o.Clock = clock.Real()
 	}
 	if o.Fetcher == nil {
 		o.Fetcher = &fetcher.Fetcher{Logger: o.Logger}
@@ -124,19 +129,18 @@ func (s *syncLoop) run(ctx context.Context, source string) {
 		default:
 			log.Info("fetching stopped; retrying", "err", err)
 		}
-		if !sleep(ctx, s.o.Retry) {
+		if !sleep(ctx, s.o.Clock, s.o.Retry) {
 			return
 		}
 	}
 }
 
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
+// sleep waits d on clk; false if ctx ended first.
+func sleep(ctx context.Context, clk applier.Clock, d time.Duration) bool {
 	select {
 	case <-ctx.Done():
 		return false
-	case <-t.C:
+	case <-clk.After(d):
 		return true
 	}
 }
