@@ -75,6 +75,17 @@ func (p *Pool) Run(ctx context.Context, host, db string, cmd bson.D) (bson.D, er
 	return reply, err
 }
 
+// Send runs cmd on host's admin database from its own goroutine, bounded
+// by timeout, and calls done with the outcome; it returns at once. This is
+// the replication coordinator's transport (repl.Transport).
+func (p *Pool) Send(host string, cmd bson.D, timeout time.Duration, done func(bson.D, error)) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		done(p.Run(ctx, host, "admin", cmd))
+	}()
+}
+
 func (p *Pool) checkout(ctx context.Context, host string) (*Conn, error) {
 	p.mu.Lock()
 	if p.mu.closed {

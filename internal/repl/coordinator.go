@@ -1,7 +1,6 @@
 package repl
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -16,10 +15,16 @@ import (
 	"github.com/relaydb/relaydb/internal/repl/topology"
 )
 
-// Transport sends a command to another member (netclient.Pool in
-// production, an in-memory network in tests).
+// Transport carries the coordinator's node-to-node commands (heartbeats,
+// vote requests, config fetches, position reports) to the admin database
+// of other members: *netclient.Pool in production, memnet.Network (the
+// test delivers each message) in tests.
 type Transport interface {
-	Run(ctx context.Context, host, db string, cmd bson.D) (bson.D, error)
+	// Send sends cmd to host and calls done exactly once with the reply
+	// or an error; timeout bounds the exchange. Send must not block and
+	// must not call done before it returns: the coordinator sends while
+	// holding its lock, and done takes it.
+	Send(host string, cmd bson.D, timeout time.Duration, done func(reply bson.D, err error))
 }
 
 // Syncer is the sync loop of a secondary: it fetches the oplog from

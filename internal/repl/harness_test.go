@@ -15,12 +15,20 @@ import (
 
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/command"
+	"github.com/relaydb/relaydb/internal/netclient"
+	"github.com/relaydb/relaydb/internal/repl/memnet"
 	"github.com/relaydb/relaydb/internal/storage"
 )
 
-var _ command.Replication = (*Coordinator)(nil)
+var (
+	_ command.Replication = (*Coordinator)(nil)
+	_ Transport           = (*netclient.Pool)(nil)
+	_ Transport           = (*memnet.Endpoint)(nil)
+)
 
 // fakeNet connects in-process coordinators; cut hosts are unreachable.
+// Each Send runs at once in its own goroutine, in real time (see memnet
+// for a network the test steps).
 type fakeNet struct {
 	mu    sync.Mutex
 	nodes map[string]*Coordinator
@@ -45,6 +53,14 @@ func (n *fakeNet) from(host string) Transport { return &fromHost{n: n, self: hos
 type fromHost struct {
 	n    *fakeNet
 	self string
+}
+
+func (f *fromHost) Send(host string, cmd bson.D, timeout time.Duration, done func(bson.D, error)) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		done(f.Run(ctx, host, "admin", cmd))
+	}()
 }
 
 func (f *fromHost) Run(ctx context.Context, host, db string, cmd bson.D) (bson.D, error) {

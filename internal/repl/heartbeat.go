@@ -52,22 +52,28 @@ func (c *Coordinator) sendHeartbeatsLocked(targets []int) {
 			continue
 		}
 		p.inflight = true
-		go c.heartbeat(id, cfg.Members[i].Host, req, timeout)
+		c.sendHeartbeat(id, cfg.Members[i].Host, req, timeout, true)
 	}
 }
 
-func (c *Coordinator) heartbeat(id int, host string, req bson.D, timeout time.Duration) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
+// sendHeartbeat sends req to member id; a failure within timeout is
+// retried once when retry is set. It needs no lock.
+func (c *Coordinator) sendHeartbeat(id int, host string, req bson.D, timeout time.Duration, retry bool) {
 	start := c.now()
-	reply, err := c.opts.Transport.Run(ctx, host, "admin", req)
-	if err != nil && ctx.Err() == nil {
-		// One immediate retry, as MongoDB: a pooled connection may be stale
-		// after the peer restarted.
-		start = c.now()
-		reply, err = c.opts.Transport.Run(ctx, host, "admin", req)
-	}
-	rtt := c.now().Sub(start)
+	c.opts.Transport.Send(host, req, timeout, func(reply bson.D, err error) {
+		elapsed := c.now().Sub(start)
+		if err != nil && retry && elapsed < timeout {
+			// One immediate retry, as MongoDB: a pooled connection may be
+			// stale after the peer restarted.
+			c.sendHeartbeat(id, host, req, timeout-elapsed, false)
+			return
+		}
+		c.heartbeatDone(id, host, reply, err, elapsed)
+	})
+}
+
+// heartbeatDone hands a heartbeat's answer (or failure) to the topology.
+func (c *Coordinator) heartbeatDone(id int, host string, reply bson.D, err error, rtt time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := c.peerLocked(id)
@@ -234,10 +240,8 @@ func (c *Coordinator) fetchConfigLocked(host string) {
 		return
 	}
 	c.fetchingCfg = true
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		reply, err := c.opts.Transport.Run(ctx, host, "admin", bson.D{{Key: "replSetGetConfig", Value: int32(1)}})
+	cmd := bson.D{{Key: "replSetGetConfig", Value: int32(1)}}
+	c.opts.Transport.Send(host, cmd, 5*time.Second, func(reply bson.D, err error) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.fetchingCfg = false
@@ -248,7 +252,7 @@ func (c *Coordinator) fetchConfigLocked(host string) {
 		if doc, ok := bsonx.Get(reply, "config"); ok {
 			c.learnConfigLocked(doc, host)
 		}
-	}()
+	})
 }
 
 // learnConfigLocked installs a config another member sent when it is

@@ -168,11 +168,17 @@ func (c *Coordinator) reporter() {
 		if s.syncHost == "" || s.state == topology.StatePrimary || s.selfID < 0 {
 			continue
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), interval*2)
-		_, err := c.opts.Transport.Run(ctx, s.syncHost, "admin", c.updatePositionCmd(s))
-		cancel()
-		if err != nil {
-			c.log.Debug("replSetUpdatePosition failed", "source", s.syncHost, "err", err)
+		// One report at a time: wait for its answer before the next.
+		errc := make(chan error, 1)
+		c.opts.Transport.Send(s.syncHost, c.updatePositionCmd(s), interval*2,
+			func(_ bson.D, err error) { errc <- err })
+		select {
+		case <-c.stop:
+			return
+		case err := <-errc:
+			if err != nil {
+				c.log.Debug("replSetUpdatePosition failed", "source", s.syncHost, "err", err)
+			}
 		}
 	}
 }

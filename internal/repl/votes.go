@@ -1,7 +1,6 @@
 package repl
 
 import (
-	"context"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -27,15 +26,17 @@ func (c *Coordinator) sendVoteRequestsLocked(a topology.SendVoteRequests) {
 	timeout := cfg.ElectionTimeout()
 	for _, id := range a.Targets {
 		if i := cfg.MemberIndex(id); i >= 0 {
-			go c.requestVote(id, cfg.Members[i].Host, cmd, a.DryRun, a.Term, timeout)
+			id, host := id, cfg.Members[i].Host
+			c.opts.Transport.Send(host, cmd, timeout, func(reply bson.D, err error) {
+				c.voteAnswer(id, host, a.DryRun, a.Term, reply, err)
+			})
 		}
 	}
 }
 
-func (c *Coordinator) requestVote(id int, host string, cmd bson.D, dryRun bool, term int64, timeout time.Duration) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	reply, err := c.opts.Transport.Run(ctx, host, "admin", cmd)
+// voteAnswer hands a vote answer (a failure counts as a refusal) to the
+// topology.
+func (c *Coordinator) voteAnswer(id int, host string, dryRun bool, term int64, reply bson.D, err error) {
 	vr := topology.VoteReply{Reason: "no answer"}
 	if err == nil {
 		vr = parseVoteReply(reply)
