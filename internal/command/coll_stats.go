@@ -3,18 +3,10 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 )
 
-// CollStats is the collStats command.
-type CollStats struct {
-	cmdspec.Cmd `cmd:"collStats" roles:"primary,secondary,router"`
-	Collection  cmdspec.CollName `cmd:",command"`
-	Scale       any              `cmd:"scale"` // accepted; sizes are in bytes
-	Verbose     any              `cmd:"verbose"`
-}
-
-func collStats(c *Ctx, p *CollStats) (bson.D, error) {
+func collStats(c *Ctx, p *request.CollStats) (bson.D, error) {
 	coll := string(p.Collection)
 	col, err := c.collection(coll)
 	if err != nil {

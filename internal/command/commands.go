@@ -1,13 +1,18 @@
 package command
 
-import "go.mongodb.org/mongo-driver/v2/bson"
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/command/request"
+)
 
 // commands is the command table, sorted by name: each command's typed
 // definition (its request struct and handler), help text and flags. Roles
 // come from the struct's tag; a command whose roles name no secondary
-// needs a writable primary (Write). Each command's struct and handler live
-// in the file named for it (find.go, find_and_modify.go, ...) or for its
-// family (replset.go, sessions.go, info.go).
+// needs a writable primary (Write). A command's struct lives in package
+// request and its handler here, in files of the same name: find.go,
+// find_and_modify.go, ..., or its family's (replset.go, sessions.go,
+// info.go).
 //
 // TODO(#10): what is still read by hand rather than through a struct's
 // fields: the replSet* commands' arguments (the coordinator parses the
@@ -20,12 +25,12 @@ import "go.mongodb.org/mongo-driver/v2/bson"
 // (writeconcern.go, readconcern_parse.go, retry.go). Fields typed any are
 // accepted as sent because relaydb reads them leniently or not at all.
 var commands = []*Command{
-	{Name: "abortTransaction", AdminOnly: true, Help: "transactions need a replica set", Def: typed(noTransactions[AbortTransaction])},
+	{Name: "abortTransaction", AdminOnly: true, Help: "transactions need a replica set", Def: typed(noTransactions[request.AbortTransaction])},
 	{Name: "aggregate", Read: true, AfterWrite: pipelineWrites, Help: "runs an aggregation pipeline", Def: typed(aggregate)},
 	{Name: "buildInfo", Aliases: []string{"buildinfo"}, Help: "version and build facts", Def: typed(buildInfo)},
 	{Name: "collMod", AfterWrite: always, Help: "modifies collection options (not supported yet)", Def: typed(collMod)},
 	{Name: "collStats", Read: true, Help: "a collection's size and index facts", Def: typed(collStats)},
-	{Name: "commitTransaction", AdminOnly: true, Help: "transactions need a replica set", Def: typed(noTransactions[CommitTransaction])},
+	{Name: "commitTransaction", AdminOnly: true, Help: "transactions need a replica set", Def: typed(noTransactions[request.CommitTransaction])},
 	{Name: "configureFailPoint", AdminOnly: true, Help: "test command: configures the failCommand fail point", Def: typed(configureFailPoint)},
 	{Name: "connectionStatus", Help: "authentication state of this connection", Def: typed(connectionStatus)},
 	{Name: "count", Read: true, Help: "counts documents", Def: typed(count)},
@@ -49,16 +54,16 @@ var commands = []*Command{
 	{Name: "hello", Aliases: []string{"isMaster", "ismaster"}, Help: "describes this member's role to drivers (SDAM)", Def: typed(hello)},
 	{Name: "hostInfo", Help: "facts about the host", Def: typed(hostInfo)},
 	{Name: "insert", Help: "inserts documents", Def: typed(insert)},
-	{Name: "killAllSessions", Help: "kills all sessions (accepted)", Def: typed(accepted[KillAllSessions])},
-	{Name: "killAllSessionsByPattern", Help: "kills sessions (accepted)", Def: typed(accepted[KillAllSessionsByPattern])},
+	{Name: "killAllSessions", Help: "kills all sessions (accepted)", Def: typed(accepted[request.KillAllSessions])},
+	{Name: "killAllSessionsByPattern", Help: "kills sessions (accepted)", Def: typed(accepted[request.KillAllSessionsByPattern])},
 	{Name: "killCursors", Help: "closes cursors", Def: typed(killCursors)},
-	{Name: "killSessions", Help: "kills logical sessions (accepted)", Def: typed(accepted[KillSessions])},
+	{Name: "killSessions", Help: "kills logical sessions (accepted)", Def: typed(accepted[request.KillSessions])},
 	{Name: "listCollections", Read: true, Help: "lists the collections of a database", Def: typed(listCollections)},
 	{Name: "listCommands", Help: "lists every command", Def: typed(listCommands)},
 	{Name: "listDatabases", AdminOnly: true, Help: "lists databases", Def: typed(listDatabases)},
 	{Name: "listIndexes", Read: true, Help: "lists a collection's indexes", Def: typed(listIndexes)},
 	{Name: "ping", Help: "answers ok", Def: typed(ping)},
-	{Name: "refreshSessions", Help: "refreshes logical sessions (accepted)", Def: typed(accepted[RefreshSessions])},
+	{Name: "refreshSessions", Help: "refreshes logical sessions (accepted)", Def: typed(accepted[request.RefreshSessions])},
 	{Name: "renameCollection", AdminOnly: true, AfterWrite: always, Help: "renames a collection", Def: typed(renameCollection)},
 	{Name: "replSetFreeze", AdminOnly: true, Help: "keeps this member from standing for election", Def: typed(replSetFreeze)},
 	{Name: "replSetGetConfig", AdminOnly: true, Help: "returns the replica-set config", Def: typed(replSetGetConfig)},

@@ -8,7 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -17,14 +17,6 @@ import (
 // close the connection or report a writeConcernError.
 //
 // TODO(#2): gate behind --setParameter enableTestCommands like mongod.
-
-// ConfigureFailPoint is {configureFailPoint: "failCommand", mode, data}.
-type ConfigureFailPoint struct {
-	cmdspec.Cmd `cmd:"configureFailPoint" roles:"primary,secondary,router"`
-	Name        any    `cmd:",command"`
-	Mode        *any   `cmd:"mode"` // "alwaysOn", "off" or {times, skip}
-	Data        bson.D `cmd:"data"`
-}
 
 type failPoint struct {
 	armed    atomic.Bool // fast path: false means check never locks
@@ -106,7 +98,7 @@ func (a *activation) after(reply bson.D) bson.D {
 	return reply
 }
 
-func configureFailPoint(_ *Ctx, p *ConfigureFailPoint) (bson.D, error) {
+func configureFailPoint(_ *Ctx, p *request.ConfigureFailPoint) (bson.D, error) {
 	name, _ := p.Name.(string)
 	if name != "failCommand" {
 		return nil, mongoerr.New(mongoerr.BadValue, "Cannot configure fail point %s: relaydb supports only failCommand", name)

@@ -3,23 +3,11 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// Count is the count command.
-type Count struct {
-	cmdspec.Cmd `cmd:"count" roles:"primary,secondary,router"`
-	Collection  cmdspec.CollName  `cmd:",command"`
-	Query       bson.D            `cmd:"query"`
-	Skip        int64             `cmd:"skip"`
-	Limit       int64             `cmd:"limit"`
-	Hint        cmdspec.Hint      `cmd:"hint"`
-	Collation   cmdspec.Collation `cmd:"collation"`
-	Fields      any               `cmd:"fields"` // accepted, ignored (as MongoDB)
-}
-
-func count(c *Ctx, p *Count) (bson.D, error) {
+func count(c *Ctx, p *request.Count) (bson.D, error) {
 	coll := string(p.Collection)
 	if err := checkCollation(p.Collation); err != nil {
 		return nil, err

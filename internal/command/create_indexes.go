@@ -3,21 +3,11 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// CreateIndexes is the createIndexes command.
-type CreateIndexes struct {
-	cmdspec.Cmd               `cmd:"createIndexes" roles:"primary,router"`
-	Collection                cmdspec.CollName `cmd:",command"`
-	Indexes                   []bson.D         `cmd:"indexes,required"`
-	CommitQuorum              any              `cmd:"commitQuorum"`
-	IgnoreUnknownIndexOptions any              `cmd:"ignoreUnknownIndexOptions"`
-	IsTimeseriesNamespace     any              `cmd:"isTimeseriesNamespace"`
-}
-
-func createIndexes(c *Ctx, p *CreateIndexes) (bson.D, error) {
+func createIndexes(c *Ctx, p *request.CreateIndexes) (bson.D, error) {
 	coll := string(p.Collection)
 	if len(p.Indexes) == 0 {
 		return nil, mongoerr.New(mongoerr.BadValue, "Must specify at least one index to create")

@@ -3,18 +3,10 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 )
 
-// DBStats is the dbStats command.
-type DBStats struct {
-	cmdspec.Cmd `cmd:"dbStats" roles:"primary,secondary,router"`
-	Value       any `cmd:",command"`
-	Scale       any `cmd:"scale"` // accepted; sizes are in bytes
-	FreeStorage any `cmd:"freeStorage"`
-}
-
-func dbStats(c *Ctx, _ *DBStats) (bson.D, error) {
+func dbStats(c *Ctx, _ *request.DBStats) (bson.D, error) {
 	var objects, size, indexes int64
 	cols := c.D.eng.Catalog().Collections(c.DB)
 	for _, col := range cols {

@@ -3,20 +3,10 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 )
 
-// Distinct is the distinct command.
-type Distinct struct {
-	cmdspec.Cmd `cmd:"distinct" roles:"primary,secondary,router"`
-	Collection  cmdspec.CollName  `cmd:",command"`
-	Key         string            `cmd:"key,required"`
-	Query       bson.D            `cmd:"query"`
-	Collation   cmdspec.Collation `cmd:"collation"`
-	Hint        any               `cmd:"hint"` // accepted, not used yet
-}
-
-func distinct(c *Ctx, p *Distinct) (bson.D, error) {
+func distinct(c *Ctx, p *request.Distinct) (bson.D, error) {
 	coll := string(p.Collection)
 	if err := checkCollation(p.Collation); err != nil {
 		return nil, err

@@ -1,11 +1,11 @@
 // Package command turns a request document into a reply document. Every
 // command is one entry of the sorted table in commands.go and one request
-// struct (package cmdspec's tags: field names, required, the roles that may
-// run it), in the file named for the command or its family. The
-// dispatcher rejects unknown fields, applies the role gates, decodes the
-// request into its struct (cmdspec.Decode, the codec a router shares),
-// calls the handler, which calls the engine (package exec), waits for the
-// write concern and builds MongoDB's reply shape.
+// struct in package request (cmdspec's tags: field names, required, the
+// roles that may run it), each in the file named for the command or its
+// family. The dispatcher rejects unknown fields, applies the role gates,
+// decodes the request into its struct (cmdspec.Decode, the codec a router
+// shares), calls the handler, which calls the engine (package exec), waits
+// for the write concern and builds MongoDB's reply shape.
 //
 // Invariants:
 //   - Every error a client sees is a *mongoerr.Error with MongoDB's code and

@@ -3,25 +3,11 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// Drop is the drop command.
-type Drop struct {
-	cmdspec.Cmd `cmd:"drop" roles:"primary,router"`
-	Collection  cmdspec.CollName `cmd:",command"`
-	Rest        bson.D           `cmd:",inline"` // not checked
-}
-
-// DropDatabase is the dropDatabase command.
-type DropDatabase struct {
-	cmdspec.Cmd `cmd:"dropDatabase" roles:"primary,router"`
-	Value       any    `cmd:",command"`
-	Rest        bson.D `cmd:",inline"` // not checked
-}
-
-func drop(c *Ctx, p *Drop) (bson.D, error) {
+func drop(c *Ctx, p *request.Drop) (bson.D, error) {
 	coll := string(p.Collection)
 	cat := c.D.eng.Catalog()
 	col := cat.Collection(c.DB, coll)
@@ -35,7 +21,7 @@ func drop(c *Ctx, p *Drop) (bson.D, error) {
 	return bson.D{{Key: "nIndexesWas", Value: int32(n)}, {Key: "ns", Value: c.ns(coll)}}, nil
 }
 
-func dropDatabase(c *Ctx, _ *DropDatabase) (bson.D, error) {
+func dropDatabase(c *Ctx, _ *request.DropDatabase) (bson.D, error) {
 	if err := c.D.eng.Catalog().DropDatabase(c.DB); err != nil {
 		return nil, err
 	}

@@ -3,20 +3,11 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// DropIndexes is the dropIndexes command; index is a name, a list of
-// names or a key pattern.
-type DropIndexes struct {
-	cmdspec.Cmd           `cmd:"dropIndexes" roles:"primary,router"`
-	Collection            cmdspec.CollName `cmd:",command"`
-	Index                 any              `cmd:"index,required"`
-	IsTimeseriesNamespace any              `cmd:"isTimeseriesNamespace"`
-}
-
-func dropIndexes(c *Ctx, p *DropIndexes) (bson.D, error) {
+func dropIndexes(c *Ctx, p *request.DropIndexes) (bson.D, error) {
 	coll := string(p.Collection)
 	col, err := c.collection(coll)
 	if err != nil {

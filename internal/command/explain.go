@@ -5,18 +5,12 @@ import (
 
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// Explain is the explain command; the command it explains is kept as sent.
-type Explain struct {
-	cmdspec.Cmd `cmd:"explain" roles:"primary,secondary,router"`
-	Command     any `cmd:",command"`
-	Verbosity   any `cmd:"verbosity"`
-}
-
-func explain(c *Ctx, p *Explain) (bson.D, error) {
+func explain(c *Ctx, p *request.Explain) (bson.D, error) {
 	inner, ok := p.Command.(bson.D)
 	if !ok || len(inner) == 0 {
 		return nil, c.typeErr("explain", p.Command, "object")
@@ -29,7 +23,7 @@ func explain(c *Ctx, p *Explain) (bson.D, error) {
 	var q exec.FindParams
 	switch inner[0].Key {
 	case "find":
-		var f Find
+		var f request.Find
 		if err = cmdspec.Decode(known(&f, inner), &f); err == nil {
 			q, err = findParams(&f)
 		}

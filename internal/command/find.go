@@ -6,42 +6,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// Find is the find command.
-type Find struct {
-	cmdspec.Cmd  `cmd:"find" roles:"primary,secondary,router"`
-	Collection   cmdspec.CollName  `cmd:",command"`
-	Filter       bson.D            `cmd:"filter"`
-	Projection   bson.D            `cmd:"projection"`
-	Sort         bson.D            `cmd:"sort"`
-	Skip         int64             `cmd:"skip"`
-	Limit        int64             `cmd:"limit"`
-	BatchSize    *int64            `cmd:"batchSize"`
-	SingleBatch  bool              `cmd:"singleBatch"`
-	Hint         cmdspec.Hint      `cmd:"hint"`
-	AllowDiskUse bool              `cmd:"allowDiskUse"`
-	Let          bson.D            `cmd:"let"`
-	Collation    cmdspec.Collation `cmd:"collation"`
-	// Tailable and AwaitData are read leniently (a wrong type is false).
-	Tailable  any `cmd:"tailable"`
-	AwaitData any `cmd:"awaitData"`
-	// Accepted and not used yet.
-	Min                 any `cmd:"min"`
-	Max                 any `cmd:"max"`
-	ReturnKey           any `cmd:"returnKey"`
-	ShowRecordID        any `cmd:"showRecordId"`
-	NoCursorTimeout     any `cmd:"noCursorTimeout"`
-	OplogReplay         any `cmd:"oplogReplay"`
-	AllowPartialResults any `cmd:"allowPartialResults"`
-	ReadOnce            any `cmd:"readOnce"`
-	Term                any `cmd:"term"`
-}
-
 // findParams checks find's query fields and returns them as exec takes them.
-func findParams(p *Find) (exec.FindParams, error) {
+func findParams(p *request.Find) (exec.FindParams, error) {
 	q := exec.FindParams{Filter: p.Filter, Projection: p.Projection, Sort: p.Sort, Hint: p.Hint.Value,
 		Skip: p.Skip, Limit: p.Limit, AllowDiskUse: p.AllowDiskUse}
 	if p.Skip < 0 {
@@ -78,7 +49,7 @@ func lenient(v any) bool {
 	return b
 }
 
-func find(c *Ctx, f *Find) (bson.D, error) {
+func find(c *Ctx, f *request.Find) (bson.D, error) {
 	coll := string(f.Collection)
 	p, err := findParams(f)
 	if err != nil {

@@ -3,29 +3,11 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/exec"
 )
 
-// FindAndModify is the findAndModify command.
-type FindAndModify struct {
-	cmdspec.Cmd              `cmd:"findAndModify" roles:"primary,router"`
-	Collection               cmdspec.CollName     `cmd:",command"`
-	Query                    bson.D               `cmd:"query"`
-	Sort                     bson.D               `cmd:"sort"`
-	Remove                   bool                 `cmd:"remove"`
-	Update                   cmdspec.Modification `cmd:"update"`
-	New                      bool                 `cmd:"new"`
-	Fields                   bson.D               `cmd:"fields"`
-	Upsert                   bool                 `cmd:"upsert"`
-	ArrayFilters             cmdspec.Filters      `cmd:"arrayFilters"`
-	Hint                     cmdspec.Hint         `cmd:"hint"`
-	Collation                cmdspec.Collation    `cmd:"collation"`
-	BypassDocumentValidation any                  `cmd:"bypassDocumentValidation"`
-	Let                      bson.D               `cmd:"let"`
-}
-
-func findAndModify(c *Ctx, f *FindAndModify) (bson.D, error) {
+func findAndModify(c *Ctx, f *request.FindAndModify) (bson.D, error) {
 	coll := string(f.Collection)
 	wc, err := c.writeConcern()
 	if err != nil {

@@ -6,21 +6,11 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/exec"
 )
 
-// GetMore is the getMore command.
-type GetMore struct {
-	cmdspec.Cmd              `cmd:"getMore" roles:"primary,secondary,router"`
-	CursorID                 cmdspec.Long `cmd:",command"`
-	Collection               string       `cmd:"collection,required"`
-	BatchSize                *int64       `cmd:"batchSize"`
-	Term                     any          `cmd:"term"`
-	LastKnownCommittedOpTime any          `cmd:"lastKnownCommittedOpTime"`
-}
-
-func getMore(c *Ctx, p *GetMore) (bson.D, error) {
+func getMore(c *Ctx, p *request.GetMore) (bson.D, error) {
 	n, err := firstBatchSize(p.BatchSize, 0)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -23,21 +23,7 @@ const (
 // processID identifies this process in topologyVersion.
 var processID = bson.NewObjectID()
 
-// Hello is hello (and its legacy names isMaster and ismaster). Fields it
-// does not read (saslSupportedMechs, speculativeAuthenticate,
-// loadBalanced, ...) are accepted and ignored.
-type Hello struct {
-	cmdspec.Cmd     `cmd:"hello" roles:"primary,secondary,router,unauthenticated"`
-	Value           any     `cmd:",command"`
-	Client          *bson.D `cmd:"client"`
-	HelloOk         any     `cmd:"helloOk"` // read leniently: a wrong type is false
-	TopologyVersion *any    `cmd:"topologyVersion"`
-	MaxAwaitTimeMS  *int64  `cmd:"maxAwaitTimeMS"`
-	Compression     *any    `cmd:"compression"`
-	Rest            bson.D  `cmd:",inline"`
-}
-
-func hello(c *Ctx, p *Hello) (bson.D, error) {
+func hello(c *Ctx, p *request.Hello) (bson.D, error) {
 	if err := c.waitAwaitable(p); err != nil {
 		return nil, err
 	}
@@ -116,7 +102,7 @@ func negotiateCompression(v *any) bson.A {
 // maxAwaitTimeMS the reply waits until the topology changes or the time
 // passes. A standalone's topology never changes, so it waits the full time
 // (bounded by shutdown).
-func (c *Ctx) waitAwaitable(p *Hello) error {
+func (c *Ctx) waitAwaitable(p *request.Hello) error {
 	if p.TopologyVersion == nil || p.MaxAwaitTimeMS == nil {
 		return nil
 	}

@@ -4,18 +4,11 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// KillCursors is the killCursors command.
-type KillCursors struct {
-	cmdspec.Cmd `cmd:"killCursors" roles:"primary,secondary,router"`
-	Collection  cmdspec.CollName `cmd:",command"`
-	Cursors     bson.A           `cmd:"cursors,required"`
-}
-
-func killCursors(c *Ctx, p *KillCursors) (bson.D, error) {
+func killCursors(c *Ctx, p *request.KillCursors) (bson.D, error) {
 	killed, notFound := bson.A{}, bson.A{}
 	for _, v := range p.Cursors {
 		id, isLong := cursorID(v)

@@ -4,24 +4,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/catalog"
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/query"
 )
 
-// ListCollections is the listCollections command.
-type ListCollections struct {
-	cmdspec.Cmd           `cmd:"listCollections" roles:"primary,secondary,router"`
-	Value                 any     `cmd:",command"`
-	Filter                bson.D  `cmd:"filter"`
-	NameOnly              bool    `cmd:"nameOnly"`
-	AuthorizedCollections any     `cmd:"authorizedCollections"`
-	Cursor                *bson.D `cmd:"cursor"`
-	IncludePendingDrops   any     `cmd:"includePendingDrops"`
-}
-
-func listCollections(c *Ctx, p *ListCollections) (bson.D, error) {
+func listCollections(c *Ctx, p *request.ListCollections) (bson.D, error) {
 	nameOnly := p.NameOnly
 	m, err := query.Compile(p.Filter)
 	if err != nil {

@@ -3,17 +3,10 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 )
 
-// ListCommands is the listCommands command.
-type ListCommands struct {
-	cmdspec.Cmd `cmd:"listCommands" roles:"primary,secondary,router"`
-	Value       any    `cmd:",command"`
-	Rest        bson.D `cmd:",inline"`
-}
-
-func listCommands(*Ctx, *ListCommands) (bson.D, error) {
+func listCommands(*Ctx, *request.ListCommands) (bson.D, error) {
 	cmds := bson.D{}
 	for _, cmd := range table {
 		n := cmd.Name

@@ -5,20 +5,11 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/query"
 )
 
-// ListDatabases is the listDatabases command.
-type ListDatabases struct {
-	cmdspec.Cmd         `cmd:"listDatabases" roles:"primary,secondary,router"`
-	Value               any    `cmd:",command"`
-	Filter              bson.D `cmd:"filter"`
-	NameOnly            bool   `cmd:"nameOnly"`
-	AuthorizedDatabases any    `cmd:"authorizedDatabases"`
-}
-
-func listDatabases(c *Ctx, p *ListDatabases) (bson.D, error) {
+func listDatabases(c *Ctx, p *request.ListDatabases) (bson.D, error) {
 	nameOnly := p.NameOnly
 	m, err := query.Compile(p.Filter)
 	if err != nil {

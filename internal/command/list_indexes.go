@@ -3,20 +3,11 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/exec"
 )
 
-// ListIndexes is the listIndexes command.
-type ListIndexes struct {
-	cmdspec.Cmd           `cmd:"listIndexes" roles:"primary,secondary,router"`
-	Collection            cmdspec.CollName `cmd:",command"`
-	Cursor                *bson.D          `cmd:"cursor"`
-	IncludeBuildUUIDs     any              `cmd:"includeBuildUUIDs"`
-	IncludeIndexBuildInfo any              `cmd:"includeIndexBuildInfo"`
-}
-
-func listIndexes(c *Ctx, p *ListIndexes) (bson.D, error) {
+func listIndexes(c *Ctx, p *request.ListIndexes) (bson.D, error) {
 	coll := string(p.Collection)
 	col, err := c.collection(coll)
 	if err != nil {

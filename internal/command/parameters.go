@@ -7,24 +7,9 @@ import (
 
 	"github.com/relaydb/relaydb/internal/agg"
 	"github.com/relaydb/relaydb/internal/bsonx"
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
-
-// GetParameter is getParameter: {getParameter: "*" | {allParameters: true}
-// | 1, <name>: 1, ...}.
-type GetParameter struct {
-	cmdspec.Cmd `cmd:"getParameter" roles:"primary,secondary,router"`
-	Value       any    `cmd:",command"`
-	Names       bson.D `cmd:",inline"` // the parameters asked for
-}
-
-// SetParameter is setParameter: {setParameter: 1, <name>: <value>, ...}.
-type SetParameter struct {
-	cmdspec.Cmd `cmd:"setParameter" roles:"primary,secondary,router"`
-	Value       any    `cmd:",command"`
-	Values      bson.D `cmd:",inline"` // the parameters to set
-}
 
 // parameters are the server parameters getParameter reports.
 func parameters(c *Ctx) bson.D {
@@ -39,7 +24,7 @@ func parameters(c *Ctx) bson.D {
 	}, agg.Parameters()...)
 }
 
-func getParameter(c *Ctx, p *GetParameter) (bson.D, error) {
+func getParameter(c *Ctx, p *request.GetParameter) (bson.D, error) {
 	all := parameters(c)
 	sel := p.Value
 	if s, ok := sel.(string); ok && s == "*" {
@@ -68,7 +53,7 @@ func getParameter(c *Ctx, p *GetParameter) (bson.D, error) {
 
 // setParameterCmd applies the parameters relaydb supports at runtime and
 // refuses the rest, as mongod refuses unknown parameters.
-func setParameter(c *Ctx, p *SetParameter) (bson.D, error) {
+func setParameter(c *Ctx, p *request.SetParameter) (bson.D, error) {
 	was := bson.D{}
 	for _, e := range p.Values {
 		switch e.Key {

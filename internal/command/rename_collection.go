@@ -5,21 +5,11 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// RenameCollection is the renameCollection command (sent to admin, with
-// full namespaces).
-type RenameCollection struct {
-	cmdspec.Cmd `cmd:"renameCollection" roles:"primary,router"`
-	From        string `cmd:",command"`
-	To          string `cmd:"to,required"`
-	DropTarget  bool   `cmd:"dropTarget"`
-	StayTemp    any    `cmd:"stayTemp"`
-}
-
-func renameCollection(c *Ctx, p *RenameCollection) (bson.D, error) {
+func renameCollection(c *Ctx, p *request.RenameCollection) (bson.D, error) {
 	fromDB, fromColl, ok1 := strings.Cut(p.From, ".")
 	toDB, toColl, ok2 := strings.Cut(p.To, ".")
 	if !ok1 || !ok2 || fromColl == "" || toColl == "" {

@@ -6,7 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -16,101 +16,23 @@ import (
 // positions) are sent by other members. The coordinator parses their
 // arguments itself, so each struct keeps every field (Args) as sent.
 
-// ReplSetInitiate is replSetInitiate: {replSetInitiate: <config or nothing>}.
-type ReplSetInitiate struct {
-	cmdspec.Cmd `cmd:"replSetInitiate" roles:"primary,secondary"`
-	Config      any    `cmd:",command"`
-	Args        bson.D `cmd:",inline"`
-}
-
-// ReplSetGetConfig is replSetGetConfig.
-type ReplSetGetConfig struct {
-	cmdspec.Cmd `cmd:"replSetGetConfig" roles:"primary,secondary"`
-	Value       any    `cmd:",command"`
-	Args        bson.D `cmd:",inline"`
-}
-
-// ReplSetReconfig is replSetReconfig: {replSetReconfig: <config>, force}.
-type ReplSetReconfig struct {
-	cmdspec.Cmd `cmd:"replSetReconfig" roles:"primary,secondary"`
-	Config      any    `cmd:",command"`
-	Args        bson.D `cmd:",inline"`
-}
-
-// ReplSetGetStatus is replSetGetStatus.
-type ReplSetGetStatus struct {
-	cmdspec.Cmd `cmd:"replSetGetStatus" roles:"primary,secondary"`
-	Value       any    `cmd:",command"`
-	Args        bson.D `cmd:",inline"`
-}
-
-// ReplSetStepDown is replSetStepDown: {replSetStepDown: <secs>,
-// secondaryCatchUpPeriodSecs, force}.
-type ReplSetStepDown struct {
-	cmdspec.Cmd `cmd:"replSetStepDown" roles:"primary,secondary"`
-	Secs        any    `cmd:",command"`
-	Args        bson.D `cmd:",inline"`
-}
-
-// ReplSetFreeze is replSetFreeze: {replSetFreeze: <secs>}.
-type ReplSetFreeze struct {
-	cmdspec.Cmd `cmd:"replSetFreeze" roles:"primary,secondary"`
-	Secs        any    `cmd:",command"`
-	Args        bson.D `cmd:",inline"`
-}
-
-// ReplSetSyncFrom is replSetSyncFrom: {replSetSyncFrom: <host>}.
-type ReplSetSyncFrom struct {
-	cmdspec.Cmd `cmd:"replSetSyncFrom" roles:"primary,secondary"`
-	Host        any    `cmd:",command"`
-	Args        bson.D `cmd:",inline"`
-}
-
-// ReplSetMaintenance is replSetMaintenance: {replSetMaintenance: <bool>}.
-type ReplSetMaintenance struct {
-	cmdspec.Cmd `cmd:"replSetMaintenance" roles:"primary,secondary"`
-	On          any    `cmd:",command"`
-	Args        bson.D `cmd:",inline"`
-}
-
-// ReplSetHeartbeat is the member-to-member heartbeat.
-type ReplSetHeartbeat struct {
-	cmdspec.Cmd `cmd:"replSetHeartbeat" roles:"primary,secondary"`
-	Value       any    `cmd:",command"`
-	Args        bson.D `cmd:",inline"`
-}
-
-// ReplSetRequestVotes is an election's vote request.
-type ReplSetRequestVotes struct {
-	cmdspec.Cmd `cmd:"replSetRequestVotes" roles:"primary,secondary"`
-	Value       any    `cmd:",command"`
-	Args        bson.D `cmd:",inline"`
-}
-
-// ReplSetUpdatePosition reports downstream members' progress.
-type ReplSetUpdatePosition struct {
-	cmdspec.Cmd `cmd:"replSetUpdatePosition" roles:"primary,secondary"`
-	Value       any    `cmd:",command"`
-	Args        bson.D `cmd:",inline"`
-}
-
-func replSetInitiate(c *Ctx, _ *ReplSetInitiate) (bson.D, error) {
+func replSetInitiate(c *Ctx, _ *request.ReplSetInitiate) (bson.D, error) {
 	return c.onRepl(func(r Replication) (bson.D, error) { return r.ReplSetInitiate(c.Cmd) })
 }
 
-func replSetGetConfig(c *Ctx, _ *ReplSetGetConfig) (bson.D, error) {
+func replSetGetConfig(c *Ctx, _ *request.ReplSetGetConfig) (bson.D, error) {
 	return c.onRepl(func(r Replication) (bson.D, error) { return r.ReplSetGetConfig() })
 }
 
-func replSetReconfig(c *Ctx, _ *ReplSetReconfig) (bson.D, error) {
+func replSetReconfig(c *Ctx, _ *request.ReplSetReconfig) (bson.D, error) {
 	return c.onRepl(func(r Replication) (bson.D, error) { return r.ReplSetReconfig(c.Cmd) })
 }
 
-func replSetGetStatus(c *Ctx, _ *ReplSetGetStatus) (bson.D, error) {
+func replSetGetStatus(c *Ctx, _ *request.ReplSetGetStatus) (bson.D, error) {
 	return c.onRepl(func(r Replication) (bson.D, error) { return r.ReplSetGetStatus() })
 }
 
-func replSetStepDown(c *Ctx, _ *ReplSetStepDown) (bson.D, error) {
+func replSetStepDown(c *Ctx, _ *request.ReplSetStepDown) (bson.D, error) {
 	return c.onRepl(func(r Replication) (bson.D, error) {
 		ctx, cancel := c.replContext()
 		defer cancel()
@@ -118,27 +40,27 @@ func replSetStepDown(c *Ctx, _ *ReplSetStepDown) (bson.D, error) {
 	})
 }
 
-func replSetFreeze(c *Ctx, _ *ReplSetFreeze) (bson.D, error) {
+func replSetFreeze(c *Ctx, _ *request.ReplSetFreeze) (bson.D, error) {
 	return c.onRepl(func(r Replication) (bson.D, error) { return r.ReplSetFreeze(c.Cmd) })
 }
 
-func replSetSyncFrom(c *Ctx, _ *ReplSetSyncFrom) (bson.D, error) {
+func replSetSyncFrom(c *Ctx, _ *request.ReplSetSyncFrom) (bson.D, error) {
 	return c.onRepl(func(r Replication) (bson.D, error) { return r.ReplSetSyncFrom(c.Cmd) })
 }
 
-func replSetMaintenance(c *Ctx, _ *ReplSetMaintenance) (bson.D, error) {
+func replSetMaintenance(c *Ctx, _ *request.ReplSetMaintenance) (bson.D, error) {
 	return c.onRepl(func(r Replication) (bson.D, error) { return r.ReplSetMaintenance(c.Cmd) })
 }
 
-func replSetHeartbeat(c *Ctx, _ *ReplSetHeartbeat) (bson.D, error) {
+func replSetHeartbeat(c *Ctx, _ *request.ReplSetHeartbeat) (bson.D, error) {
 	return c.onRepl(func(r Replication) (bson.D, error) { return r.ReplSetHeartbeat(c.Cmd) })
 }
 
-func replSetRequestVotes(c *Ctx, _ *ReplSetRequestVotes) (bson.D, error) {
+func replSetRequestVotes(c *Ctx, _ *request.ReplSetRequestVotes) (bson.D, error) {
 	return c.onRepl(func(r Replication) (bson.D, error) { return r.ReplSetRequestVotes(c.Cmd) })
 }
 
-func replSetUpdatePosition(c *Ctx, _ *ReplSetUpdatePosition) (bson.D, error) {
+func replSetUpdatePosition(c *Ctx, _ *request.ReplSetUpdatePosition) (bson.D, error) {
 	return c.onRepl(func(r Replication) (bson.D, error) { return r.ReplSetUpdatePosition(c.Cmd) })
 }
 

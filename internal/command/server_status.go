@@ -8,18 +8,10 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 )
 
-// ServerStatus is the serverStatus command; its section selectors are
-// accepted and ignored (every section is reported).
-type ServerStatus struct {
-	cmdspec.Cmd `cmd:"serverStatus" roles:"primary,secondary,router"`
-	Value       any    `cmd:",command"`
-	Sections    bson.D `cmd:",inline"`
-}
-
-func serverStatus(c *Ctx, _ *ServerStatus) (bson.D, error) {
+func serverStatus(c *Ctx, _ *request.ServerStatus) (bson.D, error) {
 	m := c.D.metrics
 	host, _ := os.Hostname()
 	up := time.Since(c.D.info.StartTime)

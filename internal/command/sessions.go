@@ -5,69 +5,13 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // Sessions: drivers send lsid with every command and endSessions when they
 // close. relaydb accepts them; a standalone has no transactions. The
 // structs take any field (Rest): relaydb reads none but endSessions' ids.
-
-// StartSession is the startSession command.
-type StartSession struct {
-	cmdspec.Cmd `cmd:"startSession" roles:"primary,secondary,router"`
-	Value       any    `cmd:",command"`
-	Rest        bson.D `cmd:",inline"`
-}
-
-// EndSessions is {endSessions: [{id: <uuid>}, ...]}.
-type EndSessions struct {
-	cmdspec.Cmd `cmd:"endSessions" roles:"primary,secondary,router"`
-	IDs         any    `cmd:",command"`
-	Rest        bson.D `cmd:",inline"`
-}
-
-// RefreshSessions is the refreshSessions command (accepted).
-type RefreshSessions struct {
-	cmdspec.Cmd `cmd:"refreshSessions" roles:"primary,secondary,router"`
-	IDs         any    `cmd:",command"`
-	Rest        bson.D `cmd:",inline"`
-}
-
-// KillSessions is the killSessions command (accepted).
-type KillSessions struct {
-	cmdspec.Cmd `cmd:"killSessions" roles:"primary,secondary,router"`
-	IDs         any    `cmd:",command"`
-	Rest        bson.D `cmd:",inline"`
-}
-
-// KillAllSessions is the killAllSessions command (accepted).
-type KillAllSessions struct {
-	cmdspec.Cmd `cmd:"killAllSessions" roles:"primary,secondary,router"`
-	Users       any    `cmd:",command"`
-	Rest        bson.D `cmd:",inline"`
-}
-
-// KillAllSessionsByPattern is the killAllSessionsByPattern command (accepted).
-type KillAllSessionsByPattern struct {
-	cmdspec.Cmd `cmd:"killAllSessionsByPattern" roles:"primary,secondary,router"`
-	Patterns    any    `cmd:",command"`
-	Rest        bson.D `cmd:",inline"`
-}
-
-// CommitTransaction is the commitTransaction command.
-type CommitTransaction struct {
-	cmdspec.Cmd `cmd:"commitTransaction" roles:"primary,secondary,router"`
-	Value       any    `cmd:",command"`
-	Rest        bson.D `cmd:",inline"`
-}
-
-// AbortTransaction is the abortTransaction command.
-type AbortTransaction struct {
-	cmdspec.Cmd `cmd:"abortTransaction" roles:"primary,secondary,router"`
-	Value       any    `cmd:",command"`
-	Rest        bson.D `cmd:",inline"`
-}
 
 // accepted answers ok and does nothing.
 func accepted[T any](*Ctx, *T) (bson.D, error) { return bson.D{}, nil }
@@ -77,7 +21,7 @@ func noTransactions[T any](*Ctx, *T) (bson.D, error) {
 	return nil, mongoerr.New(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
 }
 
-func startSession(*Ctx, *StartSession) (bson.D, error) {
+func startSession(*Ctx, *request.StartSession) (bson.D, error) {
 	var id [16]byte
 	rand.Read(id[:])
 	id[6] = id[6]&0x0f | 0x40
@@ -88,7 +32,7 @@ func startSession(*Ctx, *StartSession) (bson.D, error) {
 	}, nil
 }
 
-func endSessions(c *Ctx, p *EndSessions) (bson.D, error) {
+func endSessions(c *Ctx, p *request.EndSessions) (bson.D, error) {
 	ids, _ := p.IDs.(bson.A)
 	for _, v := range ids {
 		if d, ok := v.(bson.D); ok {
