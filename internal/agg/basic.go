@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/iterx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/query"
 )
@@ -52,13 +53,13 @@ func compileLimit(spec any, _ *compileCtx) ([]stage, error) {
 
 func (s *limitStage) run(in Iterator, _ *runCtx) Iterator {
 	seen := int64(0)
-	return &funcIter{close: in.Close, next: func() (bson.D, bool, error) {
+	return iterx.Func(func() (bson.D, bool, error) {
 		if seen >= s.n {
 			return nil, false, nil
 		}
 		seen++
-		return in.Next()
-	}}
+		return pull(in)
+	}, in.Close)
 }
 
 type skipStage struct{ n int64 }
@@ -76,15 +77,15 @@ func compileSkip(spec any, _ *compileCtx) ([]stage, error) {
 
 func (s *skipStage) run(in Iterator, _ *runCtx) Iterator {
 	skipped := int64(0)
-	return &funcIter{close: in.Close, next: func() (bson.D, bool, error) {
+	return iterx.Func(func() (bson.D, bool, error) {
 		for skipped < s.n {
 			skipped++
-			if _, ok, err := in.Next(); err != nil || !ok {
+			if _, ok, err := pull(in); err != nil || !ok {
 				return nil, false, err
 			}
 		}
-		return in.Next()
-	}}
+		return pull(in)
+	}, in.Close)
 }
 
 type sortStage struct {

@@ -10,7 +10,8 @@
 //   - Streaming stages ($match, $project, $unwind, ...) hold one document;
 //     blocking stages ($sort, $group, $facet, $sample, $bucket) drain
 //     their input first, holding at most their memory limit (memory.go)
-//     before they spill to disk or fail. Errors surface from Next.
+//     before they spill to disk or fail. Errors end the stream: Next
+//     returns false and Err reports them.
 //   - Documents are bson.D; a missing value is expr.Missing and never
 //     appears in an output document.
 //   - $out and $merge never run here: SplitOutput removes a final one and
@@ -26,14 +27,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
+	"github.com/relaydb/relaydb/internal/iterx"
 )
 
-// Iterator yields documents. Next returns ok=false at the end. Close
-// releases resources; it is safe to call more than once.
-type Iterator interface {
-	Next() (doc bson.D, ok bool, err error)
-	Close()
-}
+// Iterator yields documents under iterx's contract. Stages never modify
+// a document they receive, so documents may be shared with the input.
+// No stage is tailable: a pipeline's output ends once.
+type Iterator = iterx.Iterator[bson.D]
 
 // Env is what a pipeline may use from outside.
 type Env struct {
@@ -67,61 +67,29 @@ type Env struct {
 	TempDir string
 }
 
-// Slice returns an Iterator over docs.
-func Slice(docs []bson.D) Iterator { return &sliceIter{docs: docs} }
-
-type sliceIter struct {
-	docs []bson.D
-	i    int
-}
-
-func (s *sliceIter) Next() (bson.D, bool, error) {
-	if s.i >= len(s.docs) {
-		return nil, false, nil
-	}
-	s.i++
-	return s.docs[s.i-1], true, nil
-}
-
-func (s *sliceIter) Close() {}
+// Slice returns an Iterator over docs; it leaves docs unchanged.
+func Slice(docs []bson.D) Iterator { return iterx.Slice(docs) }
 
 // Drain reads every document of it and closes it.
-func Drain(it Iterator) ([]bson.D, error) {
-	defer it.Close()
-	var out []bson.D
-	for {
-		d, ok, err := it.Next()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return out, nil
-		}
-		out = append(out, d)
-	}
-}
+func Drain(it Iterator) ([]bson.D, error) { return iterx.Drain(it) }
 
-// funcIter adapts a next function; close closes the upstream.
-type funcIter struct {
-	next  func() (bson.D, bool, error)
-	close func()
-}
-
-func (f *funcIter) Next() (bson.D, bool, error) { return f.next() }
-func (f *funcIter) Close() {
-	if f.close != nil {
-		f.close()
-		f.close = nil
+// pull reads in's next document in the shape of an iterx.Func step: at
+// the end of in it returns in's error, if any.
+func pull(in Iterator) (bson.D, bool, error) {
+	d, ok := in.Next()
+	if !ok {
+		return nil, false, in.Err()
 	}
+	return d, true, nil
 }
 
 // mapIter applies fn to each document; fn returning nil drops it.
 func mapIter(in Iterator, fn func(bson.D) (bson.D, error)) Iterator {
-	return &funcIter{close: in.Close, next: func() (bson.D, bool, error) {
+	return iterx.Func(func() (bson.D, bool, error) {
 		for {
-			d, ok, err := in.Next()
-			if err != nil || !ok {
-				return nil, false, err
+			d, ok := in.Next()
+			if !ok {
+				return nil, false, in.Err()
 			}
 			out, err := fn(d)
 			if err != nil {
@@ -131,10 +99,5 @@ func mapIter(in Iterator, fn func(bson.D) (bson.D, error)) Iterator {
 				return out, true, nil
 			}
 		}
-	}}
-}
-
-// errIter fails on the first Next.
-func errIter(in Iterator, err error) Iterator {
-	return &funcIter{close: in.Close, next: func() (bson.D, bool, error) { return nil, false, err }}
+	}, in.Close)
 }

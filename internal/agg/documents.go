@@ -4,6 +4,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
+	"github.com/relaydb/relaydb/internal/iterx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -23,7 +24,7 @@ func compileDocuments(spec any, cc *compileCtx) ([]stage, error) {
 
 func (s *documentsStage) run(in Iterator, rc *runCtx) Iterator {
 	var out Iterator
-	return &funcIter{close: in.Close, next: func() (bson.D, bool, error) {
+	return iterx.Func(func() (bson.D, bool, error) {
 		if out == nil {
 			docs, err := s.eval(rc)
 			if err != nil {
@@ -31,8 +32,8 @@ func (s *documentsStage) run(in Iterator, rc *runCtx) Iterator {
 			}
 			out = Slice(docs)
 		}
-		return out.Next()
-	}}
+		return pull(out)
+	}, in.Close)
 }
 
 func (s *documentsStage) eval(rc *runCtx) ([]bson.D, error) {

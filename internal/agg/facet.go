@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/iterx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -84,7 +85,7 @@ func (s *facetStage) runFacets(sp *spool, rc *runCtx) (bson.D, error) {
 		it := f.p.runWith(src, rc, -1)
 		arr := bson.A{}
 		for {
-			d, ok, err := it.Next()
+			d, ok, err := pull(it)
 			if err != nil || !ok {
 				it.Close()
 				if err != nil {
@@ -114,7 +115,7 @@ type spool struct {
 
 func (sp *spool) drain(in Iterator) error {
 	for {
-		d, ok, err := in.Next()
+		d, ok, err := pull(in)
 		if err != nil || !ok {
 			return err
 		}
@@ -131,39 +132,32 @@ func (sp *spool) spillMem() error {
 	if !sp.spill.l.allowDiskUse {
 		return facetLimitErr(sp.limit)
 	}
-	src := &sliceSource{docs: sp.mem}
-	_, err := sp.spill.write("facet", func() (bson.D, bool) {
-		d, ok, _ := src.next()
-		return d, ok
-	})
+	_, err := sp.spill.write("facet", iterx.Consume(sp.mem))
 	sp.mem, sp.bytes = nil, 0
 	return err
 }
 
 // replay returns an iterator over everything drained, in order.
 func (sp *spool) replay() (Iterator, error) {
-	srcs, err := openRuns(sp.spill.runs, &sliceSource{docs: slices.Clone(sp.mem)})
+	srcs, err := openRuns(sp.spill.runs, iterx.Consume(slices.Clone(sp.mem)))
 	if err != nil {
 		return nil, err
 	}
 	i := 0
-	return &funcIter{
-		close: func() {
-			for _, s := range srcs[i:] {
-				s.close()
+	next := func() (bson.D, bool, error) {
+		for i < len(srcs) {
+			d, ok, err := pull(srcs[i])
+			if err != nil || ok {
+				return d, ok, err
 			}
-			i = len(srcs)
-		},
-		next: func() (bson.D, bool, error) {
-			for i < len(srcs) {
-				d, ok, err := srcs[i].next()
-				if err != nil || ok {
-					return d, ok, err
-				}
-				srcs[i].close()
-				i++
-			}
-			return nil, false, nil
-		},
-	}, nil
+			_ = srcs[i].Close()
+			i++
+		}
+		return nil, false, nil
+	}
+	return iterx.Func(next, func() error {
+		err := closeAll(srcs[i:])
+		i = len(srcs)
+		return err
+	}), nil
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/iterx"
 )
 
 // groupTable is a $group's hash table with its memory accounting. Past
@@ -31,7 +33,7 @@ func newGroupTable(g *groupStage, rc *runCtx) *groupTable {
 
 func (t *groupTable) drain(in Iterator) error {
 	for {
-		d, ok, err := in.Next()
+		d, ok, err := pull(in)
 		if err != nil || !ok {
 			return err
 		}
@@ -70,12 +72,7 @@ func (t *groupTable) spillMem() error {
 	if !t.rc.lim.allowDiskUse {
 		return groupLimitErr()
 	}
-	recs := t.takeSorted()
-	src := &sliceSource{docs: recs}
-	_, err := t.spill.write("group", func() (bson.D, bool) {
-		d, ok, _ := src.next()
-		return d, ok
-	})
+	_, err := t.spill.write("group", iterx.Consume(t.takeSorted()))
 	if err != nil {
 		return err
 	}
@@ -145,7 +142,7 @@ func (t *groupTable) output() (Iterator, error) {
 func (t *groupTable) inMemory() Iterator {
 	order, i := t.order, 0
 	t.byKey, t.order = nil, nil
-	return &funcIter{next: func() (bson.D, bool, error) {
+	return iterx.Func(func() (bson.D, bool, error) {
 		if i >= len(order) {
 			return nil, false, nil
 		}
@@ -153,53 +150,40 @@ func (t *groupTable) inMemory() Iterator {
 		order[i] = nil
 		i++
 		return t.g.output(grp), true, nil
-	}}
+	}, nil)
 }
 
 // merged merges the runs and the table's groups by key.
 func (t *groupTable) merged() (Iterator, error) {
-	rest := &sliceSource{docs: t.takeSorted()}
-	srcs, err := openRuns(t.spill.runs, rest)
+	srcs, err := openRuns(t.spill.runs, iterx.Consume(t.takeSorted()))
 	if err != nil {
 		return nil, err
 	}
-	next, done, err := t.mergeGroups(srcs)
+	groups, err := t.mergeGroups(srcs)
 	if err != nil {
 		return nil, err
 	}
-	return &funcIter{close: done, next: func() (bson.D, bool, error) {
-		grp, ok, err := next()
-		if err != nil || !ok {
-			return nil, false, err
-		}
-		return t.g.output(grp), true, nil
-	}}, nil
+	return iterx.Map(groups, func(grp *group) (bson.D, error) { return t.g.output(grp), nil }), nil
 }
 
 // mergeRecords is a mergeFunc for runs of partial records: equal keys
 // fold into one record.
-func (t *groupTable) mergeRecords(srcs []source) (func() (bson.D, bool, error), func(), error) {
-	next, done, err := t.mergeGroups(srcs)
+func (t *groupTable) mergeRecords(srcs []Iterator) (Iterator, error) {
+	groups, err := t.mergeGroups(srcs)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return func() (bson.D, bool, error) {
-		grp, ok, err := next()
-		if err != nil || !ok {
-			return nil, false, err
-		}
-		return partialRecord(grp), true, nil
-	}, done, nil
+	return iterx.Map(groups, func(grp *group) (bson.D, error) { return partialRecord(grp), nil }), nil
 }
 
 // mergeGroups merges runs of partial records by key into groups, folding
 // the records of one key in source order.
-func (t *groupTable) mergeGroups(srcs []source) (func() (*group, bool, error), func(), error) {
+func (t *groupTable) mergeGroups(srcs []Iterator) (iterx.Iterator[*group], error) {
 	m, err := newMerger(srcs, recordKey, strings.Compare)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return func() (*group, bool, error) {
+	return iterx.Func(func() (*group, bool, error) {
 		first, ok, err := m.pop()
 		if err != nil || !ok {
 			return nil, false, err
@@ -221,7 +205,7 @@ func (t *groupTable) mergeGroups(srcs []source) (func() (*group, bool, error), f
 				return nil, false, err
 			}
 		}
-	}, m.close, nil
+	}, m.close), nil
 }
 
 func mergeRecord(grp *group, rec bson.D) error {

@@ -4,6 +4,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
+	"github.com/relaydb/relaydb/internal/iterx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/query"
 )
@@ -171,11 +172,11 @@ func (c *foreignCache) open(rc *runCtx) (Iterator, error) {
 	var docs []bson.D
 	bytes := int64(0)
 	for {
-		d, ok, err := it.Next()
-		if err != nil {
-			return nil, err
-		}
+		d, ok := it.Next()
 		if !ok {
+			if err := it.Err(); err != nil {
+				return nil, err
+			}
 			break
 		}
 		if bytes += docSize(d) + itemOverhead; bytes > rc.lim.lookupCacheBytes {
@@ -228,7 +229,7 @@ func (s *lookupStage) matches(d bson.D, fc *foreignCache, rc *runCtx) (bson.A, e
 	out := bson.A{}
 	size := docSize(d)
 	for {
-		c, ok, err := candidates.Next()
+		c, ok, err := pull(candidates)
 		if err != nil || !ok {
 			return out, err
 		}
@@ -302,29 +303,30 @@ func compileUnionWith(spec any, cc *compileCtx) ([]stage, error) {
 
 func (s *unionWithStage) run(in Iterator, rc *runCtx) Iterator {
 	var second Iterator
-	return &funcIter{
-		close: func() {
-			in.Close()
-			if second != nil {
-				second.Close()
+	next := func() (bson.D, bool, error) {
+		if second == nil {
+			d, ok, err := pull(in)
+			if err != nil || ok {
+				return d, ok, err
 			}
-		},
-		next: func() (bson.D, bool, error) {
-			if second == nil {
-				d, ok, err := in.Next()
-				if err != nil || ok {
-					return d, ok, err
-				}
-				it, err := openColl(rc, s.coll)
-				if err != nil {
-					return nil, false, err
-				}
-				second = it
-				if s.sub != nil {
-					second = s.sub.runWith(second, rc, -1)
-				}
+			it, err := openColl(rc, s.coll)
+			if err != nil {
+				return nil, false, err
 			}
-			return second.Next()
-		},
+			second = it
+			if s.sub != nil {
+				second = s.sub.runWith(second, rc, -1)
+			}
+		}
+		return pull(second)
 	}
+	return iterx.Func(next, func() error {
+		err := in.Close()
+		if second != nil {
+			if serr := second.Close(); err == nil {
+				err = serr
+			}
+		}
+		return err
+	})
 }

@@ -140,8 +140,8 @@ func TestSortSpillRemovedOnClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	it := p.Run(Slice(memDocs(5000)))
-	if _, ok, err := it.Next(); !ok || err != nil {
-		t.Fatalf("first doc: ok %v, err %v", ok, err)
+	if _, ok := it.Next(); !ok || it.Err() != nil {
+		t.Fatalf("first doc: ok %v, err %v", ok, it.Err())
 	}
 	ents, _ := os.ReadDir(dir)
 	if len(ents) < 2 {

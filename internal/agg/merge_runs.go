@@ -6,32 +6,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// source yields one run's documents in the run's order.
-type source interface {
-	next() (bson.D, bool, error)
-	close()
-}
-
-func (r *runReader) asSource() source { return r }
-
-// sliceSource yields documents already in memory; it drops its
-// references as it goes so they can be collected.
-type sliceSource struct {
-	docs []bson.D
-	i    int
-}
-
-func (s *sliceSource) next() (bson.D, bool, error) {
-	if s.i >= len(s.docs) {
-		return nil, false, nil
-	}
-	d := s.docs[s.i]
-	s.docs[s.i] = nil
-	s.i++
-	return d, true, nil
-}
-
-func (s *sliceSource) close() {}
+// The merge's sources are Iterators: a run on disk (runReader), or the
+// documents still in memory (iterx.Consume, which drops its references as
+// it goes so they can be collected), each in the run's order.
 
 // mergeItem is the head of one source.
 type mergeItem[K any] struct {
@@ -43,7 +20,7 @@ type mergeItem[K any] struct {
 // merger is a k-way merge of sorted sources by key. Equal keys come out
 // in source order, so merging runs written in input order is stable.
 type merger[K any] struct {
-	srcs  []source
+	srcs  []Iterator
 	keyOf func(bson.D) K
 	h     mergeHeap[K]
 }
@@ -70,7 +47,7 @@ func (h *mergeHeap[K]) Pop() any {
 
 // newMerger reads the first document of every source. On error it closes
 // them all.
-func newMerger[K any](srcs []source, keyOf func(bson.D) K, cmp func(a, b K) int) (*merger[K], error) {
+func newMerger[K any](srcs []Iterator, keyOf func(bson.D) K, cmp func(a, b K) int) (*merger[K], error) {
 	m := &merger[K]{srcs: srcs, keyOf: keyOf, h: mergeHeap[K]{cmp: cmp}}
 	for i := range srcs {
 		if err := m.advance(i); err != nil {
@@ -84,7 +61,7 @@ func newMerger[K any](srcs []source, keyOf func(bson.D) K, cmp func(a, b K) int)
 
 // advance pushes source i's next document, if any.
 func (m *merger[K]) advance(i int) error {
-	d, ok, err := m.srcs[i].next()
+	d, ok, err := pull(m.srcs[i])
 	if err != nil || !ok {
 		return err
 	}
@@ -106,7 +83,7 @@ func (m *merger[K]) pop() (mergeItem[K], bool, error) {
 		return mergeItem[K]{}, false, nil
 	}
 	it := heap.Pop(&m.h).(mergeItem[K])
-	d, ok, err := m.srcs[it.src].next()
+	d, ok, err := pull(m.srcs[it.src])
 	if err != nil {
 		return it, true, err
 	}
@@ -116,25 +93,33 @@ func (m *merger[K]) pop() (mergeItem[K], bool, error) {
 	return it, true, nil
 }
 
-func (m *merger[K]) close() {
-	for _, s := range m.srcs {
-		s.close()
-	}
+// close closes every source; it returns the first error.
+func (m *merger[K]) close() error {
 	m.h.items = nil
+	return closeAll(m.srcs)
+}
+
+// closeAll closes every iterator of its; it returns the first error.
+func closeAll(its []Iterator) error {
+	var first error
+	for _, it := range its {
+		if err := it.Close(); first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // openRuns opens a reader on every run, followed by the sources in extra.
-func openRuns(runs []*runFile, extra ...source) ([]source, error) {
-	srcs := make([]source, 0, len(runs)+len(extra))
+func openRuns(runs []*runFile, extra ...Iterator) ([]Iterator, error) {
+	srcs := make([]Iterator, 0, len(runs)+len(extra))
 	for _, r := range runs {
 		rd, err := r.open()
 		if err != nil {
-			for _, s := range srcs {
-				s.close()
-			}
+			_ = closeAll(srcs)
 			return nil, err
 		}
-		srcs = append(srcs, rd.asSource())
+		srcs = append(srcs, rd)
 	}
 	return append(srcs, extra...), nil
 }

@@ -3,6 +3,7 @@ package agg
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/iterx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -36,7 +37,7 @@ func compileListLocalSessions(spec any, _ *compileCtx) ([]stage, error) {
 
 func (listSessionsStage) run(in Iterator, rc *runCtx) Iterator {
 	var out Iterator
-	return &funcIter{close: in.Close, next: func() (bson.D, bool, error) {
+	return iterx.Func(func() (bson.D, bool, error) {
 		if out == nil {
 			var docs []bson.D
 			if rc.env.LocalSessions != nil {
@@ -47,8 +48,8 @@ func (listSessionsStage) run(in Iterator, rc *runCtx) Iterator {
 			}
 			out = Slice(docs)
 		}
-		return out.Next()
-	}}
+		return pull(out)
+	}, in.Close)
 }
 
 // firstOnly are the stages valid only at the start of a pipeline.

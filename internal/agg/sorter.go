@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/iterx"
 	"github.com/relaydb/relaydb/internal/query"
 )
 
@@ -78,13 +79,13 @@ func (s *sorter) spillMem() error {
 	}
 	s.sortMem()
 	i := 0
-	_, err := s.spill.write("sort", func() (bson.D, bool) {
+	_, err := s.spill.write("sort", iterx.Func(func() (bson.D, bool, error) {
 		if i >= len(s.mem) {
-			return nil, false
+			return nil, false, nil
 		}
 		i++
-		return s.mem[i-1].doc, true
-	})
+		return s.mem[i-1].doc, true, nil
+	}, nil))
 	clear(s.mem)
 	s.mem, s.bytes = s.mem[:0], 0
 	if err != nil {
@@ -94,21 +95,21 @@ func (s *sorter) spillMem() error {
 }
 
 // merge is a mergeFunc for sorted runs of documents.
-func (s *sorter) merge(srcs []source) (func() (bson.D, bool, error), func(), error) {
+func (s *sorter) merge(srcs []Iterator) (Iterator, error) {
 	m, err := newMerger(srcs, s.s.Key, s.s.CompareKeys)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return func() (bson.D, bool, error) {
+	return iterx.Func(func() (bson.D, bool, error) {
 		it, ok, err := m.pop()
 		return it.doc, ok, err
-	}, m.close, nil
+	}, m.close), nil
 }
 
 // drain adds every document of in.
 func (s *sorter) drain(in Iterator) error {
 	for {
-		d, ok, err := in.Next()
+		d, ok, err := pull(in)
 		if err != nil || !ok {
 			return err
 		}
@@ -130,22 +131,22 @@ func (s *sorter) output() (Iterator, error) {
 	if len(s.spill.runs) == 0 {
 		return Slice(docs), nil
 	}
-	srcs, err := openRuns(s.spill.runs, &sliceSource{docs: docs})
+	srcs, err := openRuns(s.spill.runs, iterx.Consume(docs))
 	if err != nil {
 		return nil, err
 	}
-	next, done, err := s.merge(srcs)
+	merged, err := s.merge(srcs)
 	if err != nil {
 		return nil, err
 	}
 	n := int64(0)
-	return &funcIter{close: done, next: func() (bson.D, bool, error) {
+	return iterx.Func(func() (bson.D, bool, error) {
 		if s.limit > 0 && n >= s.limit {
 			return nil, false, nil
 		}
 		n++
-		return next()
-	}}, nil
+		return pull(merged)
+	}, merged.Close), nil
 }
 
 // topK views a sorter's buffer as a max-heap by (key, seq): its root is
@@ -191,38 +192,41 @@ type lazy struct {
 	done    bool
 }
 
-func (z *lazy) Next() (bson.D, bool, error) {
+func (z *lazy) Next() (bson.D, bool) {
 	if z.done {
-		return nil, false, z.err
+		return nil, false
 	}
 	if z.out == nil {
 		out, err := z.build()
-		z.in.Close()
+		_ = z.in.Close()
 		if err != nil {
 			z.finish(err)
-			return nil, false, err
+			return nil, false
 		}
 		z.out = out
 	}
-	d, ok, err := z.out.Next()
-	if err != nil || !ok {
-		z.finish(err)
-		return nil, false, err
+	d, ok := z.out.Next()
+	if !ok {
+		z.finish(z.out.Err())
+		return nil, false
 	}
-	return d, true, nil
+	return d, true
 }
+
+func (z *lazy) Err() error { return z.err }
 
 func (z *lazy) finish(err error) {
 	z.done, z.err = true, err
 	if z.out != nil {
-		z.out.Close()
+		_ = z.out.Close()
 	}
 	z.cleanup()
 }
 
-func (z *lazy) Close() {
-	z.in.Close()
+func (z *lazy) Close() error {
+	err := z.in.Close()
 	if !z.done {
 		z.finish(nil)
 	}
+	return err
 }

@@ -50,9 +50,9 @@ func (s *spillSet) removeAll() {
 	s.runs = nil
 }
 
-// write spills docs, produced by next until it returns ok=false, as a new
-// run.
-func (s *spillSet) write(kind string, next func() (bson.D, bool)) (*runFile, error) {
+// write spills the documents of src as a new run; it does not close src.
+// An error of src is returned as it is, after the run is written.
+func (s *spillSet) write(kind string, src Iterator) (*runFile, error) {
 	dir := s.l.tempDir
 	if dir == "" {
 		dir = os.TempDir()
@@ -65,21 +65,26 @@ func (s *spillSet) write(kind string, next func() (bson.D, bool)) (*runFile, err
 	}
 	r := &runFile{path: f.Name()}
 	s.runs = append(s.runs, r)
-	if err := writeRun(f, next); err != nil {
+	if err := writeRun(f, src); err != nil {
 		_ = f.Close()
 		return nil, fmt.Errorf("agg: spill to %s: %w", r.path, err)
 	}
 	if err := f.Close(); err != nil {
 		return nil, fmt.Errorf("agg: spill to %s: %w", r.path, err)
 	}
+	if err := src.Err(); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
-func writeRun(f *os.File, next func() (bson.D, bool)) error {
+// writeRun writes src's documents to f until src ends (or fails: the
+// caller checks src.Err).
+func writeRun(f *os.File, src Iterator) error {
 	w := bufio.NewWriterSize(f, 64<<10)
 	var buf []byte
 	for {
-		d, ok := next()
+		d, ok := src.Next()
 		if !ok {
 			return w.Flush()
 		}
@@ -93,11 +98,13 @@ func writeRun(f *os.File, next func() (bson.D, bool)) error {
 	}
 }
 
-// runReader reads a run's documents in order.
+// runReader reads a run's documents in order, as an Iterator.
 type runReader struct {
-	f   *os.File
-	r   *bufio.Reader
-	buf []byte
+	f    *os.File
+	r    *bufio.Reader
+	buf  []byte
+	err  error
+	done bool
 }
 
 func (r *runFile) open() (*runReader, error) {
@@ -108,7 +115,22 @@ func (r *runFile) open() (*runReader, error) {
 	return &runReader{f: f, r: bufio.NewReaderSize(f, 64<<10)}, nil
 }
 
-func (r *runReader) next() (bson.D, bool, error) {
+func (r *runReader) Next() (bson.D, bool) {
+	if r.done {
+		return nil, false
+	}
+	d, ok, err := r.read()
+	if err != nil || !ok {
+		r.done, r.err = true, err
+		return nil, false
+	}
+	return d, true
+}
+
+func (r *runReader) Err() error { return r.err }
+
+// read decodes the next document of the run.
+func (r *runReader) read() (bson.D, bool, error) {
 	var size [4]byte
 	if _, err := io.ReadFull(r.r, size[:]); err != nil {
 		if errors.Is(err, io.EOF) {
@@ -135,16 +157,24 @@ func (r *runReader) next() (bson.D, bool, error) {
 	return d, true, nil
 }
 
-func (r *runReader) close() { _ = r.f.Close() }
+func (r *runReader) Close() error {
+	r.done = true
+	if r.f == nil {
+		return nil
+	}
+	err := r.f.Close()
+	r.f = nil
+	return err
+}
 
 // maxFanIn bounds the runs a stage keeps (and so the files a merge opens
 // at once): at that many, the newest maxFanIn runs are merged into one.
 // A var so tests can make it small.
 var maxFanIn = 64
 
-// mergeFunc merges sorted sources into one sorted stream; done closes
-// the sources. On error it closes them itself.
-type mergeFunc func(srcs []source) (next func() (bson.D, bool, error), done func(), err error)
+// mergeFunc merges sorted sources into one sorted stream; closing the
+// stream closes the sources. On error it closes them itself.
+type mergeFunc func(srcs []Iterator) (Iterator, error)
 
 // compact merges the newest maxFanIn runs into one when there are that
 // many. Merging contiguous runs keeps the runs contiguous stretches of
@@ -159,23 +189,12 @@ func (s *spillSet) compact(kind string, merge mergeFunc) error {
 	if err != nil {
 		return err
 	}
-	next, done, err := merge(srcs)
+	merged, err := merge(srcs)
 	if err != nil {
 		return err
 	}
-	defer done()
-	var readErr error
-	r, err := s.write(kind, func() (bson.D, bool) {
-		d, ok, err := next()
-		if err != nil {
-			readErr = err
-			return nil, false
-		}
-		return d, ok
-	})
-	if err == nil {
-		err = readErr
-	}
+	defer merged.Close()
+	r, err := s.write(kind, merged)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
+	"github.com/relaydb/relaydb/internal/iterx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -82,9 +83,9 @@ func typeOf(v any) string {
 
 func (s *unwindStage) run(in Iterator, _ *runCtx) Iterator {
 	var pending []bson.D
-	return &funcIter{close: in.Close, next: func() (bson.D, bool, error) {
+	return iterx.Func(func() (bson.D, bool, error) {
 		for len(pending) == 0 {
-			d, ok, err := in.Next()
+			d, ok, err := pull(in)
 			if err != nil || !ok {
 				return nil, false, err
 			}
@@ -93,7 +94,7 @@ func (s *unwindStage) run(in Iterator, _ *runCtx) Iterator {
 		d := pending[0]
 		pending = pending[1:]
 		return d, true, nil
-	}}
+	}, in.Close)
 }
 
 // unwind returns the documents one input document unwinds into.

@@ -127,13 +127,6 @@ type WriteResult struct {
 	Seq uint64         // storage commit sequence, for WaitDurable
 }
 
-// DocIterator yields raw BSON documents.
-type DocIterator interface {
-	Next() (raw []byte, ok bool)
-	Err() error
-	Close() error
-}
-
 // NS returns "db.name".
 func (coll *Collection) NS() string { return coll.DB + "." + coll.Name }
 

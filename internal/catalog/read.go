@@ -6,9 +6,16 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/iterx"
 	"github.com/relaydb/relaydb/internal/storage"
 	"github.com/relaydb/relaydb/internal/storage/keystring"
 )
+
+// DocIterator yields raw BSON documents under iterx's contract. Each
+// document is a fresh copy out of Pebble, the caller's to keep: valid
+// after the next Next and after Close. A scan is not tailable: it reads
+// one point-in-time view (see Scan).
+type DocIterator = iterx.Iterator[[]byte]
 
 // DocByID returns, decoded, the document of db.name whose _id equals id;
 // found is false when the collection or the document does not exist.
@@ -53,15 +60,16 @@ type docIter struct {
 	err     error
 	reverse bool
 	started bool
+	done    bool      // the scan ended (or failed): Next stays false
 	snap    *Snapshot // released at Close; nil when reading the latest state
 }
 
 func (d *docIter) Next() ([]byte, bool) {
-	if d.err != nil || d.it == nil {
+	if d.done || d.err != nil || d.it == nil {
 		return nil, false
 	}
 	if !d.step() {
-		d.err = d.it.Error()
+		d.done, d.err = true, d.it.Error()
 		return nil, false
 	}
 	return append([]byte(nil), d.it.Value()...), true
@@ -152,7 +160,7 @@ type indexIter struct {
 }
 
 func (x *indexIter) Next() ([]byte, bool) {
-	for x.err == nil && x.it != nil && x.step() {
+	for !x.done && x.err == nil && x.it != nil && x.step() {
 		idKS, err := x.entryID()
 		if err != nil {
 			x.err = err
@@ -173,8 +181,8 @@ func (x *indexIter) Next() ([]byte, bool) {
 			return doc, true
 		}
 	}
-	if x.err == nil && x.it != nil {
-		x.err = x.it.Error()
+	if !x.done && x.err == nil && x.it != nil {
+		x.done, x.err = true, x.it.Error()
 	}
 	return nil, false
 }

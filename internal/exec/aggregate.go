@@ -6,6 +6,7 @@ import (
 	"github.com/relaydb/relaydb/internal/agg"
 	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/iterx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -44,9 +45,9 @@ func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error)
 		if err != nil {
 			return nil, err
 		}
-		src = &toAgg{it: it}
+		src = docsOf(it)
 	}
-	res := &fromAgg{it: pl.Run(src)}
+	res := iterx.Map(pl.Run(src), rowOfDoc)
 	switch {
 	case out != nil:
 		return Empty(), e.WriteOut(res, out.DB, out.Coll)
@@ -64,36 +65,15 @@ func (e *Engine) lookupSourceAt(snap *catalog.Snapshot) func(db, coll string) (a
 		if err != nil {
 			return nil, err
 		}
-		return &toAgg{it: it}, nil
+		return docsOf(it), nil
 	}
 }
 
-// toAgg adapts an exec Iterator to agg's document iterator.
-type toAgg struct{ it Iterator }
+// docsOf feeds rows to a pipeline as documents.
+func docsOf(it Iterator) agg.Iterator { return iterx.Map(it, (*Row).decoded) }
 
-func (t *toAgg) Next() (bson.D, bool, error) {
-	r, err := t.it.Next()
-	if err != nil || r == nil {
-		return nil, false, err
-	}
-	d, err := r.decoded()
-	return d, err == nil, err
-}
-
-func (t *toAgg) Close() { t.it.Close() }
-
-// fromAgg adapts agg's iterator back to rows.
-type fromAgg struct{ it agg.Iterator }
-
-func (f *fromAgg) Next() (*Row, error) {
-	d, ok, err := f.it.Next()
-	if err != nil || !ok {
-		return nil, err
-	}
-	return &Row{Doc: d, Pos: -1}, nil
-}
-
-func (f *fromAgg) Close() { f.it.Close() }
+// rowOfDoc wraps a pipeline's output document as a row.
+func rowOfDoc(d bson.D) (*Row, error) { return &Row{Doc: d, Pos: -1}, nil }
 
 // Count counts documents matching filter after skip/limit.
 func (e *Engine) Count(db, coll string, filter bson.D, skip, limit int64, hint any) (int64, error) {
@@ -128,16 +108,13 @@ func (e *Engine) countScan(snap *catalog.Snapshot, db, coll string, filter bson.
 	}
 	defer it.Close()
 	var n int64
-	for {
-		r, err := it.Next()
-		if err != nil {
-			return 0, err
-		}
-		if r == nil {
-			return n, nil
-		}
+	for _, ok := it.Next(); ok; _, ok = it.Next() {
 		n++
 	}
+	if err := it.Err(); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // Distinct returns the distinct values of key among matching documents;
@@ -158,11 +135,11 @@ func (e *Engine) DistinctAt(snap *catalog.Snapshot, db, coll, key string, filter
 	defer it.Close()
 	var vals distinctSet
 	for {
-		r, err := it.Next()
-		if err != nil {
-			return nil, err
-		}
-		if r == nil {
+		r, ok := it.Next()
+		if !ok {
+			if err := it.Err(); err != nil {
+				return nil, err
+			}
 			return vals.sorted(), nil
 		}
 		d, err := r.decoded()
@@ -174,7 +151,7 @@ func (e *Engine) DistinctAt(snap *catalog.Snapshot, db, coll, key string, filter
 }
 
 // Empty returns an iterator with no rows.
-func Empty() Iterator { return &sliceIter{} }
+func Empty() Iterator { return iterx.Empty[*Row]() }
 
 // WriteOut replaces db.coll's contents with it's rows ($out). It is not
 // atomic as MongoDB's (which renames a temporary collection): the target is
@@ -184,11 +161,11 @@ func (e *Engine) WriteOut(it Iterator, db, coll string) error {
 	defer it.Close()
 	var docs []bson.D
 	for {
-		r, err := it.Next()
-		if err != nil {
-			return err
-		}
-		if r == nil {
+		r, ok := it.Next()
+		if !ok {
+			if err := it.Err(); err != nil {
+				return err
+			}
 			break
 		}
 		d, err := r.decoded()

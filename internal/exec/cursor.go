@@ -51,12 +51,12 @@ func (c *Cursor) NextBatch(ctx context.Context, n int) (bson.A, bool, error) {
 	out := bson.A{}
 	size := 0
 	for n <= 0 || len(out) < n {
-		r, err := c.it.Next()
-		if err != nil {
-			c.close()
-			return nil, true, err
-		}
-		if r == nil {
+		r, ok := c.it.Next()
+		if !ok {
+			if err := c.it.Err(); err != nil {
+				c.close()
+				return nil, true, err
+			}
 			if c.Tailable && len(out) == 0 && c.AwaitData && c.Wait != nil {
 				if werr := c.Wait(ctx); werr == nil {
 					continue
@@ -93,7 +93,7 @@ func (c *Cursor) Close() { c.close() }
 func (c *Cursor) close() {
 	if !c.done {
 		c.done = true
-		c.it.Close()
+		_ = c.it.Close()
 	}
 }
 
@@ -103,16 +103,17 @@ type pushBack struct {
 	in  Iterator
 }
 
-func (p *pushBack) Next() (*Row, error) {
+func (p *pushBack) Next() (*Row, bool) {
 	if p.row != nil {
 		r := p.row
 		p.row = nil
-		return r, nil
+		return r, true
 	}
 	return p.in.Next()
 }
 
-func (p *pushBack) Close() { p.in.Close() }
+func (p *pushBack) Err() error   { return p.in.Err() }
+func (p *pushBack) Close() error { return p.in.Close() }
 
 // Cursors is the server-wide registry of open cursors.
 type Cursors struct {

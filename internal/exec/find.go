@@ -5,6 +5,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/iterx"
 	"github.com/relaydb/relaydb/internal/query"
 )
 
@@ -62,7 +63,7 @@ func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
 	}
 	col := e.cat.Collection(db, coll)
 	if col == nil {
-		return &sliceIter{}, &Plan{Kind: "EOF"}, nil
+		return Empty(), &Plan{Kind: "EOF"}, nil
 	}
 	plan, err := choosePlan(col, planInput{filter: p.Filter, sort: p.Sort, hint: p.Hint})
 	if err != nil {
@@ -101,13 +102,13 @@ func (e *Engine) source(col *catalog.Collection, plan *Plan, snap *catalog.Snaps
 	case "IDHACK":
 		raw, ok, err := col.FindByIDAt(snap, plan.ID)
 		if err != nil || !ok {
-			return &sliceIter{}, err
+			return Empty(), err
 		}
-		return &sliceIter{rows: []*Row{{Raw: raw, Pos: -1}}}, nil
+		return rows([]*Row{{Raw: raw, Pos: -1}}), nil
 	case "IXSCAN":
 		return &multiScan{col: col, plan: plan, snap: snap}, nil
 	default:
-		return &scanIter{it: col.ScanAt(snap, plan.Reverse)}, nil
+		return iterx.Map(col.ScanAt(snap, plan.Reverse), rowOf), nil
 	}
 }
 
@@ -119,13 +120,14 @@ type multiScan struct {
 	i    int
 	cur  catalog.DocIterator
 	seen map[string]struct{} // _id keys already returned, when intervals may overlap a document
+	err  error
 }
 
-func (m *multiScan) Next() (*Row, error) {
-	for {
+func (m *multiScan) Next() (*Row, bool) {
+	for m.err == nil {
 		if m.cur == nil {
 			if m.i >= len(m.plan.Intervals) {
-				return nil, nil
+				return nil, false
 			}
 			iv := m.plan.Intervals[m.i]
 			m.i++
@@ -136,16 +138,16 @@ func (m *multiScan) Next() (*Row, error) {
 			if len(m.plan.Intervals) > 1 && m.plan.Index.Multikey && m.dup(raw) {
 				continue
 			}
-			return &Row{Raw: raw, Pos: -1}, nil
+			return &Row{Raw: raw, Pos: -1}, true
 		}
-		err := m.cur.Err()
-		m.cur.Close()
+		m.err = m.cur.Err()
+		_ = m.cur.Close()
 		m.cur = nil
-		if err != nil {
-			return nil, err
-		}
 	}
+	return nil, false
 }
+
+func (m *multiScan) Err() error { return m.err }
 
 // dup reports whether a document was already returned by an earlier
 // interval (a multikey document can match several $in values).
@@ -162,9 +164,12 @@ func (m *multiScan) dup(raw []byte) bool {
 	return false
 }
 
-func (m *multiScan) Close() {
+func (m *multiScan) Close() error {
+	var err error
 	if m.cur != nil {
-		m.cur.Close()
+		err = m.cur.Close()
 		m.cur = nil
 	}
+	m.i = len(m.plan.Intervals)
+	return err
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/bsonx"
-	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/iterx"
 	"github.com/relaydb/relaydb/internal/query"
 )
 
@@ -42,70 +42,58 @@ func (r *Row) Bytes() ([]byte, error) {
 	return r.Raw, nil
 }
 
-// Iterator yields rows; Next returns nil, nil at the end.
-type Iterator interface {
-	Next() (*Row, error)
-	Close()
-}
+// Iterator yields rows under iterx's contract. Each Next returns a fresh
+// Row that the consumer may fill in (decoded Doc, Pos); its Raw bytes are
+// read-only. An iterator over the oplog is tailable: at the end of visible
+// entries Next returns false and may return entries later, so the stages
+// here (filter, skip/limit, project) pass their input's end through.
+type Iterator = iterx.Iterator[*Row]
 
-// scanIter adapts a catalog.DocIterator.
-type scanIter struct {
-	it catalog.DocIterator
-}
+// rowOf wraps a scanned document as a row.
+func rowOf(raw []byte) (*Row, error) { return &Row{Raw: raw, Pos: -1}, nil }
 
-func (s *scanIter) Next() (*Row, error) {
-	raw, ok := s.it.Next()
-	if !ok {
-		return nil, s.it.Err()
-	}
-	return &Row{Raw: raw, Pos: -1}, nil
-}
-
-func (s *scanIter) Close() { s.it.Close() }
-
-// sliceIter yields prepared rows (sorted results, point lookups).
-type sliceIter struct {
-	rows []*Row
-	i    int
-}
-
-func (s *sliceIter) Next() (*Row, error) {
-	if s.i >= len(s.rows) {
-		return nil, nil
-	}
-	r := s.rows[s.i]
-	s.rows[s.i] = nil
-	s.i++
-	return r, nil
-}
-
-func (s *sliceIter) Close() { s.rows = nil }
+// rows yields prepared rows (sorted results, point lookups), letting go
+// of each as it is yielded.
+func rows(rs []*Row) Iterator { return iterx.Consume(rs) }
 
 // filterIter keeps the rows the matcher accepts.
 type filterIter struct {
 	in   Iterator
 	m    *query.Matcher
 	vars *expr.Vars
+	err  error
 }
 
-func (f *filterIter) Next() (*Row, error) {
-	for {
-		r, err := f.in.Next()
-		if r == nil || err != nil {
-			return nil, err
+func (f *filterIter) Next() (*Row, bool) {
+	for f.err == nil {
+		r, ok := f.in.Next()
+		if !ok {
+			return nil, false
 		}
 		d, err := r.decoded()
 		if err != nil {
-			return nil, err
+			f.err = err
+			return nil, false
 		}
 		if ok, pos := f.m.MatchVars(d, f.vars); ok {
 			r.Pos = pos
-			return r, nil
+			return r, true
 		}
 	}
+	return nil, false
 }
 
-func (f *filterIter) Close() { f.in.Close() }
+func (f *filterIter) Err() error   { return errOr(f.err, f.in) }
+func (f *filterIter) Close() error { return f.in.Close() }
+
+// errOr returns err, or else in's error: a stage's own failure, then its
+// input's.
+func errOr(err error, in Iterator) error {
+	if err != nil {
+		return err
+	}
+	return in.Err()
+}
 
 // skipLimitIter skips then limits (limit 0 = none).
 type skipLimitIter struct {
@@ -114,37 +102,50 @@ type skipLimitIter struct {
 	n           int64
 }
 
-func (s *skipLimitIter) Next() (*Row, error) {
+func (s *skipLimitIter) Next() (*Row, bool) {
 	for s.skip > 0 {
-		r, err := s.in.Next()
-		if r == nil || err != nil {
-			return nil, err
+		if _, ok := s.in.Next(); !ok {
+			return nil, false
 		}
 		s.skip--
 	}
 	if s.limit > 0 && s.n >= s.limit {
-		return nil, nil
+		return nil, false
 	}
-	r, err := s.in.Next()
-	if r != nil {
+	r, ok := s.in.Next()
+	if ok {
 		s.n++
 	}
-	return r, err
+	return r, ok
 }
 
-func (s *skipLimitIter) Close() { s.in.Close() }
+func (s *skipLimitIter) Err() error   { return s.in.Err() }
+func (s *skipLimitIter) Close() error { return s.in.Close() }
 
 // projectIter applies a projection.
 type projectIter struct {
-	in Iterator
-	p  *query.Projection
+	in  Iterator
+	p   *query.Projection
+	err error
 }
 
-func (p *projectIter) Next() (*Row, error) {
-	r, err := p.in.Next()
-	if r == nil || err != nil {
-		return nil, err
+func (p *projectIter) Next() (*Row, bool) {
+	if p.err != nil {
+		return nil, false
 	}
+	r, ok := p.in.Next()
+	if !ok {
+		return nil, false
+	}
+	out, err := p.apply(r)
+	if err != nil {
+		p.err = err
+		return nil, false
+	}
+	return out, true
+}
+
+func (p *projectIter) apply(r *Row) (*Row, error) {
 	d, err := r.decoded()
 	if err != nil {
 		return nil, err
@@ -156,13 +157,14 @@ func (p *projectIter) Next() (*Row, error) {
 	return &Row{Doc: out, Pos: r.Pos}, nil
 }
 
-func (p *projectIter) Close() { p.in.Close() }
+func (p *projectIter) Err() error   { return errOr(p.err, p.in) }
+func (p *projectIter) Close() error { return p.in.Close() }
 
 // Docs returns an iterator over prepared documents (listCollections etc.).
 func Docs(docs []bson.D) Iterator {
-	rows := make([]*Row, len(docs))
+	rs := make([]*Row, len(docs))
 	for i, d := range docs {
-		rows[i] = &Row{Doc: d, Pos: -1}
+		rs[i] = &Row{Doc: d, Pos: -1}
 	}
-	return &sliceIter{rows: rows}
+	return rows(rs)
 }

@@ -23,9 +23,9 @@ func (e *Engine) merge(in Iterator, m *agg.MergeSpec) error {
 		return mongoerr.New(51183, "Cannot find index to verify that join fields will be unique")
 	}
 	for {
-		r, err := in.Next()
-		if err != nil || r == nil {
-			return err
+		r, ok := in.Next()
+		if !ok {
+			return in.Err()
 		}
 		d, err := r.decoded()
 		if err != nil {
@@ -81,9 +81,9 @@ func (e *Engine) findOne(db, coll string, filter bson.D) (bson.D, error) {
 		return nil, err
 	}
 	defer it.Close()
-	r, err := it.Next()
-	if err != nil || r == nil {
-		return nil, err
+	r, ok := it.Next()
+	if !ok {
+		return nil, it.Err()
 	}
 	return r.decoded()
 }

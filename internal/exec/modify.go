@@ -141,11 +141,11 @@ func (e *Engine) matchIDs(col *catalog.Collection, p FindParams, one bool) ([]an
 	defer it.Close()
 	var ids []any
 	for {
-		r, err := it.Next()
-		if err != nil {
-			return nil, err
-		}
-		if r == nil {
+		r, ok := it.Next()
+		if !ok {
+			if err := it.Err(); err != nil {
+				return nil, err
+			}
 			return ids, nil
 		}
 		d, err := r.decoded()

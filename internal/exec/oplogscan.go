@@ -105,20 +105,25 @@ func isTSLowerBoundOnly(filter bson.D) bool {
 	return ok
 }
 
-// oplogIter reads the oplog forward in batches. At the end of visible
-// data it returns nil but can be called again (tailable cursors).
+// oplogIter reads the oplog forward in batches. It is tailable: at the
+// end of visible data Next returns false but can be called again.
 type oplogIter struct {
 	log   *oplog.Log
 	after bson.Timestamp
 	incl  bool
 	buf   [][]byte
+	err   error
 }
 
-func (o *oplogIter) Next() (*Row, error) {
+func (o *oplogIter) Next() (*Row, bool) {
+	if o.err != nil {
+		return nil, false
+	}
 	if len(o.buf) == 0 {
 		raws, err := o.log.ReadRaw(o.after, o.incl, oplogBatch)
 		if err != nil || len(raws) == 0 {
-			return nil, err
+			o.err = err
+			return nil, false
 		}
 		o.buf = raws
 	}
@@ -127,10 +132,15 @@ func (o *oplogIter) Next() (*Row, error) {
 	if t, i, ok := bson.Raw(raw).Lookup("ts").TimestampOK(); ok {
 		o.after, o.incl = bson.Timestamp{T: t, I: i}, false
 	}
-	return &Row{Raw: raw, Pos: -1}, nil
+	return &Row{Raw: raw, Pos: -1}, true
 }
 
-func (o *oplogIter) Close() { o.buf = nil }
+func (o *oplogIter) Err() error { return o.err }
+
+func (o *oplogIter) Close() error {
+	o.buf = nil
+	return nil
+}
 
 // oplogReverseIter reads the oplog newest first, in batches, so a filter
 // and a limit apply to entries in that order without reading it all.
@@ -139,22 +149,24 @@ type oplogReverseIter struct {
 	before bson.Timestamp // zero: from the visibility point down
 	buf    [][]byte
 	done   bool
+	err    error
 }
 
-func (o *oplogReverseIter) Next() (*Row, error) {
+func (o *oplogReverseIter) Next() (*Row, bool) {
 	if len(o.buf) == 0 {
 		if o.done {
-			return nil, nil
+			return nil, false
 		}
 		raws, err := o.log.ReadReverse(o.before, oplogBatch)
 		if err != nil {
-			return nil, err
+			o.done, o.err = true, err
+			return nil, false
 		}
 		if len(raws) < oplogBatch {
 			o.done = true
 		}
 		if len(raws) == 0 {
-			return nil, nil
+			return nil, false
 		}
 		o.buf = raws
 	}
@@ -163,7 +175,12 @@ func (o *oplogReverseIter) Next() (*Row, error) {
 	if t, i, ok := bson.Raw(raw).Lookup("ts").TimestampOK(); ok {
 		o.before = bson.Timestamp{T: t, I: i}
 	}
-	return &Row{Raw: raw, Pos: -1}, nil
+	return &Row{Raw: raw, Pos: -1}, true
 }
 
-func (o *oplogReverseIter) Close() { o.buf = nil }
+func (o *oplogReverseIter) Err() error { return o.err }
+
+func (o *oplogReverseIter) Close() error {
+	o.buf = nil
+	return nil
+}

@@ -27,11 +27,11 @@ func TestOplogReverseFilterThenLimit(t *testing.T) {
 	defer it.Close()
 	var got []int32
 	for {
-		r, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r == nil {
+		r, ok := it.Next()
+		if !ok {
+			if err := it.Err(); err != nil {
+				t.Fatal(err)
+			}
 			break
 		}
 		d, _ := r.decoded()
@@ -55,8 +55,8 @@ func TestOplogReverseFilterThenLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer it2.Close()
-	if r, err := it2.Next(); err != nil || r == nil {
-		t.Fatalf("oldest insert not found scanning backwards: %v %v", r, err)
+	if r, ok := it2.Next(); !ok {
+		t.Fatalf("oldest insert not found scanning backwards: %v %v", r, it2.Err())
 	}
 }
 
@@ -110,11 +110,11 @@ func oplogTS(t *testing.T, e *Engine, filter bson.D) []bson.Timestamp {
 	defer it.Close()
 	var out []bson.Timestamp
 	for range 10000 {
-		r, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r == nil {
+		r, ok := it.Next()
+		if !ok {
+			if err := it.Err(); err != nil {
+				t.Fatal(err)
+			}
 			return out
 		}
 		tt, i, _ := bson.Raw(r.Raw).Lookup("ts").TimestampOK()

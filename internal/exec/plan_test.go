@@ -137,11 +137,11 @@ func ids(t *testing.T, e *Engine, coll string, filter bson.D) []int {
 	defer it.Close()
 	var out []int
 	for {
-		r, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r == nil {
+		r, ok := it.Next()
+		if !ok {
+			if err := it.Err(); err != nil {
+				t.Fatal(err)
+			}
 			break
 		}
 		d, _ := r.decoded()

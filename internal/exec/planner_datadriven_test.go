@@ -173,11 +173,11 @@ func findIDs(t *testing.T, e *Engine, p FindParams) []string {
 	defer it.Close()
 	out := []string{}
 	for {
-		r, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r == nil {
+		r, ok := it.Next()
+		if !ok {
+			if err := it.Err(); err != nil {
+				t.Fatal(err)
+			}
 			return out
 		}
 		doc, err := r.decoded()

@@ -39,12 +39,13 @@ type snapIter struct {
 	snap *catalog.Snapshot
 }
 
-func (s *snapIter) Close() {
-	s.Iterator.Close()
+func (s *snapIter) Close() error {
+	err := s.Iterator.Close()
 	if s.snap != nil {
 		s.snap.Release()
 		s.snap = nil
 	}
+	return err
 }
 
 // countOf returns col's document count in snap (nil: the live counter).

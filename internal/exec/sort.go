@@ -18,11 +18,11 @@ func sortRows(in Iterator, s *query.Sort, topK int64, allowDiskUse bool) (Iterat
 	h := &rowHeap{s: s}
 	var bytes int
 	for {
-		r, err := in.Next()
-		if err != nil {
-			return nil, err
-		}
-		if r == nil {
+		r, ok := in.Next()
+		if !ok {
+			if err := in.Err(); err != nil {
+				return nil, err
+			}
 			break
 		}
 		if _, err := r.decoded(); err != nil {
@@ -41,9 +41,9 @@ func sortRows(in Iterator, s *query.Sort, topK int64, allowDiskUse bool) (Iterat
 		}
 		h.rows = append(h.rows, r)
 	}
-	rows := h.rows
-	sort.SliceStable(rows, func(i, j int) bool { return s.Compare(rows[i].Doc, rows[j].Doc) < 0 })
-	return &sliceIter{rows: rows}, nil
+	rs := h.rows
+	sort.SliceStable(rs, func(i, j int) bool { return s.Compare(rs[i].Doc, rs[j].Doc) < 0 })
+	return rows(rs), nil
 }
 
 // rowHeap is a max-heap by sort order, so Pop drops the last row.
