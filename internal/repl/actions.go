@@ -13,7 +13,7 @@ import (
 // persistTimeout bounds a durable write of replication state.
 const persistTimeout = 10 * time.Second
 
-// applyLocked carries out actions in order. REQUIRES: mu.
+// applyLocked carries out actions in order. REQUIRES: c.mu.
 func (c *Coordinator) applyLocked(acts []topology.Action) {
 	for _, a := range acts {
 		c.log.Debug("action", "action", a.String())
@@ -26,7 +26,7 @@ func (c *Coordinator) applyLocked(acts []topology.Action) {
 			c.persistVoteLocked(a)
 		case topology.ElectionWon:
 			c.log.Info("election won; catching up", "term", a.Term)
-			c.electionTerm, c.electedAt = a.Term, c.now()
+			c.mu.electionTerm, c.mu.electedAt = a.Term, c.now()
 			c.bumpLocked()
 		case topology.BecomePrimary:
 			c.becomePrimaryLocked(a.Term)
@@ -48,11 +48,11 @@ func (c *Coordinator) applyLocked(acts []topology.Action) {
 
 // persistVoteLocked stores the vote durably; a failure is fatal to the
 // vote, so it is logged and the process keeps the in-memory vote (the
-// reply is sent only after this returns). REQUIRES: mu.
+// reply is sent only after this returns). REQUIRES: c.mu.
 func (c *Coordinator) persistVoteLocked(v topology.PersistVote) {
 	ctx, cancel := context.WithTimeout(context.Background(), persistTimeout)
 	defer cancel()
-	idx := c.topo.Config().MemberIndex(v.Candidate)
+	idx := c.mu.topo.Config().MemberIndex(v.Candidate)
 	if err := storeVote(ctx, c.cat, v, idx); err != nil {
 		c.log.Error("cannot persist vote", "term", v.Term, "candidate", v.Candidate, "err", err)
 	}
@@ -60,7 +60,7 @@ func (c *Coordinator) persistVoteLocked(v topology.PersistVote) {
 
 // becomePrimaryLocked drains the sync loop, stamps the new term on the
 // oplog, writes the no-op that starts it and then accepts writes.
-// REQUIRES: mu.
+// REQUIRES: c.mu.
 func (c *Coordinator) becomePrimaryLocked(term int64) {
 	c.stopSyncerLocked()
 	c.cat.Oplog().SetTerm(term)
@@ -70,49 +70,53 @@ func (c *Coordinator) becomePrimaryLocked(term int64) {
 		return
 	}
 	op := topology.OpTime{TS: r.TS, Term: term}
-	c.applyLocked(c.topo.LocalWrite(c.now(), op))
-	c.acceptW = true
+	c.applyLocked(c.mu.topo.LocalWrite(c.now(), op))
+	c.mu.acceptW = true
 	c.bumpLocked()
 	c.log.Info("transition to primary complete; accepting writes", "term", term, "noop", op.String())
 }
 
 // stepDownLocked stops accepting writes at once and answers a pending
-// replSetStepDown. REQUIRES: mu.
+// replSetStepDown. REQUIRES: c.mu.
 func (c *Coordinator) stepDownLocked(reason string) {
-	c.acceptW = false
+	c.mu.acceptW = false
 	c.bumpLocked()
 	c.log.Info("stepping down", "reason", reason)
 	c.answerStepDownLocked(nil)
 }
 
+// answerStepDownLocked answers a pending replSetStepDown with err.
+// REQUIRES: c.mu.
 func (c *Coordinator) answerStepDownLocked(err error) {
-	if c.stepWait != nil {
-		c.stepWait <- err
-		c.stepWait = nil
+	if c.mu.stepWait != nil {
+		c.mu.stepWait <- err
+		c.mu.stepWait = nil
 	}
 }
 
 // changeSyncSourceLocked (re)starts the sync loop on host ("" = none).
-// REQUIRES: mu.
+// REQUIRES: c.mu.
 func (c *Coordinator) changeSyncSourceLocked(host string) {
 	c.stopSyncerLocked()
-	c.syncHost = host
+	c.mu.syncHost = host
 	c.bumpLocked()
 	if host == "" || c.opts.NewSyncer == nil {
 		return
 	}
 	c.log.Info("sync source changed", "source", host)
-	c.syncer = c.opts.NewSyncer(c)
-	c.syncer.Start(host, c.topo.Applied())
+	c.mu.syncer = c.opts.NewSyncer(c)
+	c.mu.syncer.Start(host, c.mu.topo.Applied())
 	c.kickReport()
 }
 
+// stopSyncerLocked stops the sync loop, waiting for the batch being
+// applied (Syncer callbacks never take c.mu). REQUIRES: c.mu.
 func (c *Coordinator) stopSyncerLocked() {
-	if c.syncer != nil {
-		c.syncer.Stop()
-		c.syncer = nil
+	if c.mu.syncer != nil {
+		c.mu.syncer.Stop()
+		c.mu.syncer = nil
 	}
-	c.syncHost = ""
+	c.mu.syncHost = ""
 }
 
 // notPrimaryErr is NotWritablePrimary with the label drivers retry on.

@@ -111,7 +111,7 @@ func (c *Coordinator) initiate(cmd bson.D) (bson.D, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.topo != nil {
+	if c.mu.topo != nil {
 		return nil, mongoerr.New(codeAlreadyInitialized, "already initialized")
 	}
 	if cfg.Name != c.opts.SetName {
@@ -166,21 +166,21 @@ func (c *Coordinator) reconfig(cmd bson.D) (bson.D, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.topo == nil {
+	if c.mu.topo == nil {
 		return nil, notInitialized()
 	}
-	cur := c.topo.Config()
+	cur := c.mu.topo.Config()
 	switch {
 	case truthy(force):
 		cfg.Version, cfg.Term = cur.Version+10000+int64(c.now().UnixNano()%10000), cur.Term
 	case !c.load().writable:
 		return nil, mongoerr.New(mongoerr.NotWritablePrimary,
-			"replSetReconfig should only be run on a writable PRIMARY. Current state %s;", c.topo.State())
+			"replSetReconfig should only be run on a writable PRIMARY. Current state %s;", c.mu.topo.State())
 	case cfg.Version <= cur.Version:
 		return nil, mongoerr.New(codeNewReplicaSetConfigurationIncompatible,
 			"New config is rejected: its version %d is not greater than the current version %d", cfg.Version, cur.Version)
 	default:
-		cfg.Term = c.topo.Term()
+		cfg.Term = c.mu.topo.Term()
 	}
 	if cfg.Name != cur.Name {
 		return nil, mongoerr.New(codeNewReplicaSetConfigurationIncompatible,
@@ -211,18 +211,18 @@ func (c *Coordinator) stepDown(ctx context.Context, cmd bson.D) (bson.D, error) 
 	force, _ := bsonx.Get(cmd, "force")
 	ch := make(chan error, 1)
 	c.mu.Lock()
-	if c.topo == nil {
+	if c.mu.topo == nil {
 		c.mu.Unlock()
 		return nil, mongoerr.New(mongoerr.NotWritablePrimary, "not primary so can't step down")
 	}
-	if c.stepWait != nil {
+	if c.mu.stepWait != nil {
 		c.mu.Unlock()
 		return nil, mongoerr.New(mongoerr.ConflictingOperationInProgress, "a replSetStepDown is already in progress")
 	}
-	c.stepWait = ch
-	acts, err := c.topo.StepDownRequest(c.now(), truthy(force), time.Duration(secs)*time.Second, time.Duration(catchUp)*time.Second)
+	c.mu.stepWait = ch
+	acts, err := c.mu.topo.StepDownRequest(c.now(), truthy(force), time.Duration(secs)*time.Second, time.Duration(catchUp)*time.Second)
 	if err != nil {
-		c.stepWait = nil
+		c.mu.stepWait = nil
 		c.mu.Unlock()
 		return nil, err
 	}
@@ -241,10 +241,10 @@ func (c *Coordinator) freeze(cmd bson.D) (bson.D, error) {
 	secs, _ := bsonx.AsInt64(cmd[0].Value)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.topo == nil {
+	if c.mu.topo == nil {
 		return nil, notInitialized()
 	}
-	acts, err := c.topo.Freeze(c.now(), time.Duration(secs)*time.Second)
+	acts, err := c.mu.topo.Freeze(c.now(), time.Duration(secs)*time.Second)
 	if err != nil {
 		return nil, err
 	}
@@ -263,18 +263,18 @@ func (c *Coordinator) syncFrom(cmd bson.D) (bson.D, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.topo == nil {
+	if c.mu.topo == nil {
 		return nil, notInitialized()
 	}
-	prev, acts, err := c.topo.SyncFromRequest(c.now(), host)
+	prev, acts, err := c.mu.topo.SyncFromRequest(c.now(), host)
 	if err != nil {
 		return nil, err
 	}
 	c.applyLocked(acts)
 	c.publishLocked()
 	reply := bson.D{{Key: "syncFromRequested", Value: host}}
-	if i := c.topo.Config().MemberIndex(prev); i >= 0 {
-		reply = append(reply, bson.E{Key: "prevSyncTarget", Value: c.topo.Config().Members[i].Host})
+	if i := c.mu.topo.Config().MemberIndex(prev); i >= 0 {
+		reply = append(reply, bson.E{Key: "prevSyncTarget", Value: c.mu.topo.Config().Members[i].Host})
 	}
 	return reply, nil
 }
@@ -285,24 +285,24 @@ func (c *Coordinator) maintenanceCmd(cmd bson.D) (bson.D, error) {
 	on := truthy(cmd[0].Value)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.topo == nil {
+	if c.mu.topo == nil {
 		return nil, notInitialized()
 	}
-	switch st := c.topo.State(); {
+	switch st := c.mu.topo.State(); {
 	case st == topology.StatePrimary:
 		return nil, mongoerr.New(mongoerr.NotSecondary, "primaries can't modify maintenance mode")
-	case !on && c.maintenance == 0:
+	case !on && c.mu.maintenance == 0:
 		return nil, mongoerr.New(mongoerr.OperationFailed, "already out of maintenance mode")
 	case on:
-		c.maintenance++
+		c.mu.maintenance++
 		c.eventLocked(func(now time.Time) []topology.Action {
-			return c.topo.SetFollowerState(now, topology.StateRecovering)
+			return c.mu.topo.SetFollowerState(now, topology.StateRecovering)
 		})
 	default:
-		c.maintenance--
-		if c.maintenance == 0 {
+		c.mu.maintenance--
+		if c.mu.maintenance == 0 {
 			c.eventLocked(func(now time.Time) []topology.Action {
-				return c.topo.SetFollowerState(now, topology.StateSecondary)
+				return c.mu.topo.SetFollowerState(now, topology.StateSecondary)
 			})
 		}
 	}

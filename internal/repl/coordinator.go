@@ -76,23 +76,38 @@ type Coordinator struct {
 	started   time.Time
 	snap      atomic.Pointer[snapshot]
 
-	mu           sync.Mutex
-	topo         *topology.Coordinator // nil until a config is installed
-	acceptW      bool                  // no-op of the term written, not stepped down
-	durable      topology.OpTime
-	tvCounter    int64
-	changed      chan struct{} // closed on any state or position change
-	peers        map[int]*peer
-	downstream   map[int]position // positions reported to us, forwarded upstream
-	syncer       Syncer
-	syncHost     string
-	stepWait     chan error // pending replSetStepDown
-	maintenance  int
-	fetchingCfg  bool
-	electedAt    time.Time
-	electionTerm int64
-	// initialSyncing: the Syncer runs an initial sync (STARTUP2 until done).
-	initialSyncing bool
+	// mu guards the member's replication state. Every call into the
+	// topology happens under it and the actions it returns are carried
+	// out before it is released; messages to other members are only
+	// queued (Transport.Send). Methods that need it say REQUIRES: c.mu.
+	//
+	// TODO(#10): storage I/O still runs under mu: the vote and config
+	// writes with their WAL sync (persistVoteLocked, installConfigLocked:
+	// a vote must be durable before it is answered), the new primary's
+	// no-op (becomePrimaryLocked), the config, vote and flag reads of
+	// installLocked, and stopping the Syncer (it waits for the batch being
+	// applied). Moving them out needs a "persist, then continue" step in
+	// the event flow.
+	mu struct {
+		sync.Mutex
+		topo      *topology.Coordinator // nil until a config is installed
+		acceptW   bool                  // no-op of the term written, not stepped down
+		durable   topology.OpTime
+		tvCounter int64
+		changed   chan struct{} // closed on any state or position change
+		peers     map[int]*peer
+		// downstream are positions reported to us, forwarded upstream.
+		downstream   map[int]position
+		syncer       Syncer
+		syncHost     string
+		stepWait     chan error // pending replSetStepDown
+		maintenance  int
+		fetchingCfg  bool
+		electedAt    time.Time
+		electionTerm int64
+		// initialSyncing: the Syncer runs an initial sync (STARTUP2 until done).
+		initialSyncing bool
+	}
 
 	pending pendingPositions
 	wake    chan struct{} // cap 1: positions pending
@@ -127,10 +142,11 @@ func New(opts Options) (*Coordinator, error) {
 	}
 	c := &Coordinator{
 		opts: opts, cat: opts.Catalog, log: opts.Logger.With("component", "repl"), clk: opts.Clock,
-		processID: bson.NewObjectID(), changed: make(chan struct{}),
-		peers: map[int]*peer{}, downstream: map[int]position{},
-		wake: make(chan struct{}, 1), report: make(chan struct{}, 1), stop: make(chan struct{}),
+		processID: bson.NewObjectID(),
+		wake:      make(chan struct{}, 1), report: make(chan struct{}, 1), stop: make(chan struct{}),
 	}
+	c.mu.changed = make(chan struct{})
+	c.mu.peers, c.mu.downstream = map[int]*peer{}, map[int]position{}
 	c.started = c.now()
 	cfg, ok, err := loadConfig(c.cat)
 	if err != nil {
@@ -148,7 +164,7 @@ func New(opts Options) (*Coordinator, error) {
 }
 
 // installLocked creates the topology coordinator from cfg and what was
-// persisted (vote, last applied OpTime). REQUIRES: mu.
+// persisted (vote, last applied OpTime). REQUIRES: c.mu.
 func (c *Coordinator) installLocked(cfg topology.Config) error {
 	vote, err := loadVote(c.cat)
 	if err != nil {
@@ -158,14 +174,14 @@ func (c *Coordinator) installLocked(cfg topology.Config) error {
 	if err != nil {
 		return err
 	}
-	c.topo = topology.New(topology.Options{
+	c.mu.topo = topology.New(topology.Options{
 		Config: cfg, SelfHost: c.opts.Self, Now: c.now(), Rand: c.opts.Rand,
 		Term: vote.Term, LastVote: vote, Applied: applied,
 	})
-	c.durable = applied
+	c.mu.durable = applied
 	c.startup2IfUnsyncedLocked()
 	c.log.Info("replica set config installed", "set", cfg.Name, "version", cfg.Version,
-		"term", cfg.Term, "state", c.topo.State().String())
+		"term", cfg.Term, "state", c.mu.topo.State().String())
 	c.bumpLocked()
 	return nil
 }
@@ -189,7 +205,7 @@ func (c *Coordinator) Stop() {
 	c.wg.Wait()
 	c.mu.Lock()
 	c.stopSyncerLocked()
-	c.acceptW = false
+	c.mu.acceptW = false
 	c.publishLocked()
 	c.mu.Unlock()
 }
@@ -217,7 +233,7 @@ func (c *Coordinator) loop() {
 // loop calls it every TickInterval; a driver that steps the coordinator
 // itself (a manual clock, no Start) calls it instead.
 func (c *Coordinator) Tick() {
-	c.event(func(now time.Time) []topology.Action { return c.topo.Tick(now) })
+	c.event(func(now time.Time) []topology.Action { return c.mu.topo.Tick(now) })
 }
 
 // now is the coordinator's clock reading.
@@ -231,9 +247,9 @@ func (c *Coordinator) event(f func(now time.Time) []topology.Action) {
 	c.eventLocked(f)
 }
 
-// eventLocked is event with mu held. REQUIRES: mu.
+// eventLocked is event with mu held. REQUIRES: c.mu.
 func (c *Coordinator) eventLocked(f func(now time.Time) []topology.Action) {
-	if c.topo == nil {
+	if c.mu.topo == nil {
 		return
 	}
 	c.applyLocked(f(c.now()))
@@ -241,14 +257,14 @@ func (c *Coordinator) eventLocked(f func(now time.Time) []topology.Action) {
 }
 
 // bumpLocked records a topology change for hello's topologyVersion.
-// REQUIRES: mu.
-func (c *Coordinator) bumpLocked() { c.tvCounter++ }
+// REQUIRES: c.mu.
+func (c *Coordinator) bumpLocked() { c.mu.tvCounter++ }
 
 // notifyLocked wakes every waiter (write concern, awaitable hello).
-// REQUIRES: mu.
+// REQUIRES: c.mu.
 func (c *Coordinator) notifyLocked() {
-	close(c.changed)
-	c.changed = make(chan struct{})
+	close(c.mu.changed)
+	c.mu.changed = make(chan struct{})
 }
 
 func (c *Coordinator) String() string { return fmt.Sprintf("repl(%s)", c.opts.Self) }

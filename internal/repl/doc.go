@@ -7,11 +7,19 @@
 // positions upstream (replSetUpdatePosition) and wakes write-concern
 // waiters. It implements command.Replication.
 //
+// It reaches time only through Options.Clock (package clock) and other
+// members only through Options.Transport (*netclient.Pool in relaydb
+// serve), so a test can step it: with a clock.Manual, a memnet.Network
+// and no Start, the driver calls Tick, advances the clock and delivers
+// messages itself.
+// TODO(#10): storage (catalog, oplog tail, WAL syncs) and the Syncer are
+// not behind a seam yet; internal/sim does not drive this code yet.
+//
 // Invariants:
 //   - Every call into the topology.Coordinator happens under Coordinator.mu;
 //     the actions it returns are carried out before mu is released, except
-//     network sends, which run in their own goroutines and report back
-//     through mu.
+//     network sends, which are only queued (Transport.Send) and whose
+//     answers come back through callbacks that take mu.
 //   - A vote is durable (catalog write + WaitDurable) before the vote
 //     request is answered and before a candidate asks for votes.
 //   - Writes are accepted only after the new primary's no-op of its term is

@@ -12,6 +12,7 @@ import (
 )
 
 // peer is what the I/O layer knows of another member, for replSetGetStatus.
+// Peers live in Coordinator.mu.peers and are guarded by c.mu.
 type peer struct {
 	inflight          bool
 	lastHeartbeat     time.Time // last heartbeat answer received
@@ -22,26 +23,27 @@ type peer struct {
 	lastErr           string
 }
 
+// peerLocked returns member id's peer record, creating it. REQUIRES: c.mu.
 func (c *Coordinator) peerLocked(id int) *peer {
-	p := c.peers[id]
+	p := c.mu.peers[id]
 	if p == nil {
 		p = &peer{reply: topology.HeartbeatReply{State: topology.StateUnknown, SyncSource: -1}}
-		c.peers[id] = p
+		c.mu.peers[id] = p
 	}
 	return p
 }
 
 // sendHeartbeatsLocked sends replSetHeartbeat to every target that has no
-// heartbeat in flight. REQUIRES: mu.
+// heartbeat in flight. REQUIRES: c.mu.
 func (c *Coordinator) sendHeartbeatsLocked(targets []int) {
-	cfg := c.topo.Config()
+	cfg := c.mu.topo.Config()
 	req := bson.D{
 		{Key: "replSetHeartbeat", Value: cfg.Name},
 		{Key: "configVersion", Value: cfg.Version}, {Key: "configTerm", Value: cfg.Term},
 		{Key: "hbv", Value: int32(1)}, {Key: "from", Value: c.opts.Self},
-		{Key: "fromId", Value: int32(c.topo.SelfID())}, {Key: "term", Value: c.topo.Term()},
+		{Key: "fromId", Value: int32(c.mu.topo.SelfID())}, {Key: "term", Value: c.mu.topo.Term()},
 	}
-	if ids := c.topo.DirectReaders(); ids != nil {
+	if ids := c.mu.topo.DirectReaders(); ids != nil {
 		req = append(req, bson.E{Key: directReadersField, Value: int32s(ids)})
 	}
 	timeout := cfg.HeartbeatInterval() * 2
@@ -83,7 +85,7 @@ func (c *Coordinator) heartbeatDone(id int, host string, reply bson.D, err error
 			c.log.Info("heartbeat failed", "member", host, "err", err)
 		}
 		p.health, p.lastErr = false, err.Error()
-		c.eventLocked(func(now time.Time) []topology.Action { return c.topo.HeartbeatFailed(now, id) })
+		c.eventLocked(func(now time.Time) []topology.Action { return c.mu.topo.HeartbeatFailed(now, id) })
 		return
 	}
 	r := parseHeartbeatReply(reply, id, rtt)
@@ -94,7 +96,7 @@ func (c *Coordinator) heartbeatDone(id int, host string, reply bson.D, err error
 	if cfgDoc, ok := bsonx.Get(reply, "config"); ok {
 		c.learnConfigLocked(cfgDoc, host)
 	}
-	c.eventLocked(func(now time.Time) []topology.Action { return c.topo.HeartbeatResponse(now, r) })
+	c.eventLocked(func(now time.Time) []topology.Action { return c.mu.topo.HeartbeatResponse(now, r) })
 	c.notifyLocked() // other members' positions count for w:N
 }
 
@@ -147,13 +149,13 @@ func (c *Coordinator) handleHeartbeat(cmd bson.D) (bson.D, error) {
 		return nil, mongoerr.New(codeInconsistentReplicaSetNames,
 			"Our set name of %s does not match name %s reported by remote node", c.opts.SetName, setName)
 	}
-	if c.topo == nil {
+	if c.mu.topo == nil {
 		if their.Version > 0 && from != "" {
 			c.fetchConfigLocked(from)
 		}
 		return nil, mongoerr.New(mongoerr.NotYetInitialized, "Received heartbeat while not yet initialized")
 	}
-	cfg := c.topo.Config()
+	cfg := c.mu.topo.Config()
 	if id := int(lookupInt(cmd, "fromId")); cfg.MemberIndex(id) >= 0 {
 		c.peerLocked(id).lastHeartbeatRecv = c.now()
 	}
@@ -162,7 +164,7 @@ func (c *Coordinator) handleHeartbeat(cmd bson.D) (bson.D, error) {
 	}
 	if v, ok := bsonx.Get(cmd, directReadersField); ok {
 		id, ids := int(lookupInt(cmd, "fromId")), parseIDs(v)
-		c.eventLocked(func(now time.Time) []topology.Action { return c.topo.LearnDirectReaders(now, id, ids) })
+		c.eventLocked(func(now time.Time) []topology.Action { return c.mu.topo.LearnDirectReaders(now, id, ids) })
 	}
 	reply := c.heartbeatReplyLocked()
 	if cfg.Newer(their) {
@@ -171,18 +173,20 @@ func (c *Coordinator) handleHeartbeat(cmd bson.D) (bson.D, error) {
 	return reply, nil
 }
 
+// heartbeatReplyLocked is our answer to a heartbeat. REQUIRES: c.mu, a
+// topology.
 func (c *Coordinator) heartbeatReplyLocked() bson.D {
-	hb := c.topo.Heartbeat()
+	hb := c.mu.topo.Heartbeat()
 	now := bson.NewDateTimeFromTime(c.now())
 	d := bson.D{
-		{Key: "set", Value: c.topo.Config().Name},
+		{Key: "set", Value: c.mu.topo.Config().Name},
 		{Key: "state", Value: int32(hb.State)},
 		{Key: "term", Value: hb.Term},
 		{Key: "configVersion", Value: int32(hb.ConfigVersion)},
 		{Key: "configTerm", Value: int32(hb.ConfigTerm)},
-		{Key: "syncingTo", Value: c.syncHost},
+		{Key: "syncingTo", Value: c.mu.syncHost},
 		{Key: "syncSourceId", Value: int32(hb.SyncSource)},
-		{Key: "durableOpTime", Value: opTimeDoc(maxOp(hb.Durable, c.durable))},
+		{Key: "durableOpTime", Value: opTimeDoc(maxOp(hb.Durable, c.mu.durable))},
 		{Key: "durableWallTime", Value: now},
 		{Key: "opTime", Value: opTimeDoc(hb.Applied)},
 		{Key: "wallTime", Value: now},
@@ -191,8 +195,8 @@ func (c *Coordinator) heartbeatReplyLocked() bson.D {
 		{Key: "lastOpCommitted", Value: opTimeDoc(hb.CommitPoint)},
 	}
 	if hb.State == topology.StatePrimary {
-		d = append(d, bson.E{Key: "electionTime", Value: bson.Timestamp{T: uint32(c.electedAt.Unix()), I: 1}},
-			bson.E{Key: "electionId", Value: electionID(c.electionTerm)})
+		d = append(d, bson.E{Key: "electionTime", Value: bson.Timestamp{T: uint32(c.mu.electedAt.Unix()), I: 1}},
+			bson.E{Key: "electionId", Value: electionID(c.mu.electionTerm)})
 	}
 	if hb.DirectReaders != nil {
 		d = append(d, bson.E{Key: directReadersField, Value: int32s(hb.DirectReaders)})
@@ -234,17 +238,17 @@ func maxOp(a, b topology.OpTime) topology.OpTime {
 }
 
 // fetchConfigLocked asks host for its config in the background and
-// installs it when newer. REQUIRES: mu.
+// installs it when newer. REQUIRES: c.mu.
 func (c *Coordinator) fetchConfigLocked(host string) {
-	if c.fetchingCfg {
+	if c.mu.fetchingCfg {
 		return
 	}
-	c.fetchingCfg = true
+	c.mu.fetchingCfg = true
 	cmd := bson.D{{Key: "replSetGetConfig", Value: int32(1)}}
 	c.opts.Transport.Send(host, cmd, 5*time.Second, func(reply bson.D, err error) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		c.fetchingCfg = false
+		c.mu.fetchingCfg = false
 		if err != nil {
 			c.log.Info("cannot fetch config", "from", host, "err", err)
 			return
@@ -256,7 +260,7 @@ func (c *Coordinator) fetchConfigLocked(host string) {
 }
 
 // learnConfigLocked installs a config another member sent when it is
-// newer than ours and names our set. REQUIRES: mu.
+// newer than ours and names our set. REQUIRES: c.mu.
 func (c *Coordinator) learnConfigLocked(v any, from string) {
 	doc, _ := v.(bson.D)
 	cfg, err := parseConfig(doc)
@@ -264,7 +268,7 @@ func (c *Coordinator) learnConfigLocked(v any, from string) {
 		c.log.Info("ignoring config from peer", "from", from, "err", err)
 		return
 	}
-	if c.topo != nil && !cfg.Newer(c.topo.Config()) {
+	if c.mu.topo != nil && !cfg.Newer(c.mu.topo.Config()) {
 		return
 	}
 	if err := c.installConfigLocked(cfg); err != nil {
@@ -273,29 +277,29 @@ func (c *Coordinator) learnConfigLocked(v any, from string) {
 }
 
 // installConfigLocked persists cfg and hands it to the topology (creating
-// it on the first config). REQUIRES: mu.
+// it on the first config). REQUIRES: c.mu.
 func (c *Coordinator) installConfigLocked(cfg topology.Config) error {
 	ctx, cancel := context.WithTimeout(context.Background(), persistTimeout)
 	defer cancel()
 	if err := storeConfig(ctx, c.cat, cfg); err != nil {
 		return err
 	}
-	if c.topo == nil {
+	if c.mu.topo == nil {
 		if err := c.installLocked(cfg); err != nil {
 			return err
 		}
-		if c.topo.Applied().IsZero() {
+		if c.mu.topo.Applied().IsZero() {
 			// An empty member syncs before it may stand (MongoDB's
 			// STARTUP2, initial sync); its first applied entry ends it.
 			c.eventLocked(func(now time.Time) []topology.Action {
-				return c.topo.SetFollowerState(now, topology.StateStartup2)
+				return c.mu.topo.SetFollowerState(now, topology.StateStartup2)
 			})
 		}
-		c.eventLocked(func(now time.Time) []topology.Action { return c.topo.Tick(now) })
+		c.eventLocked(func(now time.Time) []topology.Action { return c.mu.topo.Tick(now) })
 		return nil
 	}
 	c.bumpLocked()
-	c.eventLocked(func(now time.Time) []topology.Action { return c.topo.ConfigChanged(now, cfg) })
+	c.eventLocked(func(now time.Time) []topology.Action { return c.mu.topo.ConfigChanged(now, cfg) })
 	return nil
 }
 

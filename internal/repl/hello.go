@@ -103,7 +103,7 @@ func tsDate(ts bson.Timestamp) bson.DateTime {
 func (c *Coordinator) WaitTopologyChange(ctx context.Context, processID bson.ObjectID, counter int64) {
 	for {
 		c.mu.Lock()
-		ch := c.changed
+		ch := c.mu.changed
 		c.mu.Unlock()
 		if processID != c.processID || c.load().tvCounter != counter {
 			return

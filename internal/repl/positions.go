@@ -50,25 +50,25 @@ func (c *Coordinator) feedPending() {
 	c.pending.mu.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.topo == nil {
+	if c.mu.topo == nil {
 		return
 	}
 	now := c.now()
 	c.feedInitialSyncLocked(now, p.isStart, p.isDone)
 	if !p.written.IsZero() {
-		c.applyLocked(c.topo.LocalWrite(now, p.written))
+		c.applyLocked(c.mu.topo.LocalWrite(now, p.written))
 	}
 	if !p.applied.IsZero() {
-		c.applyLocked(c.topo.LocalApplied(now, p.applied))
-		if c.topo.State() == topology.StateStartup2 && !c.initialSyncing {
+		c.applyLocked(c.mu.topo.LocalApplied(now, p.applied))
+		if c.mu.topo.State() == topology.StateStartup2 && !c.mu.initialSyncing {
 			// An empty member that synced without cloning (no Syncer
 			// initial sync reported) ends STARTUP2 at its first entry.
-			c.applyLocked(c.topo.SetFollowerState(now, topology.StateSecondary))
+			c.applyLocked(c.mu.topo.SetFollowerState(now, topology.StateSecondary))
 		}
 	}
 	if !p.durbl.IsZero() {
-		c.durable = maxOp(c.durable, p.durbl)
-		c.applyLocked(c.topo.LocalDurable(now, p.durbl))
+		c.mu.durable = maxOp(c.mu.durable, p.durbl)
+		c.applyLocked(c.mu.topo.LocalDurable(now, p.durbl))
 	}
 	c.publishLocked()
 	c.kickReport()
@@ -188,7 +188,7 @@ func (c *Coordinator) updatePositionCmd(s *snapshot) bson.D {
 	entries := bson.A{positionDoc(s.selfID, s.cfg.Version, wall,
 		position{Written: s.applied, Applied: s.applied, Durable: s.durable})}
 	c.mu.Lock()
-	for id, p := range c.downstream {
+	for id, p := range c.mu.downstream {
 		if s.cfg.MemberIndex(id) >= 0 {
 			entries = append(entries, positionDoc(id, s.cfg.Version, wall, p))
 		}
@@ -221,10 +221,10 @@ func (c *Coordinator) handleUpdatePosition(cmd bson.D) (bson.D, error) {
 	entries, _ := arr.(bson.A)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.topo == nil {
+	if c.mu.topo == nil {
 		return bson.D{}, nil
 	}
-	self := c.topo.SelfID()
+	self := c.mu.topo.SelfID()
 	for _, e := range entries {
 		d, _ := e.(bson.D)
 		id := int(lookupInt(d, "memberId"))
@@ -232,10 +232,10 @@ func (c *Coordinator) handleUpdatePosition(cmd bson.D) (bson.D, error) {
 			continue
 		}
 		p := parsePosition(d)
-		old := c.downstream[id]
-		c.downstream[id] = position{Written: maxOp(old.Written, p.Written),
+		old := c.mu.downstream[id]
+		c.mu.downstream[id] = position{Written: maxOp(old.Written, p.Written),
 			Applied: maxOp(old.Applied, p.Applied), Durable: maxOp(old.Durable, p.Durable)}
-		c.applyLocked(c.topo.UpdatePosition(c.now(), id, term, p.Written, p.Applied, p.Durable))
+		c.applyLocked(c.mu.topo.UpdatePosition(c.now(), id, term, p.Written, p.Applied, p.Durable))
 	}
 	c.publishLocked()
 	c.notifyLocked()

@@ -6,7 +6,7 @@ package repl
 // the catalog learns a new commit point before any waiter is woken.
 
 // publishCommitPointLocked tells the catalog the commit point of s once a
-// config exists (tracking starts then). REQUIRES: mu. The catalog takes
+// config exists (tracking starts then). REQUIRES: c.mu. The catalog takes
 // only its snapshot lock (never writeMu), so this cannot deadlock with a
 // write in flight.
 func (c *Coordinator) publishCommitPointLocked(s *snapshot) {

@@ -49,14 +49,14 @@ func (s *snapshot) key() snapKey {
 func (c *Coordinator) load() *snapshot { return c.snap.Load() }
 
 // publishLocked publishes a new snapshot and wakes waiters when it
-// differs from the last one. REQUIRES: mu.
+// differs from the last one. REQUIRES: c.mu.
 func (c *Coordinator) publishLocked() {
 	s := &snapshot{state: topology.StateStartup, selfID: -1, primaryID: -1, syncID: -1,
-		tvCounter: c.tvCounter, durable: c.durable, syncHost: c.syncHost,
-		electionTerm: c.electionTerm, electedAt: c.electedAt}
-	if t := c.topo; t != nil {
+		tvCounter: c.mu.tvCounter, durable: c.mu.durable, syncHost: c.mu.syncHost,
+		electionTerm: c.mu.electionTerm, electedAt: c.mu.electedAt}
+	if t := c.mu.topo; t != nil {
 		s.hasConfig, s.cfg, s.state, s.term = true, t.Config(), t.State(), t.Term()
-		s.writable = c.acceptW && t.Writable()
+		s.writable = c.mu.acceptW && t.Writable()
 		s.selfID, s.primaryID, s.syncID = t.SelfID(), t.PrimaryID(), t.SyncSourceID()
 		s.applied, s.commitPoint, s.frozenUntil = t.Applied(), t.CommitPoint(), t.FrozenUntil()
 		if i := s.cfg.MemberIndex(s.primaryID); i >= 0 {

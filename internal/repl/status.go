@@ -12,7 +12,7 @@ import (
 func (c *Coordinator) status() (bson.D, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.topo == nil {
+	if c.mu.topo == nil {
 		return nil, notInitialized()
 	}
 	s := c.load()
@@ -72,10 +72,11 @@ func (c *Coordinator) selfStatus(s *snapshot, m topology.MemberConfig, now time.
 		bson.E{Key: "lastHeartbeatMessage", Value: ""})
 }
 
+// peerStatus is member m's entry in replSetGetStatus. REQUIRES: c.mu.
 func (c *Coordinator) peerStatus(s *snapshot, m topology.MemberConfig, now time.Time) bson.D {
 	p := c.peerLocked(m.ID)
 	r := p.reply
-	down := c.downstream[m.ID]
+	down := c.mu.downstream[m.ID]
 	applied, durable := maxOp(r.Applied, down.Applied), maxOp(r.Durable, down.Durable)
 	state, health, uptime := topology.StateDown, 0.0, int64(0)
 	if p.health {

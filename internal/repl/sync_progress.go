@@ -32,30 +32,30 @@ func (c *Coordinator) OnInitialSync(active bool) {
 }
 
 // feedInitialSyncLocked carries out posted initial-sync transitions, a
-// start before a finish. REQUIRES: mu, a topology.
+// start before a finish. REQUIRES: c.mu, a topology.
 func (c *Coordinator) feedInitialSyncLocked(now time.Time, start, done bool) {
 	if start {
-		c.initialSyncing = true
-		if c.topo.State() != topology.StateStartup2 {
-			c.applyLocked(c.topo.SetFollowerState(now, topology.StateStartup2))
+		c.mu.initialSyncing = true
+		if c.mu.topo.State() != topology.StateStartup2 {
+			c.applyLocked(c.mu.topo.SetFollowerState(now, topology.StateStartup2))
 		}
 	}
-	if done && c.initialSyncing {
-		c.initialSyncing = false
-		c.applyLocked(c.topo.SetFollowerState(now, topology.StateSecondary))
+	if done && c.mu.initialSyncing {
+		c.mu.initialSyncing = false
+		c.applyLocked(c.mu.topo.SetFollowerState(now, topology.StateSecondary))
 	}
 }
 
 // startup2IfUnsyncedLocked keeps a member whose initial sync did not
 // finish (the catalog's flag survived a restart) in STARTUP2 until the
-// Syncer runs it again: its data is not consistent. REQUIRES: mu.
+// Syncer runs it again: its data is not consistent. REQUIRES: c.mu.
 func (c *Coordinator) startup2IfUnsyncedLocked() {
 	flag, err := markers.InitialSyncFlag(c.cat)
 	if err != nil {
 		c.log.Error("cannot read the initial-sync flag", "err", err)
 	}
 	if flag || err != nil {
-		c.initialSyncing = true
-		c.applyLocked(c.topo.SetFollowerState(c.now(), topology.StateStartup2))
+		c.mu.initialSyncing = true
+		c.applyLocked(c.mu.topo.SetFollowerState(c.now(), topology.StateStartup2))
 	}
 }

@@ -12,10 +12,10 @@ import (
 
 // sendVoteRequestsLocked sends replSetRequestVotes to a's targets; each
 // answer (a failure counts as a refusal) goes to the topology.
-// REQUIRES: mu (the vote of a real election is already durable).
+// REQUIRES: c.mu (the vote of a real election is already durable).
 func (c *Coordinator) sendVoteRequestsLocked(a topology.SendVoteRequests) {
-	cfg := c.topo.Config()
-	req := c.topo.VoteRequestFor(a)
+	cfg := c.mu.topo.Config()
+	req := c.mu.topo.VoteRequestFor(a)
 	cmd := bson.D{
 		{Key: "replSetRequestVotes", Value: int32(1)}, {Key: "setName", Value: cfg.Name},
 		{Key: "dryRun", Value: req.DryRun}, {Key: "term", Value: req.Term},
@@ -42,7 +42,7 @@ func (c *Coordinator) voteAnswer(id int, host string, dryRun bool, term int64, r
 		vr = parseVoteReply(reply)
 	}
 	c.log.Debug("vote answer", "from", host, "dryRun", dryRun, "term", term, "granted", vr.Granted, "reason", vr.Reason, "err", err)
-	c.event(func(now time.Time) []topology.Action { return c.topo.VoteResponse(now, id, dryRun, term, vr) })
+	c.event(func(now time.Time) []topology.Action { return c.mu.topo.VoteResponse(now, id, dryRun, term, vr) })
 }
 
 func parseVoteReply(d bson.D) topology.VoteReply {
@@ -59,10 +59,10 @@ func parseVoteReply(d bson.D) topology.VoteReply {
 func (c *Coordinator) handleRequestVotes(cmd bson.D) (bson.D, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.topo == nil {
+	if c.mu.topo == nil {
 		return nil, mongoerr.New(mongoerr.NotYetInitialized, "no replset config has been received")
 	}
-	cfg := c.topo.Config()
+	cfg := c.mu.topo.Config()
 	if name, _ := lookupString(cmd, "setName"); name != cfg.Name {
 		return nil, mongoerr.New(codeInconsistentReplicaSetNames,
 			"replSetRequestVotes: set name %s does not match ours (%s)", name, cfg.Name)
@@ -79,7 +79,7 @@ func (c *Coordinator) handleRequestVotes(cmd bson.D) (bson.D, error) {
 		ConfigVersion: lookupInt(cmd, "configVersion"), ConfigTerm: lookupInt(cmd, "configTerm"),
 		LastApplied: parseOpTime(last),
 	}
-	reply, acts := c.topo.VoteRequest(c.now(), req)
+	reply, acts := c.mu.topo.VoteRequest(c.now(), req)
 	c.applyLocked(acts)
 	c.publishLocked()
 	return bson.D{{Key: "term", Value: reply.Term}, {Key: "voteGranted", Value: reply.Granted},

@@ -22,15 +22,15 @@ func (c *Coordinator) WaitWriteConcern(ctx context.Context, ts bson.Timestamp, w
 		return err
 	}
 	c.mu.Lock()
-	if c.topo == nil {
+	if c.mu.topo == nil {
 		c.mu.Unlock()
 		return nil
 	}
-	if err := checkSatisfiable(c.topo.Config(), w); err != nil {
+	if err := checkSatisfiable(c.mu.topo.Config(), w); err != nil {
 		c.mu.Unlock()
 		return err
 	}
-	if acts := c.topo.NoteWriteConcernWait(c.now(), w); len(acts) > 0 { // rarely: the direct readers changed
+	if acts := c.mu.topo.NoteWriteConcernWait(c.now(), w); len(acts) > 0 { // rarely: the direct readers changed
 		c.applyLocked(acts)
 		c.publishLocked()
 	}
@@ -43,15 +43,15 @@ func (c *Coordinator) WaitWriteConcern(ctx context.Context, ts bson.Timestamp, w
 		}
 	}()
 	for {
-		if c.topo.WriteConcernSatisfied(w, j, op) {
+		if c.mu.topo.WriteConcernSatisfied(w, j, op) {
 			c.mu.Unlock()
 			return nil
 		}
-		if c.topo.Term() != term || c.topo.State() != topology.StatePrimary {
+		if c.mu.topo.Term() != term || c.mu.topo.State() != topology.StatePrimary {
 			c.mu.Unlock()
 			return mongoerr.New(mongoerr.PrimarySteppedDown, "Primary stepped down while waiting for replication")
 		}
-		ch := c.changed
+		ch := c.mu.changed
 		c.mu.Unlock()
 		if !registered {
 			registered = true
