@@ -11,7 +11,7 @@
 // members only through Options.Transport (*netclient.Pool in relaydb
 // serve), so a test can step it: with a clock.Manual, a memnet.Network
 // and no Start, the driver calls Tick, advances the clock and delivers
-// messages itself.
+// messages itself (steppable_test.go).
 // TODO(#10): storage (catalog, oplog tail, WAL syncs) and the Syncer are
 // not behind a seam yet; internal/sim does not drive this code yet.
 //

@@ -31,4 +31,25 @@
 // source directly at the moment the divergence is seen, the durable OpTime
 // equals the applied one (MemFS loses nothing on restart), and configs are
 // installed on every live member at once instead of via heartbeats.
+//
+// TODO(#10): drive the real repl.Coordinator instead of a bare
+// topology.Coordinator. The seams exist: repl.Options.Clock (a
+// clock.Manual shared by the cluster), repl.Options.Transport (a
+// memnet.Network endpoint per member, each message delivered or dropped by
+// the schedule; the seeded delay of net.go becomes "deliver message Seq
+// once the clock passes its send time + delay", partitions become
+// memnet Partition/Isolate) and Coordinator.Tick instead of Start's loop
+// (repl/steppable_test.go does this for elections). What remains: (1) a
+// seam for the fetch path, so the real Syncer (repl.NewSyncLoop:
+// fetcher.Run, the applier, initialsync.Run, rollback.Run) fetches over
+// memnet from the source's real command path with a stepped getMore
+// instead of sync.go (startFetch, serveFetch, onFetchReply, apply) and
+// source.go's hand-written find/getMore; (2) the coordinator's
+// goroutines that are not steppable yet (the local oplog tail and durable
+// loop, the position reporter, the feed of Syncer positions) turned into
+// steps the driver calls, so sync.go's reportPosition/onUpdatePosition
+// and member.go's do/becomePrimary/localWrite go, with
+// replSetUpdatePosition travelling over memnet; (3) configs installed
+// via replSetInitiate/replSetReconfig and heartbeats instead of at once;
+// then net.go keeps only the delay/drop schedule over memnet.
 package sim
