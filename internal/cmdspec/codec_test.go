@@ -146,6 +146,13 @@ func TestEncode(t *testing.T) {
 	}
 }
 
+func TestDecodeNeedsCmd(t *testing.T) {
+	var stmt testStmt
+	if err := Decode(d("q", bson.D{}, "$db", "x"), &stmt); err == nil || mongoerr.From(err).Code != mongoerr.InternalError {
+		t.Fatalf("decoding into a struct without Cmd: %v", err)
+	}
+}
+
 func TestSpec(t *testing.T) {
 	s := For(testFind{})
 	if s.Name != "find" || !s.Roles.Has(RolePrimary|RoleSecondary|RoleRouter) || s.Roles.Has(RoleUnauthenticated) {

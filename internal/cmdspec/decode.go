@@ -36,6 +36,9 @@ func Decode(cmd bson.D, dst any) error {
 		return fmt.Errorf("cmdspec: Decode needs a pointer to a struct, got %T", dst)
 	}
 	s := specOf(v.Elem().Type())
+	if s.header == nil {
+		return fmt.Errorf("cmdspec: %s embeds no cmdspec.Cmd", v.Elem().Type())
+	}
 	if len(cmd) == 0 {
 		return mongoerr.New(mongoerr.FailedToParse, "Empty command object")
 	}
