@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
+	"github.com/relaydb/relaydb/internal/iterx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -163,7 +164,7 @@ func (p *Pipeline) RunSorted(in Iterator) Iterator { return p.run(in, p.sortInde
 
 func (p *Pipeline) run(in Iterator, skipSort int) Iterator {
 	rc := p.newRunCtx()
-	return p.runWith(in, rc, skipSort)
+	return iterx.Checked(p.runWith(in, rc, skipSort), false)
 }
 
 func (p *Pipeline) newRunCtx() *runCtx {

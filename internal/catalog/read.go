@@ -51,7 +51,7 @@ func (coll *Collection) Scan(reverse bool) DocIterator { return coll.ScanAt(nil,
 func (coll *Collection) ScanAt(s *Snapshot, reverse bool) DocIterator {
 	p := storage.DocPrefix(coll.ID)
 	it, err := readerOf(coll.cat, s).NewIter(p, storage.PrefixEnd(p))
-	return &docIter{it: it, err: err, reverse: reverse, snap: holdSnapshot(s)}
+	return iterx.Checked[[]byte](&docIter{it: it, err: err, reverse: reverse, snap: holdSnapshot(s)}, false)
 }
 
 // docIter yields values of a storage iterator.
@@ -120,7 +120,7 @@ func (coll *Collection) ScanIndexAt(s *Snapshot, idx *Index, lo, hi []byte, reve
 	if idx.IsID() {
 		p := storage.DocPrefix(coll.ID)
 		it, err := readerOf(coll.cat, s).NewIter(bound(p, lo, false), bound(p, hi, true))
-		return &docIter{it: it, err: err, reverse: reverse, snap: holdSnapshot(s)}
+		return iterx.Checked[[]byte](&docIter{it: it, err: err, reverse: reverse, snap: holdSnapshot(s)}, false)
 	}
 	var snap *storage.Snapshot
 	if s != nil {
@@ -135,7 +135,7 @@ func (coll *Collection) ScanIndexAt(s *Snapshot, idx *Index, lo, hi []byte, reve
 	if idx.Multikey {
 		ix.seen = map[string]bool{}
 	}
-	return ix
+	return iterx.Checked[[]byte](ix, false)
 }
 
 // bound returns prefix+b, or the prefix's range end for a nil upper bound.

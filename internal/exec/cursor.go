@@ -72,11 +72,12 @@ func (c *Cursor) NextBatch(ctx context.Context, n int) (bson.A, bool, error) {
 			c.close()
 			return nil, true, err
 		}
-		if size+len(b) > maxBatchBytes && len(out) > 0 {
+		n := len(b) + arrayElemOverhead(len(out))
+		if size+n > maxBatchBytes && len(out) > 0 {
 			c.it = &pushBack{row: r, in: c.it}
 			break
 		}
-		size += len(b)
+		size += n
 		out = append(out, bson.Raw(b))
 		c.sent++
 		if c.Limit > 0 && c.sent >= c.Limit {
@@ -85,6 +86,19 @@ func (c *Cursor) NextBatch(ctx context.Context, n int) (bson.A, bool, error) {
 		}
 	}
 	return out, c.done, nil
+}
+
+// arrayElemOverhead is what the i-th document adds to the reply besides
+// its own bytes: the element's type byte and its array index as a
+// NUL-terminated decimal key. Counting it keeps a batch of many small
+// documents under the 16 MB reply limit.
+func arrayElemOverhead(i int) int {
+	digits := 1
+	for i >= 10 {
+		i /= 10
+		digits++
+	}
+	return 2 + digits
 }
 
 // Close releases an unregistered cursor's resources.
@@ -112,8 +126,11 @@ func (p *pushBack) Next() (*Row, bool) {
 	return p.in.Next()
 }
 
-func (p *pushBack) Err() error   { return p.in.Err() }
-func (p *pushBack) Close() error { return p.in.Close() }
+func (p *pushBack) Err() error { return p.in.Err() }
+func (p *pushBack) Close() error {
+	p.row = nil
+	return p.in.Close()
+}
 
 // Cursors is the server-wide registry of open cursors.
 type Cursors struct {

@@ -93,7 +93,7 @@ func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
 	if c.proj != nil {
 		it = &projectIter{in: it, p: c.proj}
 	}
-	return it, plan, nil
+	return iterx.Checked(it, false), plan, nil
 }
 
 // source opens the plan's scan.

@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/iterx"
 	"github.com/relaydb/relaydb/internal/oplog"
 )
 
@@ -41,7 +42,7 @@ func (e *Engine) findOplog(c *compiled, p FindParams) (Iterator, *Plan, error) {
 	if c.proj != nil {
 		it = &projectIter{in: it, p: c.proj}
 	}
-	return it, &Plan{Kind: "COLLSCAN"}, nil
+	return iterx.Checked(it, true), &Plan{Kind: "COLLSCAN"}, nil
 }
 
 // OplogWaiter returns the awaitData wait for a tailable oplog cursor: it
@@ -66,6 +67,8 @@ func findOplogIter(it Iterator) *oplogIter {
 			it = t.in
 		case *projectIter:
 			it = t.in
+		case interface{ Unwrap() Iterator }: // iterx.Checked
+			it = t.Unwrap()
 		default:
 			return nil
 		}
@@ -108,15 +111,16 @@ func isTSLowerBoundOnly(filter bson.D) bool {
 // oplogIter reads the oplog forward in batches. It is tailable: at the
 // end of visible data Next returns false but can be called again.
 type oplogIter struct {
-	log   *oplog.Log
-	after bson.Timestamp
-	incl  bool
-	buf   [][]byte
-	err   error
+	log    *oplog.Log
+	after  bson.Timestamp
+	incl   bool
+	buf    [][]byte
+	err    error
+	closed bool
 }
 
 func (o *oplogIter) Next() (*Row, bool) {
-	if o.err != nil {
+	if o.err != nil || o.closed {
 		return nil, false
 	}
 	if len(o.buf) == 0 {
@@ -138,7 +142,7 @@ func (o *oplogIter) Next() (*Row, bool) {
 func (o *oplogIter) Err() error { return o.err }
 
 func (o *oplogIter) Close() error {
-	o.buf = nil
+	o.buf, o.closed = nil, true
 	return nil
 }
 
@@ -181,6 +185,6 @@ func (o *oplogReverseIter) Next() (*Row, bool) {
 func (o *oplogReverseIter) Err() error { return o.err }
 
 func (o *oplogReverseIter) Close() error {
-	o.buf = nil
+	o.buf, o.done = nil, true
 	return nil
 }

@@ -123,3 +123,46 @@ func oplogTS(t *testing.T, e *Engine, filter bson.D) []bson.Timestamp {
 	t.Fatal("oplog scan did not end")
 	return nil
 }
+
+// TestOplogScanIsTailable: a forward oplog scan returns false at the end
+// of visible entries and yields the entries written since when called
+// again, through the filter and projection stages (iterx's rule for
+// tailable iterators and their wrappers); OplogWaiter finds its source.
+func TestOplogScanIsTailable(t *testing.T) {
+	e := testEngine(t, nil)
+	insert := func(id int32) {
+		t.Helper()
+		if res := e.Insert("t", "tail", []bson.D{{{Key: "_id", Value: id}}}, true, nil); len(res.Errors) > 0 {
+			t.Fatal(res.Errors[0].Err)
+		}
+	}
+	insert(1)
+	p := FindParams{Filter: bson.D{{Key: "ns", Value: "t.tail"}}, Projection: bson.D{{Key: "o", Value: 1}}}
+	it, _, err := e.Find("local", "oplog.rs", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	if e.OplogWaiter(it) == nil {
+		t.Fatal("OplogWaiter found no oplog source under the wrappers")
+	}
+	read := func() int {
+		t.Helper()
+		n := 0
+		for _, ok := it.Next(); ok; _, ok = it.Next() {
+			n++
+		}
+		if err := it.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := read(); n != 1 {
+		t.Fatalf("first read: %d entries, want 1", n)
+	}
+	insert(2)
+	insert(3)
+	if n := read(); n != 2 {
+		t.Fatalf("after two more inserts: %d entries, want 2", n)
+	}
+}

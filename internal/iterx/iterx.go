@@ -34,9 +34,9 @@ package iterx
 //     snapshots, spill files) and closes its input: whoever opened or was
 //     handed an iterator closes it, whether or not it read to the end. A
 //     stage that takes an input owns it. Close may be called more than
-//     once; Next must not be called after Close. Close returns an error
-//     only when releasing a resource failed; errors of the sequence itself
-//     come from Err.
+//     once, and Next after Close returns false (tailable or not). Close
+//     returns an error only when releasing a resource failed; errors of
+//     the sequence itself come from Err.
 //   - An item belongs to the caller once Next returns it: the iterator
 //     never reuses or changes it, so it stays valid after the next Next and
 //     after Close (a cursor keeps a batch's documents until the reply is

@@ -29,6 +29,9 @@ func TestSliceLeavesItsInput(t *testing.T) {
 	if err := it.Close(); err != nil {
 		t.Fatal(err)
 	}
+	if _, ok := it.Next(); ok {
+		t.Fatal("Next after Close must return false")
+	}
 	if !slices.Equal(in, []int{1, 2, 3}) {
 		t.Fatalf("Slice changed its input: %v", in)
 	}
@@ -137,5 +140,12 @@ func TestDrainReportsTheErrorAndCloses(t *testing.T) {
 	got, err := Drain(Slice([]string{"a", "b"}))
 	if err != nil || !slices.Equal(got, []string{"a", "b"}) {
 		t.Fatalf("got %v, %v", got, err)
+	}
+}
+
+func TestCheckedIsFreeWithoutTheTag(t *testing.T) {
+	it := Slice([]int{1})
+	if got := Checked(it, false); got != it && !checkedBuild {
+		t.Fatal("Checked must return its input without -tags invariants")
 	}
 }

@@ -1,0 +1,5 @@
+//go:build !invariants
+
+package iterx
+
+const checkedBuild = false
