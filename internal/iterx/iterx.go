@@ -5,9 +5,11 @@
 // One shape means a layer wraps the layer below with Map instead of a
 // hand-written adapter per pair.
 //
-// It is a leaf package (standard library only) so that catalog, exec and
-// the pure agg can all implement it without agg importing catalog (and
-// through it Pebble), and without catalog importing anything above it.
+// It is a leaf package (it imports only the standard library and
+// internal/invariants) so that catalog, exec and the pure agg can all
+// implement it without agg importing catalog (and through it Pebble), and
+// without catalog importing anything above it. Checked enforces the rules
+// below in builds with -tags invariants.
 //
 // It is a pull iterator with an explicit end, an error and a Close, like
 // Pebble's iterators and database/sql's Rows, rather than the standard
@@ -23,9 +25,10 @@ package iterx
 //     end of the sequence or on failure. Calling Next again after it
 //     returned false is allowed and returns false again, except for a
 //     tailable iterator (the oplog's, under a tailable cursor), which may
-//     yield items that became visible since. A wrapper passes Next through
-//     to its input rather than remembering the end, so a wrapped tailable
-//     iterator stays tailable.
+//     yield items that became visible since. A wrapper that may sit over a
+//     tailable iterator passes Next through to its input rather than
+//     remembering the end (Map does; Func, for stages that never are,
+//     remembers it).
 //   - Err reports why Next returned false: nil at the end of the
 //     sequence, the error on failure. Check it once Next returns false; it
 //     is sticky (a failed iterator stays failed). A wrapper reports its
