@@ -2,6 +2,7 @@ package soak
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -49,15 +50,22 @@ func (s *soak) killCycle(ctx context.Context, cl *mongo.Client) error {
 }
 
 // check compares the YCSB records and the DDL databases with what was
-// acknowledged.
+// acknowledged. Both checks run even if the first fails, so that the DDL
+// stream always learns the outcome of its op in flight.
 func (s *soak) check(ctx context.Context, cl *mongo.Client) error {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	n, err := s.y.check(ctx)
-	if err != nil {
-		return fmt.Errorf("YCSB check: %w", err)
+	n, yerr := s.y.check(ctx)
+	if yerr != nil {
+		yerr = fmt.Errorf("YCSB check: %w", yerr)
 	}
 	s.rep.YCSBChecked += int64(n)
+	return errors.Join(yerr, s.checkDDL(ctx))
+}
+
+// checkDDL compares the crash harness's databases with its model, and on
+// a replica set waits for the other members to reach the primary's state.
+func (s *soak) checkDDL(ctx context.Context) error {
 	uris, err := s.target.CheckURIs(ctx)
 	if err != nil {
 		return err
