@@ -8,7 +8,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
-	"github.com/relaydb/relaydb/internal/storage"
+	"github.com/relaydb/relaydb/internal/catalog/catalogtest"
 )
 
 func TestRollbackSetDocument(t *testing.T) {
@@ -139,51 +139,17 @@ func indexNames(coll *catalog.Collection) []string {
 	return out
 }
 
-func openMem(t testing.TB) *catalog.Catalog {
-	t.Helper()
-	c, err := catalog.Open(catalog.Options{Storage: storage.Options{InMemory: true}, TTLInterval: -1, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
-func mustColl(t testing.TB, c *catalog.Catalog, db, name string) *catalog.Collection {
-	t.Helper()
-	coll, err := c.CreateCollection(db, name, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return coll
-}
-
-func spec(name string, key bson.D, opts ...any) bson.D {
-	return append(d("key", key, "name", name), d(opts...)...)
-}
-
-func mustInsert(t testing.TB, c *catalog.Catalog, coll *catalog.Collection, docs ...bson.D) {
-	t.Helper()
-	for _, doc := range docs {
-		if _, err := c.Insert(coll, doc); err != nil {
-			t.Fatalf("insert %v: %v", doc, err)
-		}
-	}
-}
-
-func mustIndex(t testing.TB, c *catalog.Catalog, coll *catalog.Collection, specs ...bson.D) {
-	t.Helper()
-	if _, _, err := c.CreateIndexes(coll, specs); err != nil {
-		t.Fatalf("create indexes: %v", err)
-	}
-}
-
-// live returns the current value of coll (indexes/multikey published later).
-func live(c *catalog.Catalog, coll *catalog.Collection) *catalog.Collection {
-	return c.CollectionByUUID(coll.UUID)
-}
-
 // ids returns the _id of each document it yields.
+// Shared setup helpers (catalogtest).
+var (
+	openMem    = catalogtest.OpenMem
+	mustColl   = catalogtest.Coll
+	spec       = catalogtest.Spec
+	mustInsert = catalogtest.Insert
+	mustIndex  = catalogtest.Index
+	live       = catalogtest.Live
+)
+
 func ids(t testing.TB, it catalog.DocIterator) []any {
 	t.Helper()
 	defer it.Close()
