@@ -17,7 +17,7 @@ type matchStage struct{ m *query.Matcher }
 func compileMatch(spec any, cc *compileCtx) ([]stage, error) {
 	d, ok := spec.(bson.D)
 	if !ok {
-		return nil, mongoerr.New(15959, "the match filter must be an expression in an object")
+		return nil, mongoerr.New(mongoerr.MatchFilterNotObject, "the match filter must be an expression in an object")
 	}
 	m, err := query.CompileWithVars(d, cc.scopeVars())
 	if err != nil {
@@ -40,13 +40,13 @@ type limitStage struct{ n int64 }
 func compileLimit(spec any, _ *compileCtx) ([]stage, error) {
 	n, ok := bsonx.AsInt64(spec)
 	if !bsonx.IsNumber(spec) {
-		return nil, mongoerr.New(15957, "the limit must be specified as a number")
+		return nil, mongoerr.New(mongoerr.LimitNotInteger, "the limit must be specified as a number")
 	}
 	if !ok {
-		return nil, mongoerr.New(15957, "the limit must be an integer")
+		return nil, mongoerr.New(mongoerr.LimitNotInteger, "the limit must be an integer")
 	}
 	if n <= 0 {
-		return nil, mongoerr.New(15958, "the limit must be positive")
+		return nil, mongoerr.New(mongoerr.LimitNotPositive, "the limit must be positive")
 	}
 	return []stage{&limitStage{n: n}}, nil
 }
@@ -67,10 +67,10 @@ type skipStage struct{ n int64 }
 func compileSkip(spec any, _ *compileCtx) ([]stage, error) {
 	n, ok := bsonx.AsInt64(spec)
 	if !bsonx.IsNumber(spec) || !ok {
-		return nil, mongoerr.New(15972, "Argument to $skip must be a number")
+		return nil, mongoerr.New(mongoerr.SkipNotNumber, "Argument to $skip must be a number")
 	}
 	if n < 0 {
-		return nil, mongoerr.New(15956, "Argument to $skip cannot be negative")
+		return nil, mongoerr.New(mongoerr.SkipNegative, "Argument to $skip cannot be negative")
 	}
 	return []stage{&skipStage{n: n}}, nil
 }
@@ -98,10 +98,10 @@ type sortStage struct {
 func compileSort(spec any, _ *compileCtx) ([]stage, error) {
 	d, ok := spec.(bson.D)
 	if !ok {
-		return nil, mongoerr.New(15973, "the $sort key specification must be an object")
+		return nil, mongoerr.New(mongoerr.SortKeyNotObject, "the $sort key specification must be an object")
 	}
 	if len(d) == 0 {
-		return nil, mongoerr.New(15976, "$sort stage must have at least one sort key")
+		return nil, mongoerr.New(mongoerr.SortNoKeys, "$sort stage must have at least one sort key")
 	}
 	s, err := query.CompileSort(d)
 	if err != nil {
@@ -142,28 +142,28 @@ type sampleStage struct{ size int64 }
 func compileSample(spec any, _ *compileCtx) ([]stage, error) {
 	d, ok := spec.(bson.D)
 	if !ok {
-		return nil, mongoerr.New(28745, "the $sample stage specification must be an object")
+		return nil, mongoerr.New(mongoerr.SampleSpecNotObject, "the $sample stage specification must be an object")
 	}
 	size := int64(-1)
 	for _, e := range d {
 		if e.Key != "size" {
-			return nil, mongoerr.New(28748, "unrecognized option to $sample: %s", e.Key)
+			return nil, mongoerr.New(mongoerr.SampleUnknownOption, "unrecognized option to $sample: %s", e.Key)
 		}
 		n, ok := bsonx.AsInt64(e.Value)
 		if !bsonx.IsNumber(e.Value) || !ok {
 			f, isNum := bsonx.AsFloat64(e.Value)
 			if !isNum || math.IsNaN(f) {
-				return nil, mongoerr.New(28746, "size argument to $sample must be a number")
+				return nil, mongoerr.New(mongoerr.SampleSizeNotNumber, "size argument to $sample must be a number")
 			}
 			n = int64(f)
 		}
 		if n < 0 {
-			return nil, mongoerr.New(28747, "size argument to $sample must not be negative")
+			return nil, mongoerr.New(mongoerr.SampleSizeNegative, "size argument to $sample must not be negative")
 		}
 		size = n
 	}
 	if size < 0 {
-		return nil, mongoerr.New(28749, "$sample stage must specify a size")
+		return nil, mongoerr.New(mongoerr.SampleMissingSize, "$sample stage must specify a size")
 	}
 	return []stage{&sampleStage{size: size}}, nil
 }

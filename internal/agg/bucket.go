@@ -16,7 +16,7 @@ import (
 func compileBucket(spec any, cc *compileCtx) ([]stage, error) {
 	d, ok := spec.(bson.D)
 	if !ok {
-		return nil, mongoerr.New(40201, "Argument to $bucket stage must be an object, but found type: %s", typeOf(spec))
+		return nil, mongoerr.New(mongoerr.BucketSpecNotObject, "Argument to $bucket stage must be an object, but found type: %s", typeOf(spec))
 	}
 	var groupBy expr.Expr
 	var bounds bson.A
@@ -34,7 +34,7 @@ func compileBucket(spec any, cc *compileCtx) ([]stage, error) {
 		case "boundaries":
 			b, ok := e.Value.(bson.A)
 			if !ok {
-				return nil, mongoerr.New(40200, "The $bucket 'boundaries' field must be an array, but found type: %s", typeOf(e.Value))
+				return nil, mongoerr.New(mongoerr.BucketBoundariesNotArray, "The $bucket 'boundaries' field must be an array, but found type: %s", typeOf(e.Value))
 			}
 			bounds = b
 		case "default":
@@ -42,15 +42,15 @@ func compileBucket(spec any, cc *compileCtx) ([]stage, error) {
 		case "output":
 			o, ok := e.Value.(bson.D)
 			if !ok {
-				return nil, mongoerr.New(40196, "The $bucket 'output' field must be an object, but found type: %s", typeOf(e.Value))
+				return nil, mongoerr.New(mongoerr.BucketOutputNotObject, "The $bucket 'output' field must be an object, but found type: %s", typeOf(e.Value))
 			}
 			output = o
 		default:
-			return nil, mongoerr.New(40197, "Unrecognized option to $bucket: %s", e.Key)
+			return nil, mongoerr.New(mongoerr.BucketUnknownOption, "Unrecognized option to $bucket: %s", e.Key)
 		}
 	}
 	if groupBy == nil || bounds == nil {
-		return nil, mongoerr.New(40198, "$bucket requires 'groupBy' and 'boundaries' to be specified")
+		return nil, mongoerr.New(mongoerr.BucketMissingRequired, "$bucket requires 'groupBy' and 'boundaries' to be specified")
 	}
 	if err := checkBoundaries(bounds, def, hasDef); err != nil {
 		return nil, err
@@ -73,19 +73,19 @@ func compileBucket(spec any, cc *compileCtx) ([]stage, error) {
 
 func checkBoundaries(bounds bson.A, def any, hasDef bool) error {
 	if len(bounds) < 2 {
-		return mongoerr.New(40192, "The $bucket 'boundaries' field must have at least 2 values, but found %d value(s).", len(bounds))
+		return mongoerr.New(mongoerr.BucketTooFewBoundaries, "The $bucket 'boundaries' field must have at least 2 values, but found %d value(s).", len(bounds))
 	}
 	for i := 1; i < len(bounds); i++ {
 		if bsonx.CanonicalType(bounds[i]) != bsonx.CanonicalType(bounds[0]) {
-			return mongoerr.New(40193, "All values in the the 'boundaries' option to $bucket must have the same type.")
+			return mongoerr.New(mongoerr.BucketBoundariesMixedTypes, "All values in the the 'boundaries' option to $bucket must have the same type.")
 		}
 		if bsonx.Compare(bounds[i-1], bounds[i]) >= 0 {
-			return mongoerr.New(40194, "The 'boundaries' option to $bucket must be sorted in ascending order")
+			return mongoerr.New(mongoerr.BucketBoundariesNotSorted, "The 'boundaries' option to $bucket must be sorted in ascending order")
 		}
 	}
 	if hasDef && bsonx.Compare(def, bounds[0]) >= 0 && bsonx.Compare(def, bounds[len(bounds)-1]) < 0 &&
 		bsonx.CanonicalType(def) == bsonx.CanonicalType(bounds[0]) {
-		return mongoerr.New(40199, "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.")
+		return mongoerr.New(mongoerr.BucketDefaultInRange, "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.")
 	}
 	return nil
 }
@@ -100,7 +100,7 @@ func bucketKey(groupBy expr.Expr, bounds bson.A, def any, hasDef bool) func(bson
 			return bounds[i], nil
 		}
 		if !hasDef {
-			return nil, mongoerr.New(40066, "$switch could not find a matching branch for an input, and no default was specified.")
+			return nil, mongoerr.New(mongoerr.SwitchNoMatchingBranch, "$switch could not find a matching branch for an input, and no default was specified.")
 		}
 		return def, nil
 	}

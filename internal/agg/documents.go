@@ -43,13 +43,13 @@ func (s *documentsStage) eval(rc *runCtx) ([]bson.D, error) {
 	}
 	arr, ok := v.(bson.A)
 	if !ok {
-		return nil, mongoerr.New(5858203, "error during $documents evaluation: an array is expected")
+		return nil, mongoerr.New(mongoerr.DocumentsNotArray, "error during $documents evaluation: an array is expected")
 	}
 	docs := make([]bson.D, len(arr))
 	for i, el := range arr {
 		d, ok := el.(bson.D)
 		if !ok {
-			return nil, mongoerr.New(40228, "'replacement document' must evaluate to an object, but resulting value was: %v. Type of resulting value: '%s'.", el, typeOf(el))
+			return nil, mongoerr.New(mongoerr.ReplacementNotObject, "'replacement document' must evaluate to an object, but resulting value was: %v. Type of resulting value: '%s'.", el, typeOf(el))
 		}
 		docs[i] = d
 	}

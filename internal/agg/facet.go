@@ -24,10 +24,10 @@ var notInFacet = map[string]bool{
 func compileFacet(spec any, cc *compileCtx) ([]stage, error) {
 	d, ok := spec.(bson.D)
 	if !ok {
-		return nil, mongoerr.New(15947, "the $facet specification must be a non-empty object")
+		return nil, mongoerr.New(mongoerr.StageSpecNotObject, "the $facet specification must be a non-empty object")
 	}
 	if len(d) == 0 {
-		return nil, mongoerr.New(40169, "the $facet specification must be a non-empty object")
+		return nil, mongoerr.New(mongoerr.FacetSpecEmpty, "the $facet specification must be a non-empty object")
 	}
 	s := &facetStage{}
 	for _, e := range d {
@@ -36,14 +36,14 @@ func compileFacet(spec any, cc *compileCtx) ([]stage, error) {
 		}
 		arr, ok := e.Value.(bson.A)
 		if !ok {
-			return nil, mongoerr.New(40170, "arguments to $facet must be arrays, %s is type %s", e.Key, typeOf(e.Value))
+			return nil, mongoerr.New(mongoerr.FacetArgNotArray, "arguments to $facet must be arrays, %s is type %s", e.Key, typeOf(e.Value))
 		}
 		if len(arr) == 0 {
-			return nil, mongoerr.New(40171, "sub-pipeline in $facet stage cannot be empty")
+			return nil, mongoerr.New(mongoerr.FacetEmptySubPipeline, "sub-pipeline in $facet stage cannot be empty")
 		}
 		for _, st := range arr {
 			if name, _, err := splitStage(st); err == nil && notInFacet[name] {
-				return nil, mongoerr.New(40600, "%s is not allowed to be used within a $facet stage", name)
+				return nil, mongoerr.New(mongoerr.StageNotAllowedInFacet, "%s is not allowed to be used within a $facet stage", name)
 			}
 		}
 		p, err := compileStages(arr, cc)
@@ -95,7 +95,7 @@ func (s *facetStage) runFacets(sp *spool, rc *runCtx) (bson.D, error) {
 			}
 			if size += docSize(d) + 8; size > rc.lim.facetOutputBytes {
 				it.Close()
-				return nil, mongoerr.New(4031700, "PlanExecutor error during aggregation :: caused by :: document constructed by $facet is %d bytes, which exceeds the limit of %d bytes", size, rc.lim.facetOutputBytes)
+				return nil, mongoerr.New(mongoerr.FacetOutputTooLarge, "PlanExecutor error during aggregation :: caused by :: document constructed by $facet is %d bytes, which exceeds the limit of %d bytes", size, rc.lim.facetOutputBytes)
 			}
 			arr = append(arr, d)
 		}

@@ -27,7 +27,7 @@ type groupStage struct {
 func compileGroup(spec any, cc *compileCtx) ([]stage, error) {
 	d, ok := spec.(bson.D)
 	if !ok {
-		return nil, mongoerr.New(15947, "a group's fields must be specified in an object")
+		return nil, mongoerr.New(mongoerr.StageSpecNotObject, "a group's fields must be specified in an object")
 	}
 	g := &groupStage{}
 	for _, e := range d {
@@ -46,24 +46,24 @@ func compileGroup(spec any, cc *compileCtx) ([]stage, error) {
 		g.accs = append(g.accs, a)
 	}
 	if g.id == nil {
-		return nil, mongoerr.New(15955, "a group specification must include an _id")
+		return nil, mongoerr.New(mongoerr.GroupMissingID, "a group specification must include an _id")
 	}
 	return []stage{g}, nil
 }
 
 func compileAccumulator(name string, v any, cc *compileCtx) (accSpec, error) {
 	if strings.HasPrefix(name, "$") {
-		return accSpec{}, mongoerr.New(40236, "The field name '%s' cannot be an operator name", name)
+		return accSpec{}, mongoerr.New(mongoerr.GroupFieldIsOperator, "The field name '%s' cannot be an operator name", name)
 	}
 	if strings.Contains(name, ".") {
-		return accSpec{}, mongoerr.New(40235, "The field name '%s' cannot contain '.'", name)
+		return accSpec{}, mongoerr.New(mongoerr.GroupFieldDotted, "The field name '%s' cannot contain '.'", name)
 	}
 	d, ok := v.(bson.D)
 	if !ok {
-		return accSpec{}, mongoerr.New(40234, "The field '%s' must be an accumulator object", name)
+		return accSpec{}, mongoerr.New(mongoerr.GroupFieldNotAccumulator, "The field '%s' must be an accumulator object", name)
 	}
 	if len(d) != 1 {
-		return accSpec{}, mongoerr.New(40238, "The field '%s' must specify one accumulator", name)
+		return accSpec{}, mongoerr.New(mongoerr.GroupFieldMultipleAccumulators, "The field '%s' must specify one accumulator", name)
 	}
 	op, arg := d[0].Key, d[0].Value
 	if op == "$count" {
@@ -74,10 +74,10 @@ func compileAccumulator(name string, v any, cc *compileCtx) (accSpec, error) {
 	}
 	mk, ok := accumulators[op]
 	if !ok {
-		return accSpec{}, mongoerr.New(15952, "unknown group operator '%s'", op)
+		return accSpec{}, mongoerr.New(mongoerr.UnknownGroupOperator, "unknown group operator '%s'", op)
 	}
 	if _, isArr := arg.(bson.A); isArr {
-		return accSpec{}, mongoerr.New(40237, "The %s accumulator is a unary operator", op)
+		return accSpec{}, mongoerr.New(mongoerr.AccumulatorIsUnary, "The %s accumulator is a unary operator", op)
 	}
 	e, err := cc.compileExpr(arg)
 	if err != nil {
@@ -147,11 +147,11 @@ func compileCount(spec any, cc *compileCtx) ([]stage, error) {
 	name, ok := spec.(string)
 	switch {
 	case !ok || name == "":
-		return nil, mongoerr.New(40156, "the count field must be a non-empty string")
+		return nil, mongoerr.New(mongoerr.CountFieldEmpty, "the count field must be a non-empty string")
 	case strings.HasPrefix(name, "$"):
-		return nil, mongoerr.New(40158, "the count field cannot be a $-prefixed path")
+		return nil, mongoerr.New(mongoerr.CountFieldDollarPrefixed, "the count field cannot be a $-prefixed path")
 	case strings.Contains(name, "."):
-		return nil, mongoerr.New(40160, "the count field cannot contain '.'")
+		return nil, mongoerr.New(mongoerr.CountFieldDotted, "the count field cannot contain '.'")
 	}
 	return compileSub(bson.A{
 		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: name, Value: bson.D{{Key: "$sum", Value: int32(1)}}}}}},
@@ -163,7 +163,7 @@ func compileSortByCount(spec any, cc *compileCtx) ([]stage, error) {
 	s, isStr := spec.(string)
 	d, isDoc := spec.(bson.D)
 	if !(isStr && strings.HasPrefix(s, "$")) && !(isDoc && len(d) == 1 && strings.HasPrefix(d[0].Key, "$")) {
-		return nil, mongoerr.New(40148, "the sortByCount field must be defined as a $-prefixed path or an expression")
+		return nil, mongoerr.New(mongoerr.SortByCountBadSpec, "the sortByCount field must be defined as a $-prefixed path or an expression")
 	}
 	return compileSub(bson.A{
 		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: spec}, {Key: "count", Value: bson.D{{Key: "$sum", Value: int32(1)}}}}}},

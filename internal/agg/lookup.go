@@ -234,7 +234,7 @@ func (s *lookupStage) matches(d bson.D, fc *foreignCache, rc *runCtx) (bson.A, e
 			return out, err
 		}
 		if size += docSize(c) + 8; size > maxUserDocBytes {
-			return nil, mongoerr.New(4568, "Total size of documents in %s matching pipeline's $lookup stage exceeds %d bytes", s.from, maxUserDocBytes)
+			return nil, mongoerr.New(mongoerr.LookupResultTooLarge, "Total size of documents in %s matching pipeline's $lookup stage exceeds %d bytes", s.from, maxUserDocBytes)
 		}
 		out = append(out, c)
 	}
@@ -289,14 +289,14 @@ func compileUnionWith(spec any, cc *compileCtx) ([]stage, error) {
 				}
 				s.sub = p
 			default:
-				return nil, mongoerr.New(40415, "BSON field '$unionWith.%s' is an unknown field.", e.Key)
+				return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$unionWith.%s' is an unknown field.", e.Key)
 			}
 		}
 	default:
 		return nil, mongoerr.New(mongoerr.FailedToParse, "the $unionWith stage specification must be an object or string, but found %s", typeOf(spec))
 	}
 	if s.coll == "" {
-		return nil, mongoerr.New(40414, "BSON field '$unionWith.coll' is missing but a required field")
+		return nil, mongoerr.New(mongoerr.IDLMissingField, "BSON field '$unionWith.coll' is missing but a required field")
 	}
 	return []stage{s}, nil
 }

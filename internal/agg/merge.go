@@ -82,7 +82,7 @@ func ParseMerge(spec any, db string, vars *expr.Vars) (*MergeSpec, error) {
 	case bson.D:
 		err = m.parseDoc(t)
 	default:
-		err = mongoerr.New(51182, "$merge only supports a string or object argument, but found %s", typeOf(spec))
+		err = mongoerr.New(mongoerr.MergeSpecBadType, "$merge only supports a string or object argument, but found %s", typeOf(spec))
 	}
 	if err == nil {
 		err = m.finish()
@@ -109,14 +109,14 @@ func (m *MergeSpec) parseDoc(d bson.D) error {
 		case "whenNotMatched":
 			err = m.parseWhenNotMatched(e.Value)
 		default:
-			err = mongoerr.New(40415, "BSON field '$merge.%s' is an unknown field.", e.Key)
+			err = mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$merge.%s' is an unknown field.", e.Key)
 		}
 		if err != nil {
 			return err
 		}
 	}
 	if !haveInto {
-		return mongoerr.New(40414, "BSON field '$merge.into' is missing but a required field")
+		return mongoerr.New(mongoerr.IDLMissingField, "BSON field '$merge.into' is missing but a required field")
 	}
 	return nil
 }
@@ -131,7 +131,7 @@ func (m *MergeSpec) parseInto(v any) error {
 			s, ok := e.Value.(string)
 			switch {
 			case e.Key != "db" && e.Key != "coll":
-				return mongoerr.New(40415, "BSON field 'into.%s' is an unknown field.", e.Key)
+				return mongoerr.New(mongoerr.IDLUnknownField, "BSON field 'into.%s' is an unknown field.", e.Key)
 			case !ok:
 				return mongoerr.New(mongoerr.TypeMismatch, "BSON field 'into.%s' is the wrong type '%s', expected type 'string'", e.Key, typeOf(e.Value))
 			case e.Key == "db":
@@ -141,11 +141,11 @@ func (m *MergeSpec) parseInto(v any) error {
 			}
 		}
 		if !hasKey(t, "coll") {
-			return mongoerr.New(40414, "BSON field 'into.coll' is missing but a required field")
+			return mongoerr.New(mongoerr.IDLMissingField, "BSON field 'into.coll' is missing but a required field")
 		}
 		return nil
 	}
-	return mongoerr.New(51178, "$merge 'into' field must be either a string or an object, but found %s", typeOf(v))
+	return mongoerr.New(mongoerr.MergeIntoBadType, "$merge 'into' field must be either a string or an object, but found %s", typeOf(v))
 }
 
 func (m *MergeSpec) parseOn(v any) error {
@@ -154,17 +154,17 @@ func (m *MergeSpec) parseOn(v any) error {
 		m.On = []string{t}
 	case bson.A:
 		if len(t) == 0 {
-			return mongoerr.New(51187, "If explicitly specifying $merge 'on', must include at least one field")
+			return mongoerr.New(mongoerr.MergeOnEmpty, "If explicitly specifying $merge 'on', must include at least one field")
 		}
 		for _, el := range t {
 			s, ok := el.(string)
 			if !ok {
-				return mongoerr.New(51134, "$merge 'on' array elements must be strings, but found %s", typeOf(el))
+				return mongoerr.New(mongoerr.MergeOnElementNotString, "$merge 'on' array elements must be strings, but found %s", typeOf(el))
 			}
 			m.On = append(m.On, s)
 		}
 	default:
-		return mongoerr.New(51186, "$merge 'on' field must be either a string or an array of strings, but found %s", typeOf(v))
+		return mongoerr.New(mongoerr.MergeOnBadType, "$merge 'on' field must be either a string or an array of strings, but found %s", typeOf(v))
 	}
 	seen := map[string]bool{}
 	for _, f := range m.On {
@@ -172,7 +172,7 @@ func (m *MergeSpec) parseOn(v any) error {
 			return err
 		}
 		if seen[f] {
-			return mongoerr.New(31465, "Found a duplicate field '%s'", f)
+			return mongoerr.New(mongoerr.DuplicateFieldInList, "Found a duplicate field '%s'", f)
 		}
 		seen[f] = true
 	}
@@ -201,7 +201,7 @@ func (m *MergeSpec) parseWhenMatched(v any) error {
 		m.WhenMatched, m.Pipeline = WhenMatchedPipeline, t
 		return nil
 	}
-	return mongoerr.New(51191, "$merge 'whenMatched' field must be either a string or an array, but found %s", typeOf(v))
+	return mongoerr.New(mongoerr.MergeWhenMatchedBadType, "$merge 'whenMatched' field must be either a string or an array, but found %s", typeOf(v))
 }
 
 func (m *MergeSpec) parseWhenNotMatched(v any) error {
@@ -227,7 +227,7 @@ func (m *MergeSpec) finish() error {
 		m.On, m.OnDefaulted = []string{"_id"}, true
 	}
 	if m.Let != nil && m.WhenMatched != WhenMatchedPipeline {
-		return mongoerr.New(51199, "Cannot use 'let' variables with 'whenMatched: %s' mode", m.WhenMatched)
+		return mongoerr.New(mongoerr.MergeLetWithWhenMatchedMode, "Cannot use 'let' variables with 'whenMatched: %s' mode", m.WhenMatched)
 	}
 	if m.WhenMatched != WhenMatchedPipeline {
 		return nil

@@ -66,7 +66,7 @@ func (m *MergeSpec) Prepare(doc bson.D) (bson.D, bson.D, error) {
 			ok = false
 		}
 		if !ok {
-			return nil, nil, mongoerr.New(51132, "$merge write error: 'on' field cannot be missing, null, undefined or an array")
+			return nil, nil, mongoerr.New(mongoerr.MergeOnFieldInvalid, "$merge write error: 'on' field cannot be missing, null, undefined or an array")
 		}
 		key = append(key, bson.E{Key: f, Value: v})
 	}
@@ -131,7 +131,7 @@ func (m *MergeSpec) applyNotMatched(incoming bson.D) (bson.D, MergeAction, error
 	case WhenNotMatchedDiscard:
 		return nil, MergeDiscard, nil
 	case WhenNotMatchedFail:
-		return nil, MergeFail, mongoerr.New(13113, "$merge could not find a matching document in the target collection for at least one document in the source collection")
+		return nil, MergeFail, mongoerr.New(mongoerr.MergeStageNoMatchingDocument, "$merge could not find a matching document in the target collection for at least one document in the source collection")
 	}
 	if _, ok := bsonx.Get(incoming, "_id"); !ok {
 		incoming = append(bson.D{{Key: "_id", Value: bson.NewObjectID()}}, incoming...)

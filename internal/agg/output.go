@@ -28,7 +28,7 @@ func SplitOutput(pipeline bson.A, db string, vars *expr.Vars) (stages bson.A, ou
 			continue
 		}
 		if i != len(pipeline)-1 {
-			return nil, nil, nil, mongoerr.New(40601, "%s can only be the final stage in the pipeline", name)
+			return nil, nil, nil, mongoerr.New(mongoerr.StageMustBeLast, "%s can only be the final stage in the pipeline", name)
 		}
 		stages = pipeline[:i]
 		if name == "$out" {
@@ -58,7 +58,7 @@ func ParseOut(spec any, db string) (*OutSpec, error) {
 				// TODO(#2): $out to a time-series collection.
 				return nil, mongoerr.New(mongoerr.NotImplemented, "$out to a time-series collection is not supported")
 			case e.Key != "db" && e.Key != "coll":
-				return nil, mongoerr.New(40415, "BSON field '$out.%s' is an unknown field.", e.Key)
+				return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$out.%s' is an unknown field.", e.Key)
 			case !ok:
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$out.%s' is the wrong type '%s', expected type 'string'", e.Key, typeOf(e.Value))
 			case e.Key == "db":
@@ -68,14 +68,14 @@ func ParseOut(spec any, db string) (*OutSpec, error) {
 			}
 		}
 		if o.Coll == "" && !hasKey(t, "coll") {
-			return nil, mongoerr.New(40414, "BSON field '$out.coll' is missing but a required field")
+			return nil, mongoerr.New(mongoerr.IDLMissingField, "BSON field '$out.coll' is missing but a required field")
 		}
 		if o.DB == "" && !hasKey(t, "db") {
-			return nil, mongoerr.New(40414, "BSON field '$out.db' is missing but a required field")
+			return nil, mongoerr.New(mongoerr.IDLMissingField, "BSON field '$out.db' is missing but a required field")
 		}
 		return o, checkTarget("$out", o.DB, o.Coll)
 	}
-	return nil, mongoerr.New(16990, "$out only supports a string or object argument, not %s", typeOf(spec))
+	return nil, mongoerr.New(mongoerr.OutSpecBadType, "$out only supports a string or object argument, not %s", typeOf(spec))
 }
 
 func hasKey(d bson.D, k string) bool {
@@ -114,7 +114,7 @@ func checkOutputStage(name string, last bool) error {
 		return nil
 	}
 	if !last {
-		return mongoerr.New(40601, "%s can only be the final stage in the pipeline", name)
+		return mongoerr.New(mongoerr.StageMustBeLast, "%s can only be the final stage in the pipeline", name)
 	}
 	return mongoerr.New(mongoerr.NotImplemented, "%s must be split off with agg.SplitOutput and run by the engine", name)
 }

@@ -79,15 +79,15 @@ func splitFieldPath(s string, code mongoerr.Code, what string) ([]string, error)
 // splitDotted validates a dotted field name a.b.c.
 func splitDotted(s string) ([]string, error) {
 	if s == "" {
-		return nil, mongoerr.New(40352, "FieldPath cannot be constructed with empty string")
+		return nil, mongoerr.New(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
 	}
 	parts := strings.Split(s, ".")
 	for _, p := range parts {
 		if p == "" {
-			return nil, mongoerr.New(15998, "FieldPath field names may not be empty strings.")
+			return nil, mongoerr.New(mongoerr.FieldPathEmptyName, "FieldPath field names may not be empty strings.")
 		}
 		if strings.HasPrefix(p, "$") {
-			return nil, mongoerr.New(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+			return nil, mongoerr.New(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 		}
 	}
 	return parts, nil

@@ -94,7 +94,7 @@ func compileStages(pipeline bson.A, cc *compileCtx) (*Pipeline, error) {
 		}
 		sc, ok := stageCompilers[name]
 		if !ok {
-			return nil, mongoerr.New(40324, "Unrecognized pipeline stage name: '%s'", name)
+			return nil, mongoerr.New(mongoerr.UnknownPipelineStage, "Unrecognized pipeline stage name: '%s'", name)
 		}
 		stages, err := sc(spec, cc)
 		if err != nil {
@@ -114,7 +114,7 @@ func splitStage(raw any) (string, any, error) {
 		return "", nil, mongoerr.New(mongoerr.TypeMismatch, "Each element of the 'pipeline' array must be an object")
 	}
 	if len(d) != 1 {
-		return "", nil, mongoerr.New(40323, "A pipeline stage specification object must contain exactly one field.")
+		return "", nil, mongoerr.New(mongoerr.StageSpecNotSingleField, "A pipeline stage specification object must contain exactly one field.")
 	}
 	return d[0].Key, d[0].Value, nil
 }

@@ -47,7 +47,7 @@ func (n *projNode) insert(parts []string, leaf *projChild, full string) error {
 	c := n.byName[parts[0]]
 	if len(parts) == 1 {
 		if c != nil {
-			return mongoerr.New(31250, "Invalid %s :: caused by :: Path collision at %s", "$project", full)
+			return mongoerr.New(mongoerr.ProjectPathCollision, "Invalid %s :: caused by :: Path collision at %s", "$project", full)
 		}
 		leaf.name = parts[0]
 		n.add(leaf)
@@ -57,7 +57,7 @@ func (n *projNode) insert(parts []string, leaf *projChild, full string) error {
 		c = &projChild{name: parts[0], mode: leafSub, sub: newProjNode()}
 		n.add(c)
 	} else if c.mode != leafSub {
-		return mongoerr.New(31249, "Invalid $project :: caused by :: Path collision at %s remaining portion %s", full, strings.Join(parts[1:], "."))
+		return mongoerr.New(mongoerr.ProjectPathCollisionPrefix, "Invalid $project :: caused by :: Path collision at %s remaining portion %s", full, strings.Join(parts[1:], "."))
 	}
 	return c.sub.insert(parts[1:], leaf, full)
 }
@@ -108,7 +108,7 @@ func parseProjection(spec bson.D, cc *compileCtx, addFields bool) (*projNode, pr
 func (p *projParser) parseLevel(spec bson.D, prefix string) error {
 	for _, e := range spec {
 		if e.Key == "" || strings.HasPrefix(e.Key, "$") {
-			return mongoerr.New(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+			return mongoerr.New(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 		}
 		full := prefix + e.Key
 		if _, err := splitDotted(full); err != nil {
@@ -124,7 +124,7 @@ func (p *projParser) parseLevel(spec bson.D, prefix string) error {
 func (p *projParser) parseValue(full string, v any) error {
 	if d, ok := v.(bson.D); ok && (len(d) == 0 || !strings.HasPrefix(d[0].Key, "$")) {
 		if len(d) == 0 && !p.addFields {
-			return mongoerr.New(51270, "Invalid $project :: caused by :: An empty sub-projection is not a valid value. Found empty object at path")
+			return mongoerr.New(mongoerr.ProjectEmptySubProjection, "Invalid $project :: caused by :: An empty sub-projection is not a valid value. Found empty object at path")
 		}
 		if len(d) > 0 {
 			return p.parseLevel(d, full+".")
@@ -167,13 +167,13 @@ func (p *projParser) check(full string, mode leafMode) error {
 		return nil
 	case mode == leafExclude:
 		if p.included != "" {
-			return mongoerr.New(31254, "Invalid $project :: caused by :: Cannot do exclusion on field %s in inclusion projection", full)
+			return mongoerr.New(mongoerr.ProjectExclusionInInclusion, "Invalid $project :: caused by :: Cannot do exclusion on field %s in inclusion projection", full)
 		}
 		p.excluded = full
 	case p.excluded != "" && mode == leafInclude:
-		return mongoerr.New(31253, "Invalid $project :: caused by :: Cannot do inclusion on field %s in exclusion projection", full)
+		return mongoerr.New(mongoerr.ProjectInclusionInExclusion, "Invalid $project :: caused by :: Cannot do inclusion on field %s in exclusion projection", full)
 	case p.excluded != "":
-		return mongoerr.New(31252, "Invalid $project :: caused by :: Cannot use expression other than $meta in exclusion projection")
+		return mongoerr.New(mongoerr.ProjectExclusionExpression, "Invalid $project :: caused by :: Cannot use expression other than $meta in exclusion projection")
 	default:
 		p.included = full
 	}

@@ -15,10 +15,10 @@ type projectStage struct {
 func compileProject(spec any, cc *compileCtx) ([]stage, error) {
 	d, ok := spec.(bson.D)
 	if !ok {
-		return nil, mongoerr.New(15969, "$project specification must be an object")
+		return nil, mongoerr.New(mongoerr.ProjectSpecNotObject, "$project specification must be an object")
 	}
 	if len(d) == 0 {
-		return nil, mongoerr.New(51272, "Invalid $project :: caused by :: projection specification must have at least one field")
+		return nil, mongoerr.New(mongoerr.ProjectSpecEmpty, "Invalid $project :: caused by :: projection specification must have at least one field")
 	}
 	root, kind, err := parseProjection(d, cc, false)
 	if err != nil {
@@ -30,10 +30,10 @@ func compileProject(spec any, cc *compileCtx) ([]stage, error) {
 func compileAddFields(spec any, cc *compileCtx) ([]stage, error) {
 	d, ok := spec.(bson.D)
 	if !ok {
-		return nil, mongoerr.New(40272, "$addFields specification stage must be an object, got %T", spec)
+		return nil, mongoerr.New(mongoerr.AddFieldsSpecNotObject, "$addFields specification stage must be an object, got %T", spec)
 	}
 	if len(d) == 0 {
-		return nil, mongoerr.New(51272, "Invalid $addFields :: caused by :: specification must have at least one field")
+		return nil, mongoerr.New(mongoerr.ProjectSpecEmpty, "Invalid $addFields :: caused by :: specification must have at least one field")
 	}
 	root, kind, err := parseProjection(d, cc, true)
 	if err != nil {
@@ -50,16 +50,16 @@ func compileUnset(spec any, cc *compileCtx) ([]stage, error) {
 	case bson.A:
 		paths = t
 	default:
-		return nil, mongoerr.New(31120, "$unset specification must be a string or an array")
+		return nil, mongoerr.New(mongoerr.UnsetSpecBadType, "$unset specification must be a string or an array")
 	}
 	if len(paths) == 0 {
-		return nil, mongoerr.New(31119, "$unset specification must be a string or an array with at least one field")
+		return nil, mongoerr.New(mongoerr.UnsetSpecEmpty, "$unset specification must be a string or an array with at least one field")
 	}
 	spec2 := bson.D{}
 	for _, p := range paths {
 		s, ok := p.(string)
 		if !ok {
-			return nil, mongoerr.New(31120, "$unset specification must be a string or an array containing only string values")
+			return nil, mongoerr.New(mongoerr.UnsetSpecBadType, "$unset specification must be a string or an array containing only string values")
 		}
 		spec2 = append(spec2, bson.E{Key: s, Value: int32(0)})
 	}

@@ -12,18 +12,18 @@ type replaceRootStage struct{ e expr.Expr }
 func compileReplaceRoot(spec any, cc *compileCtx) ([]stage, error) {
 	d, ok := spec.(bson.D)
 	if !ok {
-		return nil, mongoerr.New(40229, "expected an object as specification for $replaceRoot stage, got %s", typeOf(spec))
+		return nil, mongoerr.New(mongoerr.ReplaceRootSpecNotObject, "expected an object as specification for $replaceRoot stage, got %s", typeOf(spec))
 	}
 	var root any
 	found := false
 	for _, e := range d {
 		if e.Key != "newRoot" {
-			return nil, mongoerr.New(40230, "unrecognized option to $replaceRoot stage: %s, only valid option is 'newRoot'.", e.Key)
+			return nil, mongoerr.New(mongoerr.ReplaceRootUnknownOption, "unrecognized option to $replaceRoot stage: %s, only valid option is 'newRoot'.", e.Key)
 		}
 		root, found = e.Value, true
 	}
 	if !found {
-		return nil, mongoerr.New(40231, "no newRoot specified for the $replaceRoot stage")
+		return nil, mongoerr.New(mongoerr.ReplaceRootMissingNewRoot, "no newRoot specified for the $replaceRoot stage")
 	}
 	return compileReplaceWith(root, cc)
 }
@@ -44,7 +44,7 @@ func (s *replaceRootStage) run(in Iterator, rc *runCtx) Iterator {
 		}
 		nd, ok := v.(bson.D)
 		if !ok {
-			return nil, mongoerr.New(40228, "'replacement document' must evaluate to an object, but resulting value was: %v. Type of resulting value: '%s'. Input document: %v", v, typeOf(v), d)
+			return nil, mongoerr.New(mongoerr.ReplacementNotObject, "'replacement document' must evaluate to an object, but resulting value was: %v. Type of resulting value: '%s'. Input document: %v", v, typeOf(v), d)
 		}
 		return nd, nil
 	})

@@ -29,7 +29,7 @@ func compileListLocalSessions(spec any, _ *compileCtx) ([]stage, error) {
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$listLocalSessions.users' is the wrong type '%s', expected type 'array'", typeOf(e.Value))
 			}
 		default:
-			return nil, mongoerr.New(40415, "BSON field '$listLocalSessions.%s' is an unknown field.", e.Key)
+			return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$listLocalSessions.%s' is an unknown field.", e.Key)
 		}
 	}
 	return []stage{listSessionsStage{}}, nil
@@ -57,7 +57,7 @@ var firstOnly = map[string]bool{"$documents": true, "$listLocalSessions": true}
 
 func checkFirstOnly(name string, i int) error {
 	if i > 0 && firstOnly[name] {
-		return mongoerr.New(40602, "%s is only valid as the first stage in a pipeline", name)
+		return mongoerr.New(mongoerr.StageMustBeFirst, "%s is only valid as the first stage in a pipeline", name)
 	}
 	return nil
 }

@@ -28,10 +28,10 @@ func compileUnwind(spec any, _ *compileCtx) ([]stage, error) {
 			return nil, err
 		}
 	default:
-		return nil, mongoerr.New(15981, "expected either a string or an object as specification for $unwind stage, got %s", typeOf(spec))
+		return nil, mongoerr.New(mongoerr.UnwindSpecBadType, "expected either a string or an object as specification for $unwind stage, got %s", typeOf(spec))
 	}
 	if pathStr == "" {
-		return nil, mongoerr.New(28812, "no path specified to $unwind stage")
+		return nil, mongoerr.New(mongoerr.UnwindMissingPath, "no path specified to $unwind stage")
 	}
 	path, err := splitFieldPath(pathStr, 28818, "path option to $unwind stage")
 	if err != nil {
@@ -48,16 +48,16 @@ func (s *unwindStage) parseOptions(d bson.D) (string, error) {
 		case "path":
 			p, ok := e.Value.(string)
 			if !ok {
-				return "", mongoerr.New(28808, "expected a string as the path for $unwind stage, got %s", typeOf(e.Value))
+				return "", mongoerr.New(mongoerr.UnwindPathNotString, "expected a string as the path for $unwind stage, got %s", typeOf(e.Value))
 			}
 			path = p
 		case "includeArrayIndex":
 			p, ok := e.Value.(string)
 			if !ok {
-				return "", mongoerr.New(28810, "expected a non-empty string for the includeArrayIndex  option to $unwind stage")
+				return "", mongoerr.New(mongoerr.UnwindIndexFieldEmpty, "expected a non-empty string for the includeArrayIndex  option to $unwind stage")
 			}
 			if p == "" || strings.HasPrefix(p, "$") {
-				return "", mongoerr.New(28822, "includeArrayIndex option to $unwind stage should not be prefixed with a '$': %s", p)
+				return "", mongoerr.New(mongoerr.UnwindIndexFieldDollarPrefixed, "includeArrayIndex option to $unwind stage should not be prefixed with a '$': %s", p)
 			}
 			idx, err := splitDotted(p)
 			if err != nil {
@@ -67,11 +67,11 @@ func (s *unwindStage) parseOptions(d bson.D) (string, error) {
 		case "preserveNullAndEmptyArrays":
 			b, ok := e.Value.(bool)
 			if !ok {
-				return "", mongoerr.New(28809, "expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got %s", typeOf(e.Value))
+				return "", mongoerr.New(mongoerr.UnwindPreserveNotBool, "expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got %s", typeOf(e.Value))
 			}
 			s.preserve = b
 		default:
-			return "", mongoerr.New(28811, "unrecognized option to $unwind stage: %s", e.Key)
+			return "", mongoerr.New(mongoerr.UnwindUnknownOption, "unrecognized option to $unwind stage: %s", e.Key)
 		}
 	}
 	return path, nil

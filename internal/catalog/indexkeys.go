@@ -12,8 +12,8 @@ import (
 	"github.com/relaydb/relaydb/internal/storage/keystring"
 )
 
-// CannotIndexParallelArrays is MongoDB's code 171.
-const CannotIndexParallelArrays mongoerr.Code = 171
+// CannotIndexParallelArrays is MongoDB's code 171 (mongoerr.CannotIndexParallelArrays).
+const CannotIndexParallelArrays = mongoerr.CannotIndexParallelArrays
 
 // missingValue marks a path absent from the document (indexed as null,
 // but distinguishable for sparse indexes).

@@ -83,7 +83,7 @@ func (c *Catalog) Update(coll *Collection, oldDoc, newDoc bson.D, o bson.D, opts
 		return WriteResult{}, fmt.Errorf("catalog: encode document: %w", err)
 	}
 	if len(raw) > MaxDocSize {
-		return WriteResult{}, mongoerr.New(17419, "Resulting document after update is larger than %d", MaxDocSize)
+		return WriteResult{}, mongoerr.New(mongoerr.UpdatedDocumentTooLarge, "Resulting document after update is larger than %d", MaxDocSize)
 	}
 	return c.changeOne(coll, oldDoc, func(w *write, idKS []byte, id any, old []byte) (*oplog.Entry, error) {
 		if err := w.b.Set(storage.DocKey(w.coll.ID, idKS), raw); err != nil {

@@ -20,7 +20,7 @@ func (e *Engine) merge(in Iterator, m *agg.MergeSpec) error {
 		return err
 	}
 	if !m.OnDefaulted && !e.hasUniqueIndexOn(m.DB, m.Coll, m.On) {
-		return mongoerr.New(51183, "Cannot find index to verify that join fields will be unique")
+		return mongoerr.New(mongoerr.MergeNoUniqueIndex, "Cannot find index to verify that join fields will be unique")
 	}
 	for {
 		r, ok := in.Next()

@@ -37,7 +37,7 @@ func sortRows(in Iterator, s *query.Sort, topK int64, allowDiskUse bool) (Iterat
 			continue
 		}
 		if bytes > maxSortBytes && !allowDiskUse {
-			return nil, mongoerr.New(292, "Executor error during find command :: caused by :: Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", maxSortBytes)
+			return nil, mongoerr.New(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed, "Executor error during find command :: caused by :: Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", maxSortBytes)
 		}
 		h.rows = append(h.rows, r)
 	}

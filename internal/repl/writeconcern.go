@@ -101,11 +101,11 @@ func checkSatisfiable(cfg topology.Config, w any) error {
 			}
 		}
 		if v > n {
-			return mongoerr.New(100, "Not enough data-bearing nodes")
+			return mongoerr.New(mongoerr.UnsatisfiableWriteConcern, "Not enough data-bearing nodes")
 		}
 	case string:
 		if _, ok := cfg.Settings.GetLastErrorModes[v]; !ok && v != "majority" {
-			return mongoerr.New(79, "No write concern mode named '%s' found in replica set configuration", v)
+			return mongoerr.New(mongoerr.UnknownReplWriteConcern, "No write concern mode named '%s' found in replica set configuration", v)
 		}
 	}
 	return nil

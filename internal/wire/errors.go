@@ -29,17 +29,6 @@ var (
 	ErrDecompress = errors.New("decompression failed")
 )
 
-// Codes MongoDB uses for OP_MSG parse failures that mongoerr does not list.
-const (
-	codeIllegalOpMsgFlag   mongoerr.Code = 223
-	codeChecksumMismatch   mongoerr.Code = 288
-	codeMultipleBodies     mongoerr.Code = 40430
-	codeDuplicateSequence  mongoerr.Code = 40431
-	codeUnknownSectionKind mongoerr.Code = 40432
-	codeDuplicateField     mongoerr.Code = 40433
-	codeMissingBody        mongoerr.Code = 40587
-)
-
 // Error is a framing error with the MongoDB code a client would see.
 type Error struct {
 	Kind error         // one of the Err* sentinels

@@ -68,7 +68,7 @@ func ParseMsg(body []byte) (*Msg, error) {
 	}
 	m := &Msg{Flags: binary.LittleEndian.Uint32(body)}
 	if m.Flags&requiredFlagMask&^knownFlags != 0 {
-		return nil, newErr(ErrIllegalFlags, codeIllegalOpMsgFlag, true,
+		return nil, newErr(ErrIllegalFlags, mongoerr.IllegalOpMsgFlag, true,
 			"message contains illegal flags value: 0b%032b", m.Flags)
 	}
 	sections := body[4:]
@@ -93,7 +93,7 @@ func (m *Msg) parseSections(b []byte) error {
 		switch kind {
 		case sectionBody:
 			if haveBody {
-				return malformed(codeMultipleBodies, "multiple body sections in message")
+				return malformed(mongoerr.OpMsgMultipleBodies, "multiple body sections in message")
 			}
 			haveBody = true
 			m.bodyIndex = len(m.Sequences)
@@ -101,14 +101,14 @@ func (m *Msg) parseSections(b []byte) error {
 		case sectionSequence:
 			b, err = m.parseSequence(b)
 		default:
-			return malformed(codeUnknownSectionKind, "unknown section kind %d", kind)
+			return malformed(mongoerr.OpMsgUnknownSectionKind, "unknown section kind %d", kind)
 		}
 		if err != nil {
 			return err
 		}
 	}
 	if !haveBody {
-		return malformed(codeMissingBody, "OP_MSG messages must have a body")
+		return malformed(mongoerr.OpMsgMissingBody, "OP_MSG messages must have a body")
 	}
 	return m.checkDuplicateFields()
 }
@@ -129,7 +129,7 @@ func (m *Msg) parseSequence(b []byte) ([]byte, error) {
 	}
 	seq := Sequence{Identifier: string(sec[:nul])}
 	if m.Sequence(seq.Identifier) != nil {
-		return nil, malformed(codeDuplicateSequence, "duplicate document sequence: %s", seq.Identifier)
+		return nil, malformed(mongoerr.OpMsgDuplicateSequence, "duplicate document sequence: %s", seq.Identifier)
 	}
 	for docs := sec[nul+1:]; len(docs) > 0; {
 		var doc bson.Raw
@@ -149,7 +149,7 @@ func (m *Msg) parseSequence(b []byte) ([]byte, error) {
 func (m *Msg) checkDuplicateFields() error {
 	for _, s := range m.Sequences {
 		if _, err := m.Body.LookupErr(strings.Split(s.Identifier, ".")...); err == nil {
-			return malformed(codeDuplicateField,
+			return malformed(mongoerr.OpMsgDuplicateField,
 				"duplicate field between body and document sequence %s", s.Identifier)
 		}
 	}
@@ -188,7 +188,7 @@ func VerifyChecksum(h Header, body []byte) error {
 	AppendHeader(hb[:0], h)
 	sum := crc32.Update(crc32.Checksum(hb[:], castagnoli), castagnoli, body[:len(body)-4])
 	if want := binary.LittleEndian.Uint32(body[len(body)-4:]); sum != want {
-		return newErr(ErrChecksum, codeChecksumMismatch, true, "OP_MSG checksum does not match contents")
+		return newErr(ErrChecksum, mongoerr.ChecksumMismatch, true, "OP_MSG checksum does not match contents")
 	}
 	return nil
 }

@@ -150,7 +150,11 @@ func evalConcatArrays(name string, a []any) (any, error) {
 }
 
 func evalRange(name string, a []any) (any, error) {
-	codes := [][2]mongoerr.Code{{34443, 34444}, {34445, 34446}, {34447, 34448}}
+	codes := [][2]mongoerr.Code{
+		{mongoerr.RangeStartNotNumeric, mongoerr.RangeStartNotInt32},
+		{mongoerr.RangeEndNotNumeric, mongoerr.RangeEndNotInt32},
+		{mongoerr.RangeStepNotNumeric, mongoerr.RangeStepNotInt32},
+	}
 	what := []string{"starting value", "ending value", "step value"}
 	vals := []int64{0, 0, 1}
 	for i, v := range a {

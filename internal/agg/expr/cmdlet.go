@@ -36,7 +36,7 @@ func EvalLet(let bson.D, base *Vars) (*Vars, error) {
 			return nil, err
 		}
 		if info.docAccess {
-			return nil, mongoerr.New(4890500, "Command let Expression tried to access a field, but this is not allowed because command let expressions run before the query examines any documents.")
+			return nil, mongoerr.New(mongoerr.CommandLetFieldAccess, "Command let Expression tried to access a field, but this is not allowed because command let expressions run before the query examines any documents.")
 		}
 		v, err := e.Eval(bson.D{}, vars)
 		if err != nil {

@@ -100,15 +100,15 @@ func compileString(s string, sc *scope) (Expr, error) {
 
 func splitPath(p string) ([]string, error) {
 	if p == "" {
-		return nil, mongoerr.New(16872, "'$' by itself is not a valid FieldPath")
+		return nil, mongoerr.New(mongoerr.FieldPathDollarOnly, "'$' by itself is not a valid FieldPath")
 	}
 	parts := strings.Split(p, ".")
 	for _, part := range parts {
 		if part == "" {
-			return nil, mongoerr.New(15998, "FieldPath field names may not be empty strings.")
+			return nil, mongoerr.New(mongoerr.FieldPathEmptyName, "FieldPath field names may not be empty strings.")
 		}
 		if strings.HasPrefix(part, "$") {
-			return nil, mongoerr.New(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+			return nil, mongoerr.New(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 		}
 	}
 	return parts, nil
@@ -132,10 +132,10 @@ func compileVariable(s string, sc *scope) (Expr, error) {
 		return &variable{name: name, system: true, path: path}, nil
 	}
 	if name == "" {
-		return nil, mongoerr.New(16869, "empty variable names are not allowed")
+		return nil, mongoerr.New(mongoerr.VariableNameEmpty, "empty variable names are not allowed")
 	}
 	if !sc.has(name) {
-		return nil, mongoerr.New(17276, "Use of undefined variable: %s", name)
+		return nil, mongoerr.New(mongoerr.UndefinedVariable, "Use of undefined variable: %s", name)
 	}
 	return &variable{name: name, path: path}, nil
 }
@@ -148,7 +148,7 @@ func compileDoc(d bson.D, sc *scope) (Expr, error) {
 			return nil, err
 		}
 		if seen[el.Key] {
-			return nil, mongoerr.New(16406, "duplicate field name specified in object literal: %s", el.Key)
+			return nil, mongoerr.New(mongoerr.ObjectLiteralDuplicateField, "duplicate field name specified in object literal: %s", el.Key)
 		}
 		seen[el.Key] = true
 		sub, err := compile(el.Value, sc)
@@ -163,11 +163,11 @@ func compileDoc(d bson.D, sc *scope) (Expr, error) {
 func checkFieldName(k string) error {
 	switch {
 	case k == "":
-		return mongoerr.New(16412, "FieldPath field names may not be empty strings.")
+		return mongoerr.New(mongoerr.FieldNameInvalid, "FieldPath field names may not be empty strings.")
 	case strings.HasPrefix(k, "$"):
-		return mongoerr.New(16404, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+		return mongoerr.New(mongoerr.FieldNameDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 	case strings.Contains(k, "."):
-		return mongoerr.New(16412, "FieldPath field names may not contain '.'. Consider using $getField or $setField.")
+		return mongoerr.New(mongoerr.FieldNameInvalid, "FieldPath field names may not contain '.'. Consider using $getField or $setField.")
 	}
 	return nil
 }
@@ -186,7 +186,7 @@ func compileArray(a bson.A, sc *scope) (Expr, error) {
 
 func compileOperator(d bson.D, sc *scope) (Expr, error) {
 	if len(d) != 1 {
-		return nil, mongoerr.New(15983, "an expression specification must contain exactly one field, the name of the expression. Found %d fields in %v", len(d), d)
+		return nil, mongoerr.New(mongoerr.ExpressionNotSingleField, "an expression specification must contain exactly one field, the name of the expression. Found %d fields in %v", len(d), d)
 	}
 	name, args := d[0].Key, d[0].Value
 	op, ok := operators[name]

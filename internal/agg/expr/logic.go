@@ -62,9 +62,10 @@ func compileCond(name string, raw any, sc *scope) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		condMissing := [...]mongoerr.Code{mongoerr.CondMissingIf, mongoerr.CondMissingThen, mongoerr.CondMissingElse}
 		for i, k := range []string{"if", "then", "else"} {
 			if m[k] == nil {
-				return nil, errf(mongoerr.Code(17080+i), "Missing '%s' parameter to $cond", k)
+				return nil, errf(condMissing[i], "Missing '%s' parameter to $cond", k)
 			}
 		}
 		ifE, thenE, elseE = m["if"], m["then"], m["else"]

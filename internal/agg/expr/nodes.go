@@ -96,7 +96,7 @@ func (v *variable) base(doc bson.D, vars *Vars) (any, error) {
 	if !v.system {
 		val, ok := vars.Lookup(v.name)
 		if !ok {
-			return nil, mongoerr.New(17276, "Use of undefined variable: %s", v.name)
+			return nil, mongoerr.New(mongoerr.UndefinedVariable, "Use of undefined variable: %s", v.name)
 		}
 		return val, nil
 	}
@@ -114,7 +114,7 @@ func (v *variable) base(doc bson.D, vars *Vars) (any, error) {
 		return bson.NewDateTimeFromTime(vars.now()), nil
 	case "CLUSTER_TIME":
 		if vars == nil || vars.ClusterTime.IsZero() {
-			return nil, mongoerr.New(51144, "Builtin variable '$$CLUSTER_TIME' is not available")
+			return nil, mongoerr.New(mongoerr.ClusterTimeUnavailable, "Builtin variable '$$CLUSTER_TIME' is not available")
 		}
 		return vars.ClusterTime, nil
 	}

@@ -45,11 +45,11 @@ func nary(name string, min, max int, fn func(name string, args []any) (any, erro
 func checkArity(name string, n, min, max int) error {
 	switch {
 	case min == max && n != min:
-		return mongoerr.New(16020, "Expression %s takes exactly %d arguments. %d were passed in.", name, min, n)
+		return mongoerr.New(mongoerr.ExpressionArgCount, "Expression %s takes exactly %d arguments. %d were passed in.", name, min, n)
 	case n < min:
-		return mongoerr.New(16020, "Expression %s takes at least %d arguments, and %d were passed in.", name, min, n)
+		return mongoerr.New(mongoerr.ExpressionArgCount, "Expression %s takes at least %d arguments, and %d were passed in.", name, min, n)
 	case max >= 0 && n > max:
-		return mongoerr.New(16021, "Expression %s takes at most %d arguments, and %d were passed in.", name, max, n)
+		return mongoerr.New(mongoerr.ExpressionTooManyArgs, "Expression %s takes at most %d arguments, and %d were passed in.", name, max, n)
 	}
 	return nil
 }

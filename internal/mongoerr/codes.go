@@ -1,0 +1,220 @@
+package mongoerr
+
+// The named codes relaydb produces, sorted by number. Names are MongoDB's
+// codeNames (src/mongo/base/error_codes.yml); each is listed in names so
+// Code.Name() returns it.
+const (
+	InternalError                            Code = 1
+	BadValue                                 Code = 2
+	NoSuchKey                                Code = 4
+	GraphContainsCycle                       Code = 5
+	HostUnreachable                          Code = 6
+	HostNotFound                             Code = 7
+	UnknownError                             Code = 8
+	FailedToParse                            Code = 9
+	CannotMutateObject                       Code = 10
+	UserNotFound                             Code = 11
+	UnsupportedFormat                        Code = 12
+	Unauthorized                             Code = 13
+	TypeMismatch                             Code = 14
+	Overflow                                 Code = 15
+	InvalidLength                            Code = 16
+	ProtocolError                            Code = 17
+	AuthenticationFailed                     Code = 18
+	IllegalOperation                         Code = 20
+	InvalidBSON                              Code = 22
+	AlreadyInitialized                       Code = 23
+	NamespaceNotFound                        Code = 26
+	IndexNotFound                            Code = 27
+	PathNotViable                            Code = 28
+	NonExistentPath                          Code = 29
+	InvalidPath                              Code = 30
+	RoleNotFound                             Code = 31
+	ConflictingUpdateOperators               Code = 40
+	CursorNotFound                           Code = 43
+	LockBusy                                 Code = 46
+	NamespaceExists                          Code = 48
+	MaxTimeMSExpired                         Code = 50
+	DollarPrefixedFieldName                  Code = 52
+	InvalidIdField                           Code = 53
+	NotSingleValueField                      Code = 54
+	InvalidDBRef                             Code = 55
+	EmptyFieldName                           Code = 56
+	DottedFieldName                          Code = 57
+	CommandNotFound                          Code = 59
+	OplogOperationUnsupported                Code = 62
+	WriteConcernFailed                       Code = 64
+	MultipleErrorsOccurred                   Code = 65
+	ImmutableField                           Code = 66
+	CannotCreateIndex                        Code = 67
+	IndexAlreadyExists                       Code = 68
+	InvalidOptions                           Code = 72
+	InvalidNamespace                         Code = 73
+	NodeNotFound                             Code = 74
+	NoReplicationEnabled                     Code = 76
+	UnknownReplWriteConcern                  Code = 79
+	NoProgressMade                           Code = 82
+	IndexOptionsConflict                     Code = 85
+	IndexKeySpecsConflict                    Code = 86
+	NetworkTimeout                           Code = 89
+	ShutdownInProgress                       Code = 91
+	InvalidReplicaSetConfig                  Code = 93
+	NotYetInitialized                        Code = 94
+	NotSecondary                             Code = 95
+	OperationFailed                          Code = 96
+	UnsatisfiableWriteConcern                Code = 100
+	NewReplicaSetConfigurationIncompatible   Code = 103
+	NodeNotElectable                         Code = 104
+	InconsistentReplicaSetNames              Code = 108
+	ConfigurationInProgress                  Code = 109
+	WriteConflict                            Code = 112
+	CommandNotSupported                      Code = 115
+	ConflictingOperationInProgress           Code = 117
+	NamespaceNotSharded                      Code = 118
+	InvalidSyncSource                        Code = 119
+	DocumentValidationFailure                Code = 121
+	NotAReplicaSet                           Code = 123
+	CommandFailed                            Code = 125
+	CappedPositionLost                       Code = 136
+	InvalidPipelineOperator                  Code = 168
+	LinearizableReadConcernError             Code = 170
+	CannotIndexParallelArrays                Code = 171
+	QueryPlanKilled                          Code = 175
+	PrimarySteppedDown                       Code = 189
+	InvalidIndexSpecificationOption          Code = 197
+	InvalidUUID                              Code = 207
+	ElectionInProgress                       Code = 216
+	IncompleteTransactionHistory             Code = 217
+	IllegalOpMsgFlag                         Code = 223
+	TransactionTooOld                        Code = 225
+	NotImplemented                           Code = 238
+	StaleTerm                                Code = 239
+	ConversionFailure                        Code = 241
+	NoSuchTransaction                        Code = 251
+	ExceededTimeLimit                        Code = 262
+	TooManyFilesOpen                         Code = 264
+	ChecksumMismatch                         Code = 288
+	QueryExceededMemoryLimitNoDiskUseAllowed Code = 292
+	ObjectIsBusy                             Code = 314
+	APIStrictError                           Code = 323
+	NotARetryableWriteCommand                Code = 336
+	NotWritablePrimary                       Code = 10107
+	BSONObjectTooLarge                       Code = 10334
+	DuplicateKey                             Code = 11000
+	InterruptedAtShutdown                    Code = 11600
+	Interrupted                              Code = 11601
+	InterruptedDueToReplStateChange          Code = 11602
+	MergeStageNoMatchingDocument             Code = 13113
+	StaleConfig                              Code = 13388
+	NotPrimaryNoSecondaryOk                  Code = 13435
+	NotPrimaryOrSecondary                    Code = 13436
+	ClientMarkedKilled                       Code = 46841
+)
+
+var names = map[Code]string{
+	InternalError:                            "InternalError",
+	BadValue:                                 "BadValue",
+	NoSuchKey:                                "NoSuchKey",
+	GraphContainsCycle:                       "GraphContainsCycle",
+	HostUnreachable:                          "HostUnreachable",
+	HostNotFound:                             "HostNotFound",
+	UnknownError:                             "UnknownError",
+	FailedToParse:                            "FailedToParse",
+	CannotMutateObject:                       "CannotMutateObject",
+	UserNotFound:                             "UserNotFound",
+	UnsupportedFormat:                        "UnsupportedFormat",
+	Unauthorized:                             "Unauthorized",
+	TypeMismatch:                             "TypeMismatch",
+	Overflow:                                 "Overflow",
+	InvalidLength:                            "InvalidLength",
+	ProtocolError:                            "ProtocolError",
+	AuthenticationFailed:                     "AuthenticationFailed",
+	IllegalOperation:                         "IllegalOperation",
+	InvalidBSON:                              "InvalidBSON",
+	AlreadyInitialized:                       "AlreadyInitialized",
+	NamespaceNotFound:                        "NamespaceNotFound",
+	IndexNotFound:                            "IndexNotFound",
+	PathNotViable:                            "PathNotViable",
+	NonExistentPath:                          "NonExistentPath",
+	InvalidPath:                              "InvalidPath",
+	RoleNotFound:                             "RoleNotFound",
+	ConflictingUpdateOperators:               "ConflictingUpdateOperators",
+	CursorNotFound:                           "CursorNotFound",
+	LockBusy:                                 "LockBusy",
+	NamespaceExists:                          "NamespaceExists",
+	MaxTimeMSExpired:                         "MaxTimeMSExpired",
+	DollarPrefixedFieldName:                  "DollarPrefixedFieldName",
+	InvalidIdField:                           "InvalidIdField",
+	NotSingleValueField:                      "NotSingleValueField",
+	InvalidDBRef:                             "InvalidDBRef",
+	EmptyFieldName:                           "EmptyFieldName",
+	DottedFieldName:                          "DottedFieldName",
+	CommandNotFound:                          "CommandNotFound",
+	OplogOperationUnsupported:                "OplogOperationUnsupported",
+	WriteConcernFailed:                       "WriteConcernFailed",
+	MultipleErrorsOccurred:                   "MultipleErrorsOccurred",
+	ImmutableField:                           "ImmutableField",
+	CannotCreateIndex:                        "CannotCreateIndex",
+	IndexAlreadyExists:                       "IndexAlreadyExists",
+	InvalidOptions:                           "InvalidOptions",
+	InvalidNamespace:                         "InvalidNamespace",
+	NodeNotFound:                             "NodeNotFound",
+	NoReplicationEnabled:                     "NoReplicationEnabled",
+	UnknownReplWriteConcern:                  "UnknownReplWriteConcern",
+	NoProgressMade:                           "NoProgressMade",
+	IndexOptionsConflict:                     "IndexOptionsConflict",
+	IndexKeySpecsConflict:                    "IndexKeySpecsConflict",
+	NetworkTimeout:                           "NetworkTimeout",
+	ShutdownInProgress:                       "ShutdownInProgress",
+	InvalidReplicaSetConfig:                  "InvalidReplicaSetConfig",
+	NotYetInitialized:                        "NotYetInitialized",
+	NotSecondary:                             "NotSecondary",
+	OperationFailed:                          "OperationFailed",
+	UnsatisfiableWriteConcern:                "UnsatisfiableWriteConcern",
+	NewReplicaSetConfigurationIncompatible:   "NewReplicaSetConfigurationIncompatible",
+	NodeNotElectable:                         "NodeNotElectable",
+	InconsistentReplicaSetNames:              "InconsistentReplicaSetNames",
+	ConfigurationInProgress:                  "ConfigurationInProgress",
+	WriteConflict:                            "WriteConflict",
+	CommandNotSupported:                      "CommandNotSupported",
+	ConflictingOperationInProgress:           "ConflictingOperationInProgress",
+	NamespaceNotSharded:                      "NamespaceNotSharded",
+	InvalidSyncSource:                        "InvalidSyncSource",
+	DocumentValidationFailure:                "DocumentValidationFailure",
+	NotAReplicaSet:                           "NotAReplicaSet",
+	CommandFailed:                            "CommandFailed",
+	CappedPositionLost:                       "CappedPositionLost",
+	InvalidPipelineOperator:                  "InvalidPipelineOperator",
+	LinearizableReadConcernError:             "LinearizableReadConcernError",
+	CannotIndexParallelArrays:                "CannotIndexParallelArrays",
+	QueryPlanKilled:                          "QueryPlanKilled",
+	PrimarySteppedDown:                       "PrimarySteppedDown",
+	InvalidIndexSpecificationOption:          "InvalidIndexSpecificationOption",
+	InvalidUUID:                              "InvalidUUID",
+	ElectionInProgress:                       "ElectionInProgress",
+	IncompleteTransactionHistory:             "IncompleteTransactionHistory",
+	IllegalOpMsgFlag:                         "IllegalOpMsgFlag",
+	TransactionTooOld:                        "TransactionTooOld",
+	NotImplemented:                           "NotImplemented",
+	StaleTerm:                                "StaleTerm",
+	ConversionFailure:                        "ConversionFailure",
+	NoSuchTransaction:                        "NoSuchTransaction",
+	ExceededTimeLimit:                        "ExceededTimeLimit",
+	TooManyFilesOpen:                         "TooManyFilesOpen",
+	ChecksumMismatch:                         "ChecksumMismatch",
+	QueryExceededMemoryLimitNoDiskUseAllowed: "QueryExceededMemoryLimitNoDiskUseAllowed",
+	ObjectIsBusy:                             "ObjectIsBusy",
+	APIStrictError:                           "APIStrictError",
+	NotARetryableWriteCommand:                "NotARetryableWriteCommand",
+	NotWritablePrimary:                       "NotWritablePrimary",
+	BSONObjectTooLarge:                       "BSONObjectTooLarge",
+	DuplicateKey:                             "DuplicateKey",
+	InterruptedAtShutdown:                    "InterruptedAtShutdown",
+	Interrupted:                              "Interrupted",
+	InterruptedDueToReplStateChange:          "InterruptedDueToReplStateChange",
+	MergeStageNoMatchingDocument:             "MergeStageNoMatchingDocument",
+	StaleConfig:                              "StaleConfig",
+	NotPrimaryNoSecondaryOk:                  "NotPrimaryNoSecondaryOk",
+	NotPrimaryOrSecondary:                    "NotPrimaryOrSecondary",
+	ClientMarkedKilled:                       "ClientMarkedKilled",
+}
