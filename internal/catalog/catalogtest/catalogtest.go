@@ -74,3 +74,45 @@ func Index(t testing.TB, c *catalog.Catalog, coll *catalog.Collection, specs ...
 func Live(c *catalog.Catalog, coll *catalog.Collection) *catalog.Collection {
 	return c.CollectionByUUID(coll.UUID)
 }
+
+// Drain decodes every document it yields and closes it.
+func Drain(t testing.TB, it catalog.DocIterator) []bson.D {
+	t.Helper()
+	defer it.Close()
+	var out []bson.D
+	for raw, ok := it.Next(); ok; raw, ok = it.Next() {
+		var doc bson.D
+		if err := bson.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, doc)
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Verify fails t unless the catalog is internally consistent (documents
+// against every index, counters, the oplog's order).
+func Verify(t testing.TB, c *catalog.Catalog) catalog.Report {
+	t.Helper()
+	r, err := c.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.OK() {
+		t.Fatalf("verify: %v", r.Problems)
+	}
+	return r
+}
+
+// IDsAt returns the int32 _ids of coll as of snapshot s, by a collection scan.
+func IDsAt(t testing.TB, coll *catalog.Collection, s *catalog.Snapshot) []int32 {
+	t.Helper()
+	var ids []int32
+	for _, doc := range Drain(t, coll.ScanAt(s, false)) {
+		ids = append(ids, doc[0].Value.(int32))
+	}
+	return ids
+}

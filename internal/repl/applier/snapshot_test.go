@@ -4,29 +4,9 @@ import (
 	"slices"
 	"testing"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
 	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/catalog/catalogtest"
 )
-
-// idsAt returns the _ids of coll in s, by a collection scan.
-func idsAt(t *testing.T, coll *catalog.Collection, s *catalog.Snapshot) []int32 {
-	t.Helper()
-	it := coll.ScanAt(s, false)
-	defer it.Close()
-	var ids []int32
-	for {
-		raw, ok := it.Next()
-		if !ok {
-			break
-		}
-		ids = append(ids, bson.Raw(raw).Lookup("_id").Int32())
-	}
-	if err := it.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return ids
-}
 
 func majority(t *testing.T, c *catalog.Catalog) *catalog.Snapshot {
 	t.Helper()
@@ -63,3 +43,5 @@ func TestMajoritySnapshotOnApply(t *testing.T) {
 		t.Fatalf("majority sees %v after commit", got)
 	}
 }
+
+var idsAt = catalogtest.IDsAt

@@ -139,7 +139,6 @@ func indexNames(coll *catalog.Collection) []string {
 	return out
 }
 
-// ids returns the _id of each document it yields.
 // Shared setup helpers (catalogtest).
 var (
 	openMem    = catalogtest.OpenMem
@@ -150,31 +149,15 @@ var (
 	live       = catalogtest.Live
 )
 
+// mustVerify fails unless the catalog is internally consistent.
+func mustVerify(t testing.TB, c *catalog.Catalog) { t.Helper(); catalogtest.Verify(t, c) }
+
+// ids returns the _id of each document it yields.
 func ids(t testing.TB, it catalog.DocIterator) []any {
 	t.Helper()
-	defer it.Close()
 	var out []any
-	for raw, ok := it.Next(); ok; raw, ok = it.Next() {
-		var doc bson.D
-		if err := bson.Unmarshal(raw, &doc); err != nil {
-			t.Fatal(err)
-		}
+	for _, doc := range catalogtest.Drain(t, it) {
 		out = append(out, doc[0].Value)
 	}
-	if err := it.Err(); err != nil {
-		t.Fatal(err)
-	}
 	return out
-}
-
-// mustVerify fails unless the catalog is internally consistent.
-func mustVerify(t testing.TB, c *catalog.Catalog) {
-	t.Helper()
-	r, err := c.Check()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !r.OK() {
-		t.Fatalf("verify: %v", r.Problems)
-	}
 }
