@@ -152,3 +152,25 @@ func FuzzCommandStructs(f *testing.F) {
 		}
 	})
 }
+
+// ownWriteConcern are the write commands whose handlers wait for the write
+// concern on their own WriteResult (awaitWriteConcern in writeReply and findAndModify).
+var ownWriteConcern = map[string]bool{"insert": true, "update": true, "delete": true, "findAndModify": true}
+
+// TestEveryWriteHonoursWriteConcern: a write command either waits on its
+// own WriteResult or has AfterWrite, so the dispatcher waits after it (issue
+// #9: DDL used to answer before its write concern was met).
+func TestEveryWriteHonoursWriteConcern(t *testing.T) {
+	for _, c := range commands {
+		if c.Write && c.AfterWrite == nil && !ownWriteConcern[c.Name] {
+			t.Errorf("write command %s has no write-concern wait (AfterWrite or its own)", c.Name)
+		}
+		if ownWriteConcern[c.Name] && c.AfterWrite != nil {
+			t.Errorf("%s would wait for its write concern twice", c.Name)
+		}
+	}
+	out := bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$out", Value: "d"}}}}}
+	if agg := registry["aggregate"]; agg.AfterWrite == nil || !agg.AfterWrite(out) {
+		t.Error("aggregate with $out does not wait for its write concern")
+	}
+}
