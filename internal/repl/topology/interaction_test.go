@@ -2,29 +2,25 @@ package topology
 
 import (
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cockroachdb/datadriven"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// TestScripts runs the golden scripts under testdata (go test -rewrite to
-// regenerate their expected output).
+// TestScripts runs the datadriven golden scripts under testdata, each file
+// on a fresh env (go test -rewrite to regenerate their expected output).
 func TestScripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scripts: %v", err)
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			e := &env{t: t}
-			runScript(t, f, e.do)
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		e := &env{t: t}
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			return scriptOutput(e.do(d))
 		})
-	}
+	})
 }
 
 type env struct {
@@ -32,16 +28,16 @@ type env struct {
 	cl *cluster
 }
 
-func (e *env) do(c scriptCase) string {
-	a := parseArgs(c.cmd)
+func (e *env) do(d *datadriven.TestData) string {
+	a := argsOf(d.Cmd, d.CmdArgs)
 	if e.cl == nil && a.verb != "init" && a.verb != "validate" {
-		e.t.Fatalf("line %d: %s before init", c.line, a.verb)
+		e.t.Fatalf("%s: %s before init", d.Pos, a.verb)
 	}
 	switch a.verb {
 	case "init":
-		return e.init(a, c.input)
+		return e.init(a, inputLines(d))
 	case "validate":
-		return e.validate(a, c.input)
+		return e.validate(a, inputLines(d))
 	case "run":
 		e.cl.run(dur(e.t, a.words[0]), 10*time.Millisecond)
 		return e.cl.takeLog()
@@ -56,7 +52,7 @@ func (e *env) do(c scriptCase) string {
 	case "vote", "stepdown", "freeze", "syncfrom", "wc", "reconfig":
 		return e.command(a)
 	}
-	e.t.Fatalf("line %d: unknown command %q", c.line, a.verb)
+	e.t.Fatalf("%s: unknown command %q", d.Pos, a.verb)
 	return ""
 }
 
@@ -78,7 +74,7 @@ func buildConfig(t *testing.T, a args, input []string) Config {
 		}
 	}
 	for _, l := range input {
-		members = append(members, parseMember(t, parseArgs("member "+l)))
+		members = append(members, parseMember(t, parseArgs(t, "member "+l)))
 	}
 	cfg := NewConfig("rs0", members...)
 	applyMemberFlags(t, &cfg, a)
