@@ -33,7 +33,7 @@ func compileUnwind(spec any, _ *compileCtx) ([]stage, error) {
 	if pathStr == "" {
 		return nil, mongoerr.New(mongoerr.UnwindMissingPath, "no path specified to $unwind stage")
 	}
-	path, err := splitFieldPath(pathStr, 28818, "path option to $unwind stage")
+	path, err := splitFieldPath(pathStr, mongoerr.UnwindPathNotFieldPath, "path option to $unwind stage")
 	if err != nil {
 		return nil, err
 	}

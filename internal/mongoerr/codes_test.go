@@ -1,10 +1,18 @@
 package mongoerr
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"go/ast"
+	"go/importer"
 	"go/parser"
+	"go/printer"
 	"go/token"
-	"io/fs"
+	"go/types"
+	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -61,128 +69,203 @@ func TestNamesDistinct(t *testing.T) {
 	}
 }
 
-// knownInlineCodes lists "path:line" sites still allowed to spell a code as
-// an integer literal. Keep it empty: add a named constant instead.
+// TestCodesDistinct: one name per number, and location codes (locations.go)
+// stay out of names so clients see Location<code> for them.
+func TestCodesDistinct(t *testing.T) {
+	fset := token.NewFileSet()
+	byNum := map[int64]string{}
+	for _, file := range []string{"codes.go", "locations.go", "mongoerr.go"} {
+		f, err := parser.ParseFile(fset, file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != "Code" {
+					continue
+				}
+				for i, name := range vs.Names {
+					lit, ok := vs.Values[i].(*ast.BasicLit)
+					if !ok || lit.Kind != token.INT {
+						t.Errorf("%s: %s is not an integer literal", file, name.Name)
+						continue
+					}
+					n, err := strconv.ParseInt(lit.Value, 0, 32)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if o, dup := byNum[n]; dup {
+						t.Errorf("%d is both %s and %s", n, o, name.Name)
+					}
+					byNum[n] = name.Name
+					if _, named := names[Code(n)]; named && file == "locations.go" {
+						t.Errorf("location code %s (%d) is in names", name.Name, n)
+					}
+				}
+			}
+		}
+	}
+	if len(byNum) < 200 {
+		t.Fatalf("found only %d codes", len(byNum))
+	}
+}
+
+// knownInlineCodes lists sites still allowed to spell a mongoerr.Code as an
+// integer constant, keyed "path: expression" (path relative to the module
+// root, expression as written). Keep it empty: add a named constant instead.
 var knownInlineCodes = map[string]bool{}
 
 // TestNoInlineCodes keeps issue #10's rule true: outside this package, no
-// non-test file under internal/ passes an integer literal as the code to
-// mongoerr.New/Newf/Wrap, converts one to mongoerr.Code, or declares a
-// mongoerr.Code value (const, var or composite literal) from one.
-//
-// TODO(#10): helpers that take a mongoerr.Code parameter (agg/expr errf,
-// numericArg, arrays, arrayInput; query codeErr; agg splitFieldPath) are still
-// called with untyped integer literals; this syntactic check cannot see those.
+// non-test file under internal/ or cmd/ spells a mongoerr.Code as an integer
+// constant. It type-checks those packages (go/types, with dependencies
+// imported from the export data `go list -export` reports) and flags every
+// constant expression whose type is mongoerr.Code unless it names a constant
+// declared with type mongoerr.Code: a literal passed to a Code parameter
+// (mongoerr.New, errf, codeErr, ...), assigned, returned, compared, used as
+// a case or composite-literal element, mongoerr.Code(5), BadValue+1, or an
+// untyped constant from another package all count.
 func TestNoInlineCodes(t *testing.T) {
-	root := filepath.Join("..")
+	const mod = "github.com/relaydb/relaydb"
+	pkgs := goList(t, mod+"/internal/...", mod+"/cmd/...")
+
+	exports := map[string]string{}
+	for _, p := range pkgs {
+		if p.Export != "" {
+			exports[p.ImportPath] = p.Export
+		}
+	}
 	fset := token.NewFileSet()
-	var bad []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		f, ok := exports[path]
+		if !ok {
+			return nil, fmt.Errorf("no export data for %q", path)
 		}
-		if d.IsDir() {
-			if d.Name() == "testdata" || filepath.Base(path) == "mongoerr" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
-		report := func(n ast.Node, what string) {
-			pos := fset.Position(n.Pos())
-			key := filepath.ToSlash(pos.Filename) + ":" + strconv.Itoa(pos.Line)
-			if !knownInlineCodes[key] {
-				bad = append(bad, key+": "+what)
-			}
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.CallExpr:
-				if sel, ok := isMongoerr(n.Fun); ok && len(n.Args) > 0 {
-					switch sel {
-					case "New", "Newf", "Wrap", "Code":
-						if hasIntLit(n.Args[0]) {
-							report(n, "integer literal passed to mongoerr."+sel)
-						}
-					}
-				}
-			case *ast.ValueSpec:
-				if mentionsCode(n.Type) {
-					for _, v := range n.Values {
-						if hasIntLit(v) {
-							report(v, "mongoerr.Code declared from an integer literal")
-						}
-					}
-				}
-			case *ast.CompositeLit:
-				if mentionsCode(n.Type) {
-					for _, e := range n.Elts {
-						if hasIntLit(e) {
-							report(e, "integer literal in a mongoerr.Code composite literal")
-						}
-					}
-				}
-			}
-			return true
-		})
-		return nil
+		return os.Open(f)
 	})
+	me, err := imp.Import(mod + "/internal/mongoerr")
 	if err != nil {
 		t.Fatal(err)
+	}
+	code := me.Scope().Lookup("Code").Type()
+	root := filepath.Dir(filepath.Dir(mustAbs(t, ".")))
+
+	var bad []string
+	checked := 0
+	for _, p := range pkgs {
+		if p.DepOnly || p.ImportPath == me.Path() || p.Module == nil || p.Module.Path != mod {
+			continue
+		}
+		var files []*ast.File
+		for _, name := range append(append([]string(nil), p.GoFiles...), p.CgoFiles...) {
+			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+		info := &types.Info{
+			Types: map[ast.Expr]types.TypeAndValue{},
+			Uses:  map[*ast.Ident]types.Object{},
+		}
+		conf := types.Config{Importer: imp, FakeImportC: true}
+		if _, err := conf.Check(p.ImportPath, fset, files, info); err != nil {
+			t.Fatalf("type-checking %s: %v", p.ImportPath, err)
+		}
+		checked++
+		// named reports whether e names a constant declared as a mongoerr.Code.
+		named := func(e ast.Expr) bool {
+			var id *ast.Ident
+			switch x := ast.Unparen(e).(type) {
+			case *ast.Ident:
+				id = x
+			case *ast.SelectorExpr:
+				id = x.Sel
+			default:
+				return false
+			}
+			c, ok := info.Uses[id].(*types.Const)
+			return ok && types.Identical(c.Type(), code)
+		}
+		for _, f := range files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				e, ok := n.(ast.Expr)
+				if !ok {
+					return true
+				}
+				tv, ok := info.Types[e]
+				if !ok || tv.Value == nil || !types.Identical(tv.Type, code) {
+					return true
+				}
+				if !named(e) {
+					pos := fset.Position(e.Pos())
+					rel, err := filepath.Rel(root, pos.Filename)
+					if err != nil {
+						rel = pos.Filename
+					}
+					rel = filepath.ToSlash(rel)
+					var src strings.Builder
+					printer.Fprint(&src, fset, e)
+					if !knownInlineCodes[rel+": "+src.String()] {
+						bad = append(bad, fmt.Sprintf("%s:%d: %s is an integer constant used as a mongoerr.Code", rel, pos.Line, src.String()))
+					}
+				}
+				return false
+			})
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("checked only %d packages; is go list finding the module?", checked)
 	}
 	for _, b := range bad {
 		t.Errorf("%s: use a named constant from internal/mongoerr", b)
 	}
 }
 
-// isMongoerr reports whether e is mongoerr.<Sel> and returns Sel.
-func isMongoerr(e ast.Expr) (string, bool) {
-	sel, ok := e.(*ast.SelectorExpr)
-	if !ok {
-		return "", false
-	}
-	x, ok := sel.X.(*ast.Ident)
-	if !ok || x.Name != "mongoerr" {
-		return "", false
-	}
-	return sel.Sel.Name, true
+type listedPackage struct {
+	ImportPath string
+	Dir        string
+	Export     string
+	GoFiles    []string
+	CgoFiles   []string
+	DepOnly    bool
+	Module     *struct{ Path string }
 }
 
-func mentionsCode(e ast.Expr) bool {
-	found := false
-	if e == nil {
-		return false
+// goList runs `go list -deps -export` on patterns: the packages and, with
+// DepOnly set, everything they import, each with its compiled export data.
+func goList(t *testing.T, patterns ...string) []listedPackage {
+	t.Helper()
+	args := append([]string{"list", "-deps", "-export", "-json=ImportPath,Dir,Export,GoFiles,CgoFiles,DepOnly,Module"}, patterns...)
+	cmd := exec.Command("go", args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.Bytes())
 	}
-	ast.Inspect(e, func(n ast.Node) bool {
-		if x, ok := n.(ast.Expr); ok {
-			if sel, ok := isMongoerr(x); ok && sel == "Code" {
-				found = true
-			}
+	var pkgs []listedPackage
+	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
+		var p listedPackage
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
 		}
-		return !found
-	})
-	return found
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
 }
 
-func hasIntLit(e ast.Expr) bool {
-	found := false
-	ast.Inspect(e, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.BasicLit:
-			if n.Kind == token.INT {
-				found = true
-			}
-		case *ast.CallExpr, *ast.IndexExpr, *ast.FuncLit:
-			// len(x)+1, codes[0]: an index or argument is not a code.
-			return n == ast.Node(e)
-		}
-		return !found
-	})
-	return found
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -112,18 +113,18 @@ func (b *projBuilder) addField(path string, v any) error {
 
 func checkProjPath(path string) error {
 	if path == "" {
-		return codeErr(40352, "FieldPath cannot be constructed with empty string")
+		return codeErr(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
 	}
 	for _, part := range strings.Split(path, ".") {
 		switch {
 		case part == "":
-			return codeErr(15998, "FieldPath field names may not be empty strings.")
+			return codeErr(mongoerr.FieldPathEmptyName, "FieldPath field names may not be empty strings.")
 		case strings.HasPrefix(part, "$") && part != "$":
-			return codeErr(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+			return codeErr(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 		}
 	}
 	if i := strings.Index(path, ".$"); i >= 0 && i != len(path)-2 {
-		return codeErr(31394, "As of 4.4, it's illegal to specify positional operator in the middle of a path.Positional projection may only be used at the end, for example: a.b.$. If the query previously used a form like a.b.$.d, remove the parts following the '$' and the results will be equivalent.")
+		return codeErr(mongoerr.ProjectPositionalMidPath, "As of 4.4, it's illegal to specify positional operator in the middle of a path.Positional projection may only be used at the end, for example: a.b.$. If the query previously used a form like a.b.$.d, remove the parts following the '$' and the results will be equivalent.")
 	}
 	return nil
 }
@@ -162,9 +163,9 @@ func (b *projBuilder) setMode(path string, inclusion bool) error {
 		b.mode = want
 		return nil
 	case inclusion:
-		return codeErr(31253, "Cannot do inclusion on field %s in exclusion projection", path)
+		return codeErr(mongoerr.ProjectInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", path)
 	}
-	return codeErr(31254, "Cannot do exclusion on field %s in inclusion projection", path)
+	return codeErr(mongoerr.ProjectExclusionInInclusion, "Cannot do exclusion on field %s in inclusion projection", path)
 }
 
 // leaf creates the terminal node for path, rejecting collisions with
@@ -174,12 +175,12 @@ func (b *projBuilder) leaf(path string) (*projNode, error) {
 	parts := strings.Split(path, ".")
 	for i, part := range parts {
 		if n.terminal() {
-			return nil, codeErr(31249, "Path collision at %s remaining portion %s", path, strings.Join(parts[i:], "."))
+			return nil, codeErr(mongoerr.ProjectPathCollisionPrefix, "Path collision at %s remaining portion %s", path, strings.Join(parts[i:], "."))
 		}
 		n = n.child(part)
 	}
 	if n.terminal() || len(n.children) > 0 {
-		return nil, codeErr(31250, "Path collision at %s", path)
+		return nil, codeErr(mongoerr.ProjectPathCollision, "Path collision at %s", path)
 	}
 	return n, nil
 }

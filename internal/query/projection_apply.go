@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
+	"github.com/relaydb/relaydb/internal/mongoerr"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -112,7 +113,7 @@ func (a *applier) positional(v any) (any, bool) {
 	}
 	if a.pos < 0 || a.pos >= len(arr) {
 		if a.err == nil {
-			a.err = codeErr(51246, "Executor error during find command :: caused by :: positional operator '.$' couldn't find a matching element in the array")
+			a.err = codeErr(mongoerr.PositionalProjectionNoMatch, "Executor error during find command :: caused by :: positional operator '.$' couldn't find a matching element in the array")
 		}
 		return nil, false
 	}

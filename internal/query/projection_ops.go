@@ -5,6 +5,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -12,7 +13,7 @@ import (
 // $elemMatch, $meta), an expression ({$add: ...}) or a nested projection.
 func (b *projBuilder) addDocValue(path string, d bson.D) error {
 	if len(d) == 0 {
-		return codeErr(51270, "An empty sub-projection is not a valid value. Found empty object at path %s", path)
+		return codeErr(mongoerr.ProjectEmptySubProjection, "An empty sub-projection is not a valid value. Found empty object at path %s", path)
 	}
 	if !strings.HasPrefix(d[0].Key, "$") {
 		return b.addDoc(path+".", d)
@@ -35,7 +36,7 @@ func (b *projBuilder) addExpr(path string, v any) error {
 		return err
 	}
 	if b.mode == modeExclusion {
-		return codeErr(31252, "Cannot use expression other than $meta in exclusion projection")
+		return codeErr(mongoerr.ProjectExclusionExpression, "Cannot use expression other than $meta in exclusion projection")
 	}
 	b.mode = modeInclusion
 	n, err := b.leaf(path)
@@ -73,7 +74,7 @@ func (b *projBuilder) addSlice(path string, d bson.D) error {
 
 func (b *projBuilder) addElemMatch(path string, d bson.D) error {
 	if strings.Contains(path, ".") {
-		return codeErr(31275, "Cannot use $elemMatch projection on a nested field.")
+		return codeErr(mongoerr.ProjectElemMatchNested, "Cannot use $elemMatch projection on a nested field.")
 	}
 	if len(d) != 1 {
 		return badValue("$elemMatch projection must have exactly one argument: %s", path)
@@ -95,10 +96,10 @@ func (b *projBuilder) addElemMatch(path string, d bson.D) error {
 
 func (b *projBuilder) addPositional(path string, v any) error {
 	if b.p.positional {
-		return codeErr(31276, "Cannot specify more than one positional projection per query.")
+		return codeErr(mongoerr.ProjectMultiplePositional, "Cannot specify more than one positional projection per query.")
 	}
 	if !isBoolish(v) || !truthy(v) {
-		return codeErr(31308, "positional projection cannot be used with exclusion")
+		return codeErr(mongoerr.ProjectPositionalWithExclusion, "positional projection cannot be used with exclusion")
 	}
 	if err := b.setMode(path+".$", true); err != nil {
 		return err
@@ -121,21 +122,21 @@ type sliceSpec struct {
 func parseSlice(v any) (*sliceSpec, error) {
 	if a, ok := v.(bson.A); ok {
 		if len(a) != 2 {
-			return nil, codeErr(28724, "First argument to $slice must be an array of 2 numbers")
+			return nil, codeErr(mongoerr.SliceBadArgument, "First argument to $slice must be an array of 2 numbers")
 		}
 		skip, ok1 := sliceNum(a[0])
 		limit, ok2 := sliceNum(a[1])
 		if !ok1 || !ok2 {
-			return nil, codeErr(28724, "$slice arguments must be numeric")
+			return nil, codeErr(mongoerr.SliceBadArgument, "$slice arguments must be numeric")
 		}
 		if limit <= 0 {
-			return nil, codeErr(28724, "$slice limit must be positive")
+			return nil, codeErr(mongoerr.SliceBadArgument, "$slice limit must be positive")
 		}
 		return &sliceSpec{skip: skip, limit: limit}, nil
 	}
 	n, ok := sliceNum(v)
 	if !ok {
-		return nil, codeErr(28667, "$slice only supports numbers and [skip, limit] arrays")
+		return nil, codeErr(mongoerr.ProjectSliceBadType, "$slice only supports numbers and [skip, limit] arrays")
 	}
 	return &sliceSpec{limit: n, onlyLimit: true}, nil
 }

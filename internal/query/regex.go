@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // regexMatcher implements {$regex} and regular expressions used as values
@@ -47,7 +49,7 @@ func newRegex(pattern, options string) (*regexMatcher, error) {
 	}
 	re, err := regexp.Compile(p)
 	if err != nil {
-		return nil, codeErr(51091, "Regular expression is invalid: %v", err)
+		return nil, codeErr(mongoerr.RegexMatchInvalid, "Regular expression is invalid: %v", err)
 	}
 	return &regexMatcher{src: bson.Regex{Pattern: pattern, Options: options}, re: re}, nil
 }
@@ -64,7 +66,7 @@ func regexFlags(options string) (flags string, extended bool, err error) {
 		case 'u':
 			// RE2 is always UTF-8 aware.
 		default:
-			return "", false, codeErr(51108, "invalid flag in regex options: %c", o)
+			return "", false, codeErr(mongoerr.RegexInvalidFlag, "invalid flag in regex options: %c", o)
 		}
 	}
 	return flags, extended, nil

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -43,11 +44,11 @@ func sortDirection(e bson.E) (desc bool, err error) {
 		return false, notImplemented("$meta sort is not supported")
 	}
 	if !bsonx.IsNumber(e.Value) {
-		return false, codeErr(15974, "Illegal key in $sort specification: %s: %s", e.Key, show(e.Value))
+		return false, codeErr(mongoerr.SortKeyIllegal, "Illegal key in $sort specification: %s: %s", e.Key, show(e.Value))
 	}
 	n, ok := bsonx.AsInt64(e.Value)
 	if !ok || (n != 1 && n != -1) {
-		return false, codeErr(15975, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
+		return false, codeErr(mongoerr.SortOrderInvalid, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
 	}
 	return n == -1, nil
 }

@@ -22,20 +22,20 @@ func registerArith() {
 	nary("$trunc", 1, 2, placeRound(math.Trunc))
 	nary("$sqrt", 1, 1, unaryFloat(func(f float64) (float64, error) {
 		if f < 0 {
-			return 0, errf(28714, "$sqrt's argument must be greater than or equal to 0")
+			return 0, errf(mongoerr.SqrtNegative, "$sqrt's argument must be greater than or equal to 0")
 		}
 		return math.Sqrt(f), nil
 	}))
 	nary("$exp", 1, 1, unaryFloat(func(f float64) (float64, error) { return math.Exp(f), nil }))
 	nary("$ln", 1, 1, unaryFloat(func(f float64) (float64, error) {
 		if f <= 0 {
-			return 0, errf(28766, "$ln's argument must be a positive number, but is %v", f)
+			return 0, errf(mongoerr.LnArgNotPositive, "$ln's argument must be a positive number, but is %v", f)
 		}
 		return math.Log(f), nil
 	}))
 	nary("$log10", 1, 1, unaryFloat(func(f float64) (float64, error) {
 		if f <= 0 {
-			return 0, errf(28761, "$log10's argument must be a positive number, but is %v", f)
+			return 0, errf(mongoerr.Log10ArgNotPositive, "$log10's argument must be a positive number, but is %v", f)
 		}
 		return math.Log10(f), nil
 	}))
@@ -85,14 +85,14 @@ func evalAdd(name string, args []any) (any, error) {
 		}
 		if d, ok := a.(bson.DateTime); ok {
 			if date != nil {
-				return nil, errf(16612, "only one date allowed in an $add expression")
+				return nil, errf(mongoerr.AddMultipleDates, "only one date allowed in an $add expression")
 			}
 			date = &d
 			continue
 		}
 		n, ok := toNumber(a)
 		if !ok {
-			return nil, errf(16554, "$add only supports numeric or date types, not %s", typeName(a))
+			return nil, errf(mongoerr.AddBadType, "$add only supports numeric or date types, not %s", typeName(a))
 		}
 		sum = addNum(sum, n)
 	}
@@ -117,7 +117,7 @@ func evalMultiply(name string, args []any) (any, error) {
 		}
 		n, ok := toNumber(a)
 		if !ok {
-			return nil, errf(16555, "$multiply only supports numeric types, not %s", typeName(a))
+			return nil, errf(mongoerr.MultiplyBadType, "$multiply only supports numeric types, not %s", typeName(a))
 		}
 		prod = mulNum(prod, n)
 	}
@@ -138,13 +138,13 @@ func evalSubtract(name string, args []any) (any, error) {
 	case aDate && bNum:
 		return addToDate(da, number{k: nb.k, i: -nb.i, f: -nb.f}), nil
 	case aDate:
-		return nil, errf(16613, "can't $subtract %s from Date", typeName(b))
+		return nil, errf(mongoerr.SubtractFromDateBadType, "can't $subtract %s from Date", typeName(b))
 	case bDate:
-		return nil, errf(16556, "can't $subtract Date from %s", typeName(a))
+		return nil, errf(mongoerr.SubtractBadTypes, "can't $subtract Date from %s", typeName(a))
 	}
 	na, aNum := toNumber(a)
 	if !aNum || !bNum {
-		return nil, errf(16556, "can't $subtract %s from %s", typeName(b), typeName(a))
+		return nil, errf(mongoerr.SubtractBadTypes, "can't $subtract %s from %s", typeName(b), typeName(a))
 	}
 	if na.k <= kLong && nb.k <= kLong && nb.i == math.MinInt64 {
 		return float64(na.i) - float64(nb.i), nil
@@ -160,7 +160,7 @@ func numArgs(name string, args []any) ([]number, bool, error) {
 		}
 		n, ok := toNumber(a)
 		if !ok {
-			return nil, false, errf(16609, "%s only supports numeric types, not %s and %s", name, typeName(args[0]), typeName(args[len(args)-1]))
+			return nil, false, errf(mongoerr.ArithArgsNotNumeric, "%s only supports numeric types, not %s and %s", name, typeName(args[0]), typeName(args[len(args)-1]))
 		}
 		out[i] = n
 	}
@@ -173,7 +173,7 @@ func evalDivide(name string, args []any) (any, error) {
 		return nil, err
 	}
 	if ns[1].float() == 0 {
-		return nil, errf(2, "can't $divide by zero")
+		return nil, errf(mongoerr.BadValue, "can't $divide by zero")
 	}
 	q := ns[0].float() / ns[1].float()
 	if maxKind(ns[0].k, ns[1].k) == kDecimal {
@@ -186,14 +186,14 @@ func evalMod(name string, args []any) (any, error) {
 	ns, null, err := numArgs(name, args)
 	if null || err != nil {
 		if err != nil {
-			err = errf(16611, "$mod only supports numeric types, not %s and %s", typeName(args[0]), typeName(args[1]))
+			err = errf(mongoerr.ModNotNumeric, "$mod only supports numeric types, not %s and %s", typeName(args[0]), typeName(args[1]))
 		}
 		return nil, err
 	}
 	a, b := ns[0], ns[1]
 	k := maxKind(a.k, b.k)
 	if b.float() == 0 {
-		return nil, errf(16610, "can't $mod by zero")
+		return nil, errf(mongoerr.ModByZero, "can't $mod by zero")
 	}
 	if k >= kDouble {
 		return number{k: k, f: math.Mod(a.float(), b.float())}.value(), nil
@@ -205,7 +205,7 @@ func evalMod(name string, args []any) (any, error) {
 }
 
 func evalAbs(name string, args []any) (any, error) {
-	n, null, err := numericArg(name, args[0], 28765)
+	n, null, err := numericArg(name, args[0], mongoerr.UnaryArithNotNumeric)
 	if null || err != nil {
 		return nil, err
 	}
@@ -213,7 +213,7 @@ func evalAbs(name string, args []any) (any, error) {
 		return number{k: n.k, f: math.Abs(n.f)}.value(), nil
 	}
 	if n.i == math.MinInt64 {
-		return nil, errf(28680, "can't take $abs of long long min")
+		return nil, errf(mongoerr.AbsOfLongMin, "can't take $abs of long long min")
 	}
 	return intResult(n.k, abs64(n.i)).value(), nil
 }
@@ -222,7 +222,7 @@ func evalAbs(name string, args []any) (any, error) {
 // decimal input).
 func unaryFloat(fn func(float64) (float64, error)) func(string, []any) (any, error) {
 	return func(name string, args []any) (any, error) {
-		n, null, err := numericArg(name, args[0], 28765)
+		n, null, err := numericArg(name, args[0], mongoerr.UnaryArithNotNumeric)
 		if null || err != nil {
 			return nil, err
 		}

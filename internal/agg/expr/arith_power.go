@@ -1,22 +1,26 @@
 package expr
 
-import "math"
+import (
+	"math"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
 
 // evalLog implements $log: [number, base].
 func evalLog(name string, args []any) (any, error) {
 	ns, null, err := numArgs(name, args)
 	if null || err != nil {
 		if err != nil {
-			err = errf(28756, "$log's argument must be numeric, not %s", typeName(args[0]))
+			err = errf(mongoerr.LogArgNotNumeric, "$log's argument must be numeric, not %s", typeName(args[0]))
 		}
 		return nil, err
 	}
 	x, b := ns[0].float(), ns[1].float()
 	if x <= 0 {
-		return nil, errf(28758, "$log's argument must be a positive number, but is %v", x)
+		return nil, errf(mongoerr.LogArgNotPositive, "$log's argument must be a positive number, but is %v", x)
 	}
 	if b <= 0 || b == 1 {
-		return nil, errf(28759, "$log's base must be a positive number not equal to 1, but is %v", b)
+		return nil, errf(mongoerr.LogBaseInvalid, "$log's base must be a positive number not equal to 1, but is %v", b)
 	}
 	r := math.Log(x) / math.Log(b)
 	if maxKind(ns[0].k, ns[1].k) == kDecimal {
@@ -31,13 +35,13 @@ func evalPow(name string, args []any) (any, error) {
 	ns, null, err := numArgs(name, args)
 	if null || err != nil {
 		if err != nil {
-			err = errf(28762, "$pow's base must be numeric, not %s", typeName(args[0]))
+			err = errf(mongoerr.PowBaseNotNumeric, "$pow's base must be numeric, not %s", typeName(args[0]))
 		}
 		return nil, err
 	}
 	base, exp := ns[0], ns[1]
 	if base.float() == 0 && exp.float() < 0 {
-		return nil, errf(28764, "$pow cannot take a base of 0 and a negative exponent")
+		return nil, errf(mongoerr.PowZeroNegativeExponent, "$pow cannot take a base of 0 and a negative exponent")
 	}
 	k := maxKind(base.k, exp.k)
 	if k <= kLong && exp.i >= 0 {

@@ -1,11 +1,15 @@
 package expr
 
-import "math"
+import (
+	"math"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
 
 // unaryRound implements $ceil and $floor: integers round to themselves.
 func unaryRound(fn func(float64) float64) func(string, []any) (any, error) {
 	return func(name string, args []any) (any, error) {
-		n, null, err := numericArg(name, args[0], 28765)
+		n, null, err := numericArg(name, args[0], mongoerr.UnaryArithNotNumeric)
 		if null || err != nil {
 			return nil, err
 		}
@@ -27,14 +31,14 @@ func placeRound(fn func(float64) float64) func(string, []any) (any, error) {
 			}
 			p, ok := asInt(args[1])
 			if !ok {
-				return nil, errf(51081, "%s requires \"place\" argument to be an integral value, found %s", name, typeName(args[1]))
+				return nil, errf(mongoerr.RoundBadArgument, "%s requires \"place\" argument to be an integral value, found %s", name, typeName(args[1]))
 			}
 			if p < -20 || p > 100 {
-				return nil, errf(51083, "cannot apply %s with precision value %d value must be in [-20, 100]", name, p)
+				return nil, errf(mongoerr.RoundPlaceOutOfRange, "cannot apply %s with precision value %d value must be in [-20, 100]", name, p)
 			}
 			place = p
 		}
-		n, null, err := numericArg(name, args[0], 51081)
+		n, null, err := numericArg(name, args[0], mongoerr.RoundBadArgument)
 		if null || err != nil {
 			return nil, err
 		}

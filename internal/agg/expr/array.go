@@ -11,7 +11,7 @@ func registerArray() {
 	nary("$size", 1, 1, func(_ string, a []any) (any, error) {
 		arr, ok := a[0].(bson.A)
 		if !ok {
-			return nil, errf(17124, "The argument to $size must be an array. Type of argument: %s", typeName(a[0]))
+			return nil, errf(mongoerr.SizeNotArray, "The argument to $size must be an array. Type of argument: %s", typeName(a[0]))
 		}
 		return int32(len(arr)), nil
 	})
@@ -21,7 +21,7 @@ func registerArray() {
 	nary("$in", 2, 2, func(_ string, a []any) (any, error) {
 		arr, ok := a[1].(bson.A)
 		if !ok {
-			return nil, errf(40081, "$in requires an array as a second argument, found: %s", typeName(a[1]))
+			return nil, errf(mongoerr.InNotArray, "$in requires an array as a second argument, found: %s", typeName(a[1]))
 		}
 		for _, el := range arr {
 			if Compare(a[0], el) == 0 {
@@ -39,7 +39,7 @@ func registerArray() {
 		}
 		arr, ok := a[0].(bson.A)
 		if !ok {
-			return nil, errf(34435, "The argument to $reverseArray must be an array, but was of type: %s", typeName(a[0]))
+			return nil, errf(mongoerr.ReverseArrayNotArray, "The argument to $reverseArray must be an array, but was of type: %s", typeName(a[0]))
 		}
 		out := make(bson.A, len(arr))
 		for i, v := range arr {
@@ -60,14 +60,14 @@ func evalArrayElemAt(name string, a []any) (any, error) {
 	}
 	arr, ok := a[0].(bson.A)
 	if !ok {
-		return nil, errf(28689, "$arrayElemAt's first argument must be an array, but is %s", typeName(a[0]))
+		return nil, errf(mongoerr.ArrayElemAtNotArray, "$arrayElemAt's first argument must be an array, but is %s", typeName(a[0]))
 	}
 	if !bsonx.IsNumber(a[1]) {
-		return nil, errf(28690, "$arrayElemAt's second argument must be a numeric value, but is %s", typeName(a[1]))
+		return nil, errf(mongoerr.ArrayElemAtIndexNotNumeric, "$arrayElemAt's second argument must be a numeric value, but is %s", typeName(a[1]))
 	}
 	i, ok := asInt32Arg(a[1])
 	if !ok {
-		return nil, errf(28691, "$arrayElemAt's second argument must be representable as a 32-bit integer: %v", a[1])
+		return nil, errf(mongoerr.ArrayElemAtIndexNotInt32, "$arrayElemAt's second argument must be representable as a 32-bit integer: %v", a[1])
 	}
 	return elemAt(arr, i), nil
 }
@@ -89,7 +89,7 @@ func firstLast(first bool) func(string, []any) (any, error) {
 		}
 		arr, ok := a[0].(bson.A)
 		if !ok {
-			return nil, errf(28689, "%s's argument must be an array, but is %s", name, typeName(a[0]))
+			return nil, errf(mongoerr.ArrayElemAtNotArray, "%s's argument must be an array, but is %s", name, typeName(a[0]))
 		}
 		if first {
 			return elemAt(arr, 0), nil
@@ -106,11 +106,11 @@ func evalSlice(name string, a []any) (any, error) {
 	}
 	arr, ok := a[0].(bson.A)
 	if !ok {
-		return nil, errf(28724, "First argument to $slice must be an array, but is of type: %s", typeName(a[0]))
+		return nil, errf(mongoerr.SliceBadArgument, "First argument to $slice must be an array, but is of type: %s", typeName(a[0]))
 	}
 	first, ok := asInt32Arg(a[1])
 	if !ok {
-		return nil, errf(28725, "Second argument to $slice must be a numeric value, but is of type: %s", typeName(a[1]))
+		return nil, errf(mongoerr.SliceSecondArgNotNumeric, "Second argument to $slice must be a numeric value, but is of type: %s", typeName(a[1]))
 	}
 	n := int64(len(arr))
 	if len(a) == 2 {
@@ -121,10 +121,10 @@ func evalSlice(name string, a []any) (any, error) {
 	}
 	count, ok := asInt32Arg(a[2])
 	if !ok {
-		return nil, errf(28726, "Third argument to $slice must be numeric, but is of type: %s", typeName(a[2]))
+		return nil, errf(mongoerr.SliceThirdArgNotNumeric, "Third argument to $slice must be numeric, but is of type: %s", typeName(a[2]))
 	}
 	if count <= 0 {
-		return nil, errf(28729, "Third argument to $slice must be positive: %d", count)
+		return nil, errf(mongoerr.SliceCountNotPositive, "Third argument to $slice must be positive: %d", count)
 	}
 	start := first
 	if start < 0 {
@@ -142,7 +142,7 @@ func evalConcatArrays(name string, a []any) (any, error) {
 		}
 		arr, ok := v.(bson.A)
 		if !ok {
-			return nil, errf(28664, "$concatArrays only supports arrays, not %s", typeName(v))
+			return nil, errf(mongoerr.ConcatArraysNotArray, "$concatArrays only supports arrays, not %s", typeName(v))
 		}
 		out = append(out, arr...)
 	}
@@ -169,10 +169,10 @@ func evalRange(name string, a []any) (any, error) {
 	}
 	start, end, step := vals[0], vals[1], vals[2]
 	if step == 0 {
-		return nil, errf(34449, "$range requires a non-zero step value")
+		return nil, errf(mongoerr.RangeStepZero, "$range requires a non-zero step value")
 	}
 	if n := (end - start) / step; n > maxRangeElems {
-		return nil, errf(5541800, "$range would use too much memory and cannot spill to disk. Memory limit: 67108864 bytes")
+		return nil, errf(mongoerr.RangeTooLarge, "$range would use too much memory and cannot spill to disk. Memory limit: 67108864 bytes")
 	}
 	out := bson.A{}
 	for i := start; (step > 0 && i < end) || (step < 0 && i > end); i += step {
@@ -190,7 +190,7 @@ func evalIndexOfArray(name string, a []any) (any, error) {
 	}
 	arr, ok := a[0].(bson.A)
 	if !ok {
-		return nil, errf(40090, "$indexOfArray requires an array as a first argument, found: %s", typeName(a[0]))
+		return nil, errf(mongoerr.IndexOfArrayNotArray, "$indexOfArray requires an array as a first argument, found: %s", typeName(a[0]))
 	}
 	start, end, err := indexBounds(name, a[2:], int64(len(arr)))
 	if err != nil {

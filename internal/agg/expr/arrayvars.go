@@ -11,7 +11,7 @@ import (
 func iterArgs(name string, raw any, sc *scope, body string, extra ...string) (input Expr, as string, bodyE Expr, opt map[string]Expr, err error) {
 	d, ok := raw.(bson.D)
 	if !ok {
-		return nil, "", nil, nil, errf(28646, "%s only supports an object as its argument", name)
+		return nil, "", nil, nil, errf(mongoerr.ArrayVarsSpecNotObject, "%s only supports an object as its argument", name)
 	}
 	as = "this"
 	var bodyRaw any
@@ -26,7 +26,7 @@ func iterArgs(name string, raw any, sc *scope, body string, extra ...string) (in
 		case el.Key == "as":
 			s, ok := el.Value.(string)
 			if !ok {
-				return nil, "", nil, nil, errf(16866, "%s: 'as' must be a string", name)
+				return nil, "", nil, nil, errf(mongoerr.VariableNameMissing, "%s: 'as' must be a string", name)
 			}
 			if err = ValidateVarName(s); err != nil {
 				return
@@ -39,14 +39,14 @@ func iterArgs(name string, raw any, sc *scope, body string, extra ...string) (in
 				return
 			}
 		default:
-			return nil, "", nil, nil, errf(28647, "Unrecognized parameter to %s: %s", name, el.Key)
+			return nil, "", nil, nil, errf(mongoerr.ArrayVarsUnknownParameter, "Unrecognized parameter to %s: %s", name, el.Key)
 		}
 	}
 	if input == nil {
-		return nil, "", nil, nil, errf(28648, "Missing 'input' parameter to %s", name)
+		return nil, "", nil, nil, errf(mongoerr.ArrayVarsMissingInput, "Missing 'input' parameter to %s", name)
 	}
 	if !haveBody {
-		return nil, "", nil, nil, errf(28650, "Missing '%s' parameter to %s", body, name)
+		return nil, "", nil, nil, errf(mongoerr.ArrayVarsMissingBody, "Missing '%s' parameter to %s", body, name)
 	}
 	bodyE, err = compile(bodyRaw, sc.with(as))
 	return
@@ -58,7 +58,7 @@ func compileMap(name string, raw any, sc *scope) (Expr, error) {
 		return nil, err
 	}
 	return funcExpr(func(doc bson.D, vars *Vars) (any, error) {
-		arr, null, err := arrayInput(input, doc, vars, "$map", 16883)
+		arr, null, err := arrayInput(input, doc, vars, "$map", mongoerr.MapInputNotArray)
 		if null || err != nil {
 			return nil, err
 		}
@@ -83,7 +83,7 @@ func compileFilter(name string, raw any, sc *scope) (Expr, error) {
 		return nil, err
 	}
 	return funcExpr(func(doc bson.D, vars *Vars) (any, error) {
-		arr, null, err := arrayInput(input, doc, vars, "$filter", 28651)
+		arr, null, err := arrayInput(input, doc, vars, "$filter", mongoerr.FilterInputNotArray)
 		if null || err != nil {
 			return nil, err
 		}
@@ -115,10 +115,10 @@ func filterLimit(e Expr, doc bson.D, vars *Vars, n int) (int, error) {
 	}
 	l, ok := asInt32Arg(v)
 	if !ok {
-		return 0, errf(327391, "$filter: limit must be represented as a 32-bit integral value: %v", v)
+		return 0, errf(mongoerr.FilterLimitNotInt32, "$filter: limit must be represented as a 32-bit integral value: %v", v)
 	}
 	if l < 1 {
-		return 0, errf(327392, "$filter: limit must be greater than 0: %d", l)
+		return 0, errf(mongoerr.FilterLimitNotPositive, "$filter: limit must be greater than 0: %d", l)
 	}
 	return int(l), nil
 }
@@ -126,7 +126,7 @@ func filterLimit(e Expr, doc bson.D, vars *Vars, n int) (int, error) {
 func compileReduce(name string, raw any, sc *scope) (Expr, error) {
 	d, ok := raw.(bson.D)
 	if !ok {
-		return nil, errf(40075, "$reduce only supports an object as its argument, found: %s", typeName(raw))
+		return nil, errf(mongoerr.ReduceSpecNotObject, "$reduce only supports an object as its argument, found: %s", typeName(raw))
 	}
 	var input, init, in Expr
 	var err error
@@ -139,14 +139,14 @@ func compileReduce(name string, raw any, sc *scope) (Expr, error) {
 		case "in":
 			in, err = compile(el.Value, sc.with("value", "this"))
 		default:
-			return nil, errf(40076, "$reduce found an unknown argument: %s", el.Key)
+			return nil, errf(mongoerr.ReduceUnknownArgument, "$reduce found an unknown argument: %s", el.Key)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
 	if input == nil || init == nil || in == nil {
-		return nil, errf(40077, "$reduce requires 'input', 'initialValue' and 'in' to be specified")
+		return nil, errf(mongoerr.ReduceMissingArgument, "$reduce requires 'input', 'initialValue' and 'in' to be specified")
 	}
 	return funcExpr(func(doc bson.D, vars *Vars) (any, error) {
 		v, err := input.Eval(doc, vars)
@@ -155,7 +155,7 @@ func compileReduce(name string, raw any, sc *scope) (Expr, error) {
 		}
 		arr, ok := v.(bson.A)
 		if !ok {
-			return nil, errf(40080, "$reduce requires that 'input' be an array, found: %s", typeName(v))
+			return nil, errf(mongoerr.ReduceInputNotArray, "$reduce requires that 'input' be an array, found: %s", typeName(v))
 		}
 		acc, err := init.Eval(doc, vars)
 		for _, el := range arr {

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // TODO(#2): $dateAdd, $dateSubtract, $dateDiff, $dateTrunc, $dateFromParts,
@@ -98,7 +100,7 @@ func ToTime(v any) (time.Time, error) {
 	case bson.ObjectID:
 		return t.Timestamp().UTC(), nil
 	}
-	return time.Time{}, errf(16006, "can't convert from BSON type %s to Date", typeName(v))
+	return time.Time{}, errf(mongoerr.DateConversionBadType, "can't convert from BSON type %s to Date", typeName(v))
 }
 
 func evalTimezone(tzE Expr, doc bson.D, vars *Vars) (*time.Location, bool, error) {
@@ -111,7 +113,7 @@ func evalTimezone(tzE Expr, doc bson.D, vars *Vars) (*time.Location, bool, error
 	}
 	s, ok := v.(string)
 	if !ok {
-		return nil, false, errf(40533, "timezone must evaluate to a string, found %s", typeName(v))
+		return nil, false, errf(mongoerr.TimezoneNotString, "timezone must evaluate to a string, found %s", typeName(v))
 	}
 	loc, err := ParseTimezone(s)
 	return loc, false, err
@@ -129,7 +131,7 @@ func ParseTimezone(s string) (*time.Location, error) {
 	}
 	loc, err := time.LoadLocation(s)
 	if err != nil {
-		return nil, errf(40485, "unrecognized time zone identifier: \"%s\"", s)
+		return nil, errf(mongoerr.TimezoneUnrecognized, "unrecognized time zone identifier: \"%s\"", s)
 	}
 	return loc, nil
 }
@@ -142,7 +144,7 @@ func parseOffset(s string) (*time.Location, error) {
 		bad = bad || c < '0' || c > '9'
 	}
 	if bad {
-		return nil, errf(40485, "unrecognized time zone identifier: \"%s\"", s)
+		return nil, errf(mongoerr.TimezoneUnrecognized, "unrecognized time zone identifier: \"%s\"", s)
 	}
 	digits += "00"
 	h := int(digits[0]-'0')*10 + int(digits[1]-'0')
@@ -198,7 +200,7 @@ func compileDateFromString(name string, raw any, sc *scope) (Expr, error) {
 		s, ok := v.(string)
 		var out any
 		if !ok {
-			err = errf(241, "$dateFromString requires that 'dateString' be a string, found: %s", typeName(v))
+			err = errf(mongoerr.ConversionFailure, "$dateFromString requires that 'dateString' be a string, found: %s", typeName(v))
 		} else {
 			out, err = parseDateString(s)
 		}

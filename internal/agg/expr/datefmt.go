@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 const defaultDateFormat = "%Y-%m-%dT%H:%M:%S.%LZ"
@@ -41,7 +43,7 @@ func compileDateToString(name string, raw any, sc *scope) (Expr, error) {
 			}
 			s, ok := f.(string)
 			if !ok {
-				return nil, errf(18533, "$dateToString requires that 'format' be a string, found: %s", typeName(f))
+				return nil, errf(mongoerr.DateToStringFormatNotString, "$dateToString requires that 'format' be a string, found: %s", typeName(f))
 			}
 			format = s
 		}
@@ -68,7 +70,7 @@ func FormatDate(t time.Time, format string) (string, error) {
 			continue
 		}
 		if i+1 >= len(format) {
-			return "", errf(18535, "Unmatched '%%' at end of format string")
+			return "", errf(mongoerr.DateFormatTrailingPercent, "Unmatched '%%' at end of format string")
 		}
 		i++
 		if err := formatSpec(&b, t, format[i]); err != nil {
@@ -123,7 +125,7 @@ func formatSpec(b *strings.Builder, t time.Time, c byte) error {
 	case '%':
 		b.WriteByte('%')
 	default:
-		return errf(18536, "Invalid format character '%%%c' in format string", c)
+		return errf(mongoerr.DateFormatInvalidSpecifier, "Invalid format character '%%%c' in format string", c)
 	}
 	return nil
 }

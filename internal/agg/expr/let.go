@@ -4,6 +4,8 @@ import (
 	"unicode/utf8"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // ValidateVarName checks a user variable name as MongoDB does: it starts
@@ -11,16 +13,16 @@ import (
 // letters, digits, '_' or non-ASCII characters.
 func ValidateVarName(name string) error {
 	if name == "" {
-		return errf(16866, "empty variable names are not allowed")
+		return errf(mongoerr.VariableNameMissing, "empty variable names are not allowed")
 	}
 	r, _ := utf8.DecodeRuneInString(name)
 	if !(r >= 'a' && r <= 'z') && r < utf8.RuneSelf {
-		return errf(16867, "'%s' starts with an invalid character for a user variable name", name)
+		return errf(mongoerr.VariableNameBadFirstChar, "'%s' starts with an invalid character for a user variable name", name)
 	}
 	for _, c := range name {
 		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= utf8.RuneSelf
 		if !ok {
-			return errf(16868, "'%s' contains an invalid character for a variable name: '%c'", name, c)
+			return errf(mongoerr.VariableNameBadChar, "'%s' contains an invalid character for a variable name: '%c'", name, c)
 		}
 	}
 	return nil
@@ -29,7 +31,7 @@ func ValidateVarName(name string) error {
 func compileLet(name string, raw any, sc *scope) (Expr, error) {
 	d, ok := raw.(bson.D)
 	if !ok {
-		return nil, errf(16874, "$let only supports an object as its argument")
+		return nil, errf(mongoerr.LetSpecNotObject, "$let only supports an object as its argument")
 	}
 	var varsD bson.D
 	var inRaw any
@@ -39,19 +41,19 @@ func compileLet(name string, raw any, sc *scope) (Expr, error) {
 		case "vars":
 			varsD, haveVars = el.Value.(bson.D)
 			if !haveVars {
-				return nil, errf(10065, "invalid parameter: expected an object (vars)")
+				return nil, errf(mongoerr.LetVarsNotObject, "invalid parameter: expected an object (vars)")
 			}
 		case "in":
 			inRaw, haveIn = el.Value, true
 		default:
-			return nil, errf(16875, "Unrecognized parameter to $let: %s", el.Key)
+			return nil, errf(mongoerr.LetUnknownParameter, "Unrecognized parameter to $let: %s", el.Key)
 		}
 	}
 	if !haveVars {
-		return nil, errf(16876, "Missing 'vars' parameter to $let")
+		return nil, errf(mongoerr.LetMissingVars, "Missing 'vars' parameter to $let")
 	}
 	if !haveIn {
-		return nil, errf(16877, "Missing 'in' parameter to $let")
+		return nil, errf(mongoerr.LetMissingIn, "Missing 'in' parameter to $let")
 	}
 	names := make([]string, len(varsD))
 	vals := make([]Expr, len(varsD))

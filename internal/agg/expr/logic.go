@@ -55,7 +55,7 @@ func compileCond(name string, raw any, sc *scope) (Expr, error) {
 	if d, ok := raw.(bson.D); ok {
 		for _, el := range d {
 			if !contains([]string{"if", "then", "else"}, el.Key) {
-				return nil, errf(17083, "Unrecognized parameter to $cond: %s", el.Key)
+				return nil, errf(mongoerr.CondUnknownParameter, "Unrecognized parameter to $cond: %s", el.Key)
 			}
 		}
 		m, err := namedArgs(name, d, sc, []string{"if", "then", "else"})
@@ -95,7 +95,7 @@ func compileCond(name string, raw any, sc *scope) (Expr, error) {
 func compileIfNull(name string, raw any, sc *scope) (Expr, error) {
 	args := argList(raw)
 	if len(args) < 2 {
-		return nil, errf(1257300, "$ifNull needs at least two arguments, had: %d", len(args))
+		return nil, errf(mongoerr.IfNullTooFewArgs, "$ifNull needs at least two arguments, had: %d", len(args))
 	}
 	es, err := compileArgs(args, sc)
 	if err != nil {
@@ -117,7 +117,7 @@ type branch struct{ caseE, thenE Expr }
 func compileSwitch(name string, raw any, sc *scope) (Expr, error) {
 	d, ok := raw.(bson.D)
 	if !ok {
-		return nil, errf(40060, "$switch requires an object as an argument, found: %s", typeName(raw))
+		return nil, errf(mongoerr.SwitchSpecNotObject, "$switch requires an object as an argument, found: %s", typeName(raw))
 	}
 	var branches []branch
 	var def Expr
@@ -136,11 +136,11 @@ func compileSwitch(name string, raw any, sc *scope) (Expr, error) {
 			}
 			def = e
 		default:
-			return nil, errf(40067, "$switch found an unknown argument: %s", el.Key)
+			return nil, errf(mongoerr.SwitchUnknownArgument, "$switch found an unknown argument: %s", el.Key)
 		}
 	}
 	if len(branches) == 0 {
-		return nil, errf(40068, "$switch requires at least one branch.")
+		return nil, errf(mongoerr.SwitchNoBranches, "$switch requires at least one branch.")
 	}
 	return funcExpr(func(doc bson.D, vars *Vars) (any, error) {
 		for _, b := range branches {
@@ -153,7 +153,7 @@ func compileSwitch(name string, raw any, sc *scope) (Expr, error) {
 			}
 		}
 		if def == nil {
-			return nil, errf(40066, "$switch could not find a matching branch for an input, and no default was specified.")
+			return nil, errf(mongoerr.SwitchNoMatchingBranch, "$switch could not find a matching branch for an input, and no default was specified.")
 		}
 		return def.Eval(doc, vars)
 	}), nil
@@ -162,13 +162,13 @@ func compileSwitch(name string, raw any, sc *scope) (Expr, error) {
 func compileBranches(raw any, sc *scope) ([]branch, error) {
 	arr, ok := raw.(bson.A)
 	if !ok {
-		return nil, errf(40061, "$switch expected an array for 'branches', found: %s", typeName(raw))
+		return nil, errf(mongoerr.SwitchBranchesNotArray, "$switch expected an array for 'branches', found: %s", typeName(raw))
 	}
 	out := make([]branch, 0, len(arr))
 	for _, b := range arr {
 		d, ok := b.(bson.D)
 		if !ok {
-			return nil, errf(40062, "$switch expected each branch to be an object, found: %s", typeName(b))
+			return nil, errf(mongoerr.SwitchBranchNotObject, "$switch expected each branch to be an object, found: %s", typeName(b))
 		}
 		var br branch
 		for _, el := range d {
@@ -182,14 +182,14 @@ func compileBranches(raw any, sc *scope) ([]branch, error) {
 			case "then":
 				br.thenE = e
 			default:
-				return nil, errf(40063, "$switch found an unknown argument to a branch: %s", el.Key)
+				return nil, errf(mongoerr.SwitchBranchUnknownArgument, "$switch found an unknown argument to a branch: %s", el.Key)
 			}
 		}
 		if br.caseE == nil {
-			return nil, errf(40064, "$switch requires each branch have a 'case' expression")
+			return nil, errf(mongoerr.SwitchBranchMissingCase, "$switch requires each branch have a 'case' expression")
 		}
 		if br.thenE == nil {
-			return nil, errf(40065, "$switch requires each branch have a 'then' expression.")
+			return nil, errf(mongoerr.SwitchBranchMissingThen, "$switch requires each branch have a 'then' expression.")
 		}
 		out = append(out, br)
 	}

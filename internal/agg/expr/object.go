@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 func registerObject() {
@@ -31,7 +33,7 @@ func MergeInto(out bson.D, v any, i int) (bson.D, error) {
 	}
 	d, ok := v.(bson.D)
 	if !ok {
-		return nil, errf(40400, "$mergeObjects requires object inputs, but input %d is of type %s", i, typeName(v))
+		return nil, errf(mongoerr.MergeObjectsNotObject, "$mergeObjects requires object inputs, but input %d is of type %s", i, typeName(v))
 	}
 	for _, e := range d {
 		out = setField(out, e.Key, e.Value)
@@ -56,7 +58,7 @@ func evalObjectToArray(_ string, a []any) (any, error) {
 	}
 	d, ok := a[0].(bson.D)
 	if !ok {
-		return nil, errf(40390, "$objectToArray requires a document input, found: %s", typeName(a[0]))
+		return nil, errf(mongoerr.ObjectToArrayNotObject, "$objectToArray requires a document input, found: %s", typeName(a[0]))
 	}
 	out := make(bson.A, len(d))
 	for i, e := range d {
@@ -71,7 +73,7 @@ func evalArrayToObject(_ string, a []any) (any, error) {
 	}
 	arr, ok := a[0].(bson.A)
 	if !ok {
-		return nil, errf(40386, "$arrayToObject requires an array input, found: %s", typeName(a[0]))
+		return nil, errf(mongoerr.ArrayToObjectNotArray, "$arrayToObject requires an array input, found: %s", typeName(a[0]))
 	}
 	out := bson.D{}
 	pairs := -1 // unknown until the first element
@@ -83,17 +85,17 @@ func evalArrayToObject(_ string, a []any) (any, error) {
 		if pairs == -1 {
 			pairs = boolInt(isPair)
 		} else if pairs != boolInt(isPair) {
-			return nil, errf(40391, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects.")
+			return nil, errf(mongoerr.ArrayToObjectMixedFormat, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects.")
 		}
 		if IsNullish(k) {
 			return nil, nil
 		}
 		ks, ok := k.(string)
 		if !ok {
-			return nil, errf(40394, "$arrayToObject requires a string key, found: %s", typeName(k))
+			return nil, errf(mongoerr.ArrayToObjectKeyNotString, "$arrayToObject requires a string key, found: %s", typeName(k))
 		}
 		if strings.Contains(ks, "\x00") {
-			return nil, errf(4940400, "Key field cannot contain an embedded null byte")
+			return nil, errf(mongoerr.ArrayToObjectKeyHasNull, "Key field cannot contain an embedded null byte")
 		}
 		out = setField(out, ks, v)
 	}
@@ -112,20 +114,20 @@ func kvOf(el any) (k, v any, pair bool, err error) {
 	switch t := el.(type) {
 	case bson.A:
 		if len(t) != 2 {
-			return nil, nil, true, errf(40397, "$arrayToObject requires an array of size 2 arrays,found array of size: %d", len(t))
+			return nil, nil, true, errf(mongoerr.ArrayToObjectPairBadSize, "$arrayToObject requires an array of size 2 arrays,found array of size: %d", len(t))
 		}
 		return t[0], t[1], true, nil
 	case bson.D:
 		if len(t) != 2 {
-			return nil, nil, false, errf(40392, "$arrayToObject requires an object keys of 'k' and 'v'. Found incorrect number of keys:%d", len(t))
+			return nil, nil, false, errf(mongoerr.ArrayToObjectBadKeyCount, "$arrayToObject requires an object keys of 'k' and 'v'. Found incorrect number of keys:%d", len(t))
 		}
 		kv, vv := lookup(t, "k"), lookup(t, "v")
 		if IsMissing(kv) || IsMissing(vv) {
-			return nil, nil, false, errf(40393, "$arrayToObject requires an object with keys 'k' and 'v'. Missing either or both keys from: %v", t)
+			return nil, nil, false, errf(mongoerr.ArrayToObjectMissingKV, "$arrayToObject requires an object with keys 'k' and 'v'. Missing either or both keys from: %v", t)
 		}
 		return kv, vv, false, nil
 	}
-	return nil, nil, false, errf(40398, "Unrecognised input type format for $arrayToObject: %s", typeName(el))
+	return nil, nil, false, errf(mongoerr.ArrayToObjectBadElement, "Unrecognised input type format for $arrayToObject: %s", typeName(el))
 }
 
 func compileGetField(name string, raw any, sc *scope) (Expr, error) {
@@ -139,7 +141,7 @@ func compileGetField(name string, raw any, sc *scope) (Expr, error) {
 		}
 		fc, ok := m["field"].(constant)
 		if !ok {
-			return nil, errf(5654602, "$getField requires 'field' to evaluate to a constant, but got a non-constant argument")
+			return nil, errf(mongoerr.GetFieldFieldNotConstant, "$getField requires 'field' to evaluate to a constant, but got a non-constant argument")
 		}
 		field, input = fc.v, m["input"]
 	} else {
@@ -147,7 +149,7 @@ func compileGetField(name string, raw any, sc *scope) (Expr, error) {
 	}
 	key, ok := field.(string)
 	if !ok {
-		return nil, errf(5654601, "$getField requires 'field' to evaluate to type String, but got %s", typeName(field))
+		return nil, errf(mongoerr.GetFieldFieldNotString, "$getField requires 'field' to evaluate to type String, but got %s", typeName(field))
 	}
 	return funcExpr(func(doc bson.D, vars *Vars) (any, error) {
 		v, err := input.Eval(doc, vars)

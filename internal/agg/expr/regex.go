@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 type regexFn func(re *regexp.Regexp, s string) any
@@ -34,7 +36,7 @@ func compileRegex(fn regexFn) compileFn {
 			}
 			s, ok := in.(string)
 			if !ok {
-				return nil, errf(51104, "%s needs 'input' to be of type string", name)
+				return nil, errf(mongoerr.RegexInputNotString, "%s needs 'input' to be of type string", name)
 			}
 			return fn(re, s), nil
 		}), nil
@@ -57,15 +59,15 @@ func evalRegex(name string, m map[string]Expr, doc bson.D, vars *Vars) (*regexp.
 	case bson.Regex:
 		pattern, opts = t.Pattern, t.Options
 	default:
-		return nil, errf(51105, "%s needs 'regex' to be of type string or regex", name)
+		return nil, errf(mongoerr.RegexPatternBadType, "%s needs 'regex' to be of type string or regex", name)
 	}
 	if !IsNullish(ov) {
 		s, ok := ov.(string)
 		if !ok {
-			return nil, errf(51106, "%s needs 'options' to be of type string", name)
+			return nil, errf(mongoerr.RegexOptionsNotString, "%s needs 'options' to be of type string", name)
 		}
 		if opts != "" && s != "" {
-			return nil, errf(51075, "%s: regex option(s) specified in both 'regex' and 'option' fields", name)
+			return nil, errf(mongoerr.RegexOptionsInBoth, "%s: regex option(s) specified in both 'regex' and 'option' fields", name)
 		}
 		opts += s
 	}
@@ -84,7 +86,7 @@ func CompileRegex(name, pattern, opts string) (*regexp.Regexp, error) {
 			}
 		case 'u':
 		default:
-			return nil, errf(51108, "%s invalid flag in regex options: %c", name, o)
+			return nil, errf(mongoerr.RegexInvalidFlag, "%s invalid flag in regex options: %c", name, o)
 		}
 	}
 	if flags != "" {
@@ -92,7 +94,7 @@ func CompileRegex(name, pattern, opts string) (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return nil, errf(51111, "Invalid Regex in %s: %v", name, err)
+		return nil, errf(mongoerr.RegexExprInvalid, "Invalid Regex in %s: %v", name, err)
 	}
 	return re, nil
 }

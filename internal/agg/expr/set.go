@@ -8,7 +8,7 @@ import (
 
 func registerSet() {
 	nary("$setUnion", 0, -1, func(n string, a []any) (any, error) {
-		sets, null, err := arrays(n, a, 17043)
+		sets, null, err := arrays(n, a, mongoerr.SetUnionNotArray)
 		if null || err != nil {
 			return nil, err
 		}
@@ -19,7 +19,7 @@ func registerSet() {
 		return out, nil
 	})
 	nary("$setIntersection", 0, -1, func(n string, a []any) (any, error) {
-		sets, null, err := arrays(n, a, 17047)
+		sets, null, err := arrays(n, a, mongoerr.SetIntersectionNotArray)
 		if null || err != nil {
 			return nil, err
 		}
@@ -33,16 +33,16 @@ func registerSet() {
 		return out, nil
 	})
 	nary("$setDifference", 2, 2, func(n string, a []any) (any, error) {
-		sets, null, err := arrays(n, a, 17048)
+		sets, null, err := arrays(n, a, mongoerr.SetDifferenceNotArray)
 		if null || err != nil {
 			return nil, err
 		}
 		return keep(appendUnique(bson.A{}, sets[0]...), sets[1], false), nil
 	})
 	nary("$setEquals", 2, -1, func(n string, a []any) (any, error) {
-		sets, _, err := arrays(n, a, 17044)
+		sets, _, err := arrays(n, a, mongoerr.SetEqualsNotArray)
 		if err != nil || sets == nil {
-			return nil, errf(17044, "All operands of $setEquals must be arrays.")
+			return nil, errf(mongoerr.SetEqualsNotArray, "All operands of $setEquals must be arrays.")
 		}
 		first := appendUnique(bson.A{}, sets[0]...)
 		for _, s := range sets[1:] {
@@ -54,9 +54,9 @@ func registerSet() {
 		return true, nil
 	})
 	nary("$setIsSubset", 2, 2, func(n string, a []any) (any, error) {
-		sets, _, err := arrays(n, a, 17046)
+		sets, _, err := arrays(n, a, mongoerr.SetIsSubsetNotArray)
 		if err != nil || sets == nil {
-			return nil, errf(17046, "both operands of $setIsSubset must be arrays.")
+			return nil, errf(mongoerr.SetIsSubsetNotArray, "both operands of $setIsSubset must be arrays.")
 		}
 		return len(keep(appendUnique(bson.A{}, sets[0]...), sets[1], false)) == 0, nil
 	})
@@ -120,7 +120,7 @@ func elementsTrue(all bool) func(string, []any) (any, error) {
 	return func(name string, a []any) (any, error) {
 		arr, ok := a[0].(bson.A)
 		if !ok {
-			return nil, errf(17040, "%s's argument must be an array, but is %s", name, typeName(a[0]))
+			return nil, errf(mongoerr.ElementsTrueNotArray, "%s's argument must be an array, but is %s", name, typeName(a[0]))
 		}
 		for _, v := range arr {
 			if Truthy(v) != all {

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // $setField and $unsetField add, replace or remove one field of a document
@@ -38,7 +40,7 @@ type setFieldExpr struct {
 func compileSetField(name string, raw any, sc *scope, set bool) (Expr, error) {
 	d, ok := raw.(bson.D)
 	if !ok {
-		return nil, errf(4161100, "%s only supports an object as its argument", name)
+		return nil, errf(mongoerr.SetFieldSpecNotObject, "%s only supports an object as its argument", name)
 	}
 	var fieldRaw, inputRaw, valueRaw any
 	var haveField, haveInput, haveValue bool
@@ -51,16 +53,16 @@ func compileSetField(name string, raw any, sc *scope, set bool) (Expr, error) {
 		case el.Key == "value" && set:
 			valueRaw, haveValue = el.Value, true
 		default:
-			return nil, errf(4161101, "%s found an unknown argument: %s", name, el.Key)
+			return nil, errf(mongoerr.SetFieldUnknownArgument, "%s found an unknown argument: %s", name, el.Key)
 		}
 	}
 	switch {
 	case !haveField:
-		return nil, errf(4161102, "%s requires 'field' to be specified", name)
+		return nil, errf(mongoerr.SetFieldMissingField, "%s requires 'field' to be specified", name)
 	case set && !haveValue:
-		return nil, errf(4161103, "%s requires 'value' to be specified", name)
+		return nil, errf(mongoerr.SetFieldMissingValue, "%s requires 'value' to be specified", name)
 	case !haveInput:
-		return nil, errf(4161109, "%s requires 'input' to be specified", name)
+		return nil, errf(mongoerr.SetFieldMissingInput, "%s requires 'input' to be specified", name)
 	}
 	field, err := constFieldName(name, fieldRaw, sc)
 	if err != nil {
@@ -82,10 +84,10 @@ func compileSetField(name string, raw any, sc *scope, set bool) (Expr, error) {
 // wrapped in $const/$literal (needed for names starting with '$').
 func constFieldName(name string, raw any, sc *scope) (string, error) {
 	if s, ok := raw.(string); ok && strings.HasPrefix(s, "$") {
-		return "", errf(4161108, "A field path reference which is not allowed in this context. Did you mean {$literal: '%s'}?", s)
+		return "", errf(mongoerr.SetFieldFieldIsPath, "A field path reference which is not allowed in this context. Did you mean {$literal: '%s'}?", s)
 	}
 	if isDocOrArray(raw) && !isLiteralOp(raw) {
-		return "", errf(4161106, "%s requires 'field' to evaluate to a constant, but got a non-constant argument", name)
+		return "", errf(mongoerr.SetFieldFieldNotConstant, "%s requires 'field' to evaluate to a constant, but got a non-constant argument", name)
 	}
 	e, err := compile(raw, sc)
 	if err != nil {
@@ -94,7 +96,7 @@ func constFieldName(name string, raw any, sc *scope) (string, error) {
 	v, _ := IsConst(e)
 	s, ok := v.(string)
 	if !ok {
-		return "", errf(4161107, "%s requires 'field' to evaluate to type String, but got %s", name, typeName(v))
+		return "", errf(mongoerr.SetFieldFieldNotString, "%s requires 'field' to evaluate to type String, but got %s", name, typeName(v))
 	}
 	return s, nil
 }
@@ -122,7 +124,7 @@ func (e *setFieldExpr) Eval(doc bson.D, vars *Vars) (any, error) {
 	}
 	d, ok := in.(bson.D)
 	if !ok {
-		return nil, errf(4161105, "%s requires 'input' to evaluate to type Object", e.name)
+		return nil, errf(mongoerr.SetFieldInputNotObject, "%s requires 'input' to evaluate to type Object", e.name)
 	}
 	var val any = Missing
 	if e.value != nil {

@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 func registerString() {
@@ -21,14 +22,14 @@ func registerString() {
 	nary("$strLenBytes", 1, 1, func(n string, a []any) (any, error) {
 		s, ok := a[0].(string)
 		if !ok {
-			return nil, errf(34473, "$strLenBytes requires a string argument, found: %s", typeName(a[0]))
+			return nil, errf(mongoerr.StrLenBytesNotString, "$strLenBytes requires a string argument, found: %s", typeName(a[0]))
 		}
 		return int32(len(s)), nil
 	})
 	nary("$strLenCP", 1, 1, func(n string, a []any) (any, error) {
 		s, ok := a[0].(string)
 		if !ok {
-			return nil, errf(34471, "$strLenCP requires a string argument, found: %s", typeName(a[0]))
+			return nil, errf(mongoerr.StrLenCPNotString, "$strLenCP requires a string argument, found: %s", typeName(a[0]))
 		}
 		return int32(utf8.RuneCountInString(s)), nil
 	})
@@ -69,7 +70,7 @@ func ToString(v any) (string, error) {
 	case bson.Timestamp:
 		return formatISODate(bson.DateTime(int64(t.T) * 1000)), nil
 	}
-	return "", errf(16007, "can't convert from BSON type %s to String", typeName(v))
+	return "", errf(mongoerr.StringConversionBadType, "can't convert from BSON type %s to String", typeName(v))
 }
 
 func formatDouble(f float64) string {
@@ -97,7 +98,7 @@ func evalConcat(name string, args []any) (any, error) {
 		}
 		s, ok := a.(string)
 		if !ok {
-			return nil, errf(16702, "$concat only supports strings, not %s", typeName(a))
+			return nil, errf(mongoerr.ConcatNotString, "$concat only supports strings, not %s", typeName(a))
 		}
 		b.WriteString(s)
 	}
@@ -111,25 +112,25 @@ func evalSubstrBytes(name string, args []any) (any, error) {
 	}
 	startN, ok := toNumber(args[1])
 	if !ok {
-		return nil, errf(16034, "%s: starting index must be a numeric type (is BSON type %s)", name, typeName(args[1]))
+		return nil, errf(mongoerr.SubstrStartNotNumeric, "%s: starting index must be a numeric type (is BSON type %s)", name, typeName(args[1]))
 	}
 	lenN, ok := toNumber(args[2])
 	if !ok {
-		return nil, errf(16035, "%s: length must be a numeric type (is BSON type %s)", name, typeName(args[2]))
+		return nil, errf(mongoerr.SubstrLengthNotNumeric, "%s: length must be a numeric type (is BSON type %s)", name, typeName(args[2]))
 	}
 	start, length := int64(startN.float()), int64(lenN.float())
 	if start < 0 || start >= int64(len(s)) {
 		return "", nil
 	}
 	if start > 0 && !utf8.RuneStart(s[start]) {
-		return nil, errf(28656, "%s:  Invalid range, starting index is a UTF-8 continuation byte.", name)
+		return nil, errf(mongoerr.SubstrStartMidCharacter, "%s:  Invalid range, starting index is a UTF-8 continuation byte.", name)
 	}
 	end := int64(len(s))
 	if length >= 0 && start+length < end {
 		end = start + length
 	}
 	if end < int64(len(s)) && !utf8.RuneStart(s[end]) {
-		return nil, errf(28657, "%s:  Invalid range, ending index is in the middle of a UTF-8 character.", name)
+		return nil, errf(mongoerr.SubstrEndMidCharacter, "%s:  Invalid range, ending index is in the middle of a UTF-8 character.", name)
 	}
 	return s[start:end], nil
 }
@@ -140,24 +141,24 @@ func evalSubstrCP(name string, args []any) (any, error) {
 		return nil, err
 	}
 	if !bsonx.IsNumber(args[1]) {
-		return nil, errf(34450, "$substrCP: starting index must be a numeric type (is BSON type %s)", typeName(args[1]))
+		return nil, errf(mongoerr.SubstrCPStartNotNumeric, "$substrCP: starting index must be a numeric type (is BSON type %s)", typeName(args[1]))
 	}
 	start, ok := asInt32Arg(args[1])
 	if !ok {
-		return nil, errf(34451, "$substrCP: starting index cannot be represented as a 32-bit integral value")
+		return nil, errf(mongoerr.SubstrCPStartNotInt32, "$substrCP: starting index cannot be represented as a 32-bit integral value")
 	}
 	if !bsonx.IsNumber(args[2]) {
-		return nil, errf(34452, "$substrCP: length must be a numeric type (is BSON type %s)", typeName(args[2]))
+		return nil, errf(mongoerr.SubstrCPLengthNotNumeric, "$substrCP: length must be a numeric type (is BSON type %s)", typeName(args[2]))
 	}
 	length, ok := asInt32Arg(args[2])
 	if !ok {
-		return nil, errf(34453, "$substrCP: length cannot be represented as a 32-bit integral value")
+		return nil, errf(mongoerr.SubstrCPLengthNotInt32, "$substrCP: length cannot be represented as a 32-bit integral value")
 	}
 	if length < 0 {
-		return nil, errf(34454, "$substrCP: length must be a nonnegative integer.")
+		return nil, errf(mongoerr.SubstrCPLengthNegative, "$substrCP: length must be a nonnegative integer.")
 	}
 	if start < 0 {
-		return nil, errf(34455, "$substrCP: the starting index must be nonnegative integer.")
+		return nil, errf(mongoerr.SubstrCPStartNegative, "$substrCP: the starting index must be nonnegative integer.")
 	}
 	r := []rune(s)
 	if start >= int64(len(r)) {
@@ -197,14 +198,14 @@ func evalSplit(name string, args []any) (any, error) {
 	}
 	s, ok := args[0].(string)
 	if !ok {
-		return nil, errf(40085, "$split requires an expression that evaluates to a string as a first argument, found: %s", typeName(args[0]))
+		return nil, errf(mongoerr.SplitInputNotString, "$split requires an expression that evaluates to a string as a first argument, found: %s", typeName(args[0]))
 	}
 	sep, ok := args[1].(string)
 	if !ok {
-		return nil, errf(40086, "$split requires an expression that evaluates to a string as a second argument, found: %s", typeName(args[1]))
+		return nil, errf(mongoerr.SplitSeparatorNotString, "$split requires an expression that evaluates to a string as a second argument, found: %s", typeName(args[1]))
 	}
 	if sep == "" {
-		return nil, errf(40087, "$split requires a non-empty separator")
+		return nil, errf(mongoerr.SplitSeparatorEmpty, "$split requires a non-empty separator")
 	}
 	out := bson.A{}
 	for _, p := range strings.Split(s, sep) {

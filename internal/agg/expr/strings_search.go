@@ -5,6 +5,8 @@ import (
 	"unicode/utf8"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // indexOf implements $indexOfBytes (cp false) and $indexOfCP (cp true).
@@ -15,11 +17,11 @@ func indexOf(cp bool) func(string, []any) (any, error) {
 		}
 		s, ok := args[0].(string)
 		if !ok {
-			return nil, errf(40091, "%s requires a string as the first argument, found: %s", name, typeName(args[0]))
+			return nil, errf(mongoerr.IndexOfInputNotString, "%s requires a string as the first argument, found: %s", name, typeName(args[0]))
 		}
 		sub, ok := args[1].(string)
 		if !ok {
-			return nil, errf(40092, "%s requires a string as the second argument, found: %s", name, typeName(args[1]))
+			return nil, errf(mongoerr.IndexOfSubstringNotString, "%s requires a string as the second argument, found: %s", name, typeName(args[1]))
 		}
 		units := []rune(nil)
 		n := int64(len(s))
@@ -52,10 +54,10 @@ func indexBounds(name string, args []any, n int64) (int64, int64, error) {
 	for i, a := range args {
 		v, ok := asInt32Arg(a)
 		if !ok {
-			return 0, 0, errf(40096, "%s requires an integral starting index, found a value of type: %s, with value: %v", name, typeName(a), a)
+			return 0, 0, errf(mongoerr.IndexOfStartNotIntegral, "%s requires an integral starting index, found a value of type: %s, with value: %v", name, typeName(a), a)
 		}
 		if v < 0 {
-			return 0, 0, errf(40097, "%s requires a nonnegative start index, found: %d", name, v)
+			return 0, 0, errf(mongoerr.IndexOfStartNegative, "%s requires a nonnegative start index, found: %d", name, v)
 		}
 		if i == 0 {
 			start = v
@@ -84,7 +86,7 @@ func compileReplace(n int) compileFn {
 				if IsNullish(v) {
 					null = true
 				} else if _, ok := v.(string); !ok {
-					return nil, errf(51746, "%s requires that '%s' be a string, found: %v", name, k, v)
+					return nil, errf(mongoerr.ReplaceArgNotString, "%s requires that '%s' be a string, found: %v", name, k, v)
 				}
 				vals[i] = v
 			}

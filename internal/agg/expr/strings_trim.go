@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // defaultTrimChars is what $trim, $ltrim and $rtrim remove without
@@ -24,7 +26,7 @@ func compileTrim(left, right bool) compileFn {
 			}
 			s, ok := in.(string)
 			if !ok {
-				return nil, errf(50699, "%s requires its input to be a string, got %v (of type %s) instead.", name, in, typeName(in))
+				return nil, errf(mongoerr.TrimInputNotString, "%s requires its input to be a string, got %v (of type %s) instead.", name, in, typeName(in))
 			}
 			chars, err := evalOpt(m["chars"], doc, vars)
 			if err != nil || (m["chars"] != nil && IsNullish(chars)) {
@@ -33,7 +35,7 @@ func compileTrim(left, right bool) compileFn {
 			cutset := defaultTrimChars
 			if m["chars"] != nil {
 				if cutset, ok = chars.(string); !ok {
-					return nil, errf(50700, "%s requires 'chars' to be a string, got %v (of type %s) instead.", name, chars, typeName(chars))
+					return nil, errf(mongoerr.TrimCharsNotString, "%s requires 'chars' to be a string, got %v (of type %s) instead.", name, chars, typeName(chars))
 				}
 			}
 			if left {
