@@ -10,7 +10,11 @@
 //     document, all of its secondary index entries, the collection's size
 //     counters and its oplog entry. None is visible without the others.
 //   - Catalog changes (create/drop/rename collection, create/drop index) are
-//     written in the same batch as their oplog "c" entry.
+//     written in the same batch as their oplog "c" entry, by the Writer's
+//     DDL methods only (writer_ddl.go): the primary's DDL (ddl.go,
+//     rename.go, indexbuild.go) runs them through Apply's batch and
+//     appends the entries it allocates (Reserve), replication appends the
+//     entries its primary wrote (AppendOplog, ReserveAt).
 //   - Writes are serialized by Catalog.writeMu ("allocate ts, build batch,
 //     unique checks, commit NoSync"), so commits happen in oplog ts order.
 //     j:true waiters wait for durability outside the lock (WaitDurable).
@@ -23,8 +27,8 @@
 //     oplog's top, so replicated entries too commit in ts order). If fn
 //     fails nothing of the batch is committed; the in-memory catalog
 //     changes only once the batch is. Writes to the local database never
-//     append oplog entries through Insert/Update/Delete; Apply appends only
-//     the entries it is given. Only TruncateOplogAfter acts outside the
+//     append oplog entries through Insert/Update/Delete or the primary's
+//     DDL; Apply appends only the entries it is given. Only TruncateOplogAfter acts outside the
 //     batch (at once; callers guard it with a truncate-after marker).
 //   - Reads are lock-free: they go straight to Pebble. Collection and Index
 //     values are immutable once published; a change (rename, multikey,

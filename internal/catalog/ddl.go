@@ -35,53 +35,6 @@ func (c *Catalog) allocIDLocked(b *storage.Batch) (uint32, error) {
 	return id, putNextID(b, next)
 }
 
-// commitLocked appends the oplog entries to b, commits it, and on success
-// runs publish (under c.mu) so the in-memory catalog matches storage.
-// REQUIRES: c.writeMu.
-func (c *Catalog) commitLocked(b *storage.Batch, entries []*oplog.Entry, publish func()) (WriteResult, error) {
-	defer b.Close()
-	entries = replicatedEntries(entries)
-	slots := make([]*oplog.Slot, len(entries))
-	for i, e := range entries {
-		slots[i] = c.log.Reserve()
-		if err := c.log.Append(b, slots[i], e); err != nil {
-			c.abort(slots)
-			return WriteResult{}, err
-		}
-	}
-	var ts bson.Timestamp
-	if len(slots) > 0 {
-		ts = slots[len(slots)-1].TS
-	}
-	seq, err := c.commitTracked(b, ts)
-	if err != nil {
-		c.abort(slots)
-		return WriteResult{}, err
-	}
-	if publish != nil {
-		c.mu.Lock()
-		publish()
-		c.mu.Unlock()
-	}
-	for _, s := range slots {
-		c.log.Commit(s)
-	}
-	var r WriteResult
-	if len(slots) > 0 {
-		r.TS = slots[len(slots)-1].TS
-	}
-	r.Seq = seq
-	return r, nil
-}
-
-func (c *Catalog) abort(slots []*oplog.Slot) {
-	for _, s := range slots {
-		if s != nil {
-			c.log.Abort(s)
-		}
-	}
-}
-
 // cmdEntry returns a "c" oplog entry on db.$cmd.
 func cmdEntry(db string, ui *bson.Binary, o bson.D) *oplog.Entry {
 	return &oplog.Entry{Op: oplog.OpCommand, NS: db + ".$cmd", UI: ui, O: o}
@@ -98,34 +51,17 @@ func (c *Catalog) CreateCollection(db, name string, opts bson.D) (*Collection, e
 	return c.createLocked(db, name, opts)
 }
 
-// createLocked creates db.name. REQUIRES: c.writeMu.
+// createLocked creates db.name through a Writer. REQUIRES: c.writeMu.
 func (c *Catalog) createLocked(db, name string, opts bson.D) (*Collection, error) {
-	if c.Collection(db, name) != nil {
-		return nil, mongoerr.New(mongoerr.NamespaceExists, "Collection %s.%s already exists.", db, name)
-	}
-	b := c.eng.NewBatch()
-	id, err := c.allocIDLocked(b)
-	if err != nil {
-		b.Close()
-		return nil, err
-	}
-	coll := &Collection{DB: db, Name: name, ID: id, UUID: newUUID(), Options: opts, cat: c}
-	idIdx, _ := parseSpec(idIndexSpec())
-	idxs := []*Index{idIdx}
-	coll.indexes.Store(&idxs)
-	if err := putEntry(b, coll, idxs); err != nil {
-		b.Close()
-		return nil, err
-	}
-	if err := putStats(b, id, 0, 0); err != nil {
-		b.Close()
-		return nil, err
-	}
-	o := append(bson.D{{Key: "create", Value: name}}, opts...)
-	o = append(o, bson.E{Key: "idIndex", Value: idIndexSpec()})
-	_, err = c.commitLocked(b, []*oplog.Entry{cmdEntry(db, &coll.UUID, o)}, func() {
-		c.mu.byNS[coll.NS()] = coll
-		c.mu.byID[id] = coll
+	var coll *Collection
+	_, err := c.apply(func(w *Writer) error {
+		var err error
+		if coll, err = w.CreateCollection(db, name, bson.Binary{}, opts, nil); err != nil {
+			return err
+		}
+		o := append(bson.D{{Key: "create", Value: name}}, opts...)
+		o = append(o, bson.E{Key: "idIndex", Value: idIndexSpec()})
+		return w.appendEntry(cmdEntry(db, &coll.UUID, o))
 	})
 	if err != nil {
 		return nil, err
@@ -175,23 +111,20 @@ func (c *Catalog) DropCollection(db, name string) error {
 	return c.dropLocked(coll)
 }
 
-// dropLocked drops coll. REQUIRES: c.writeMu.
+// dropLocked drops coll through a Writer. REQUIRES: c.writeMu.
 func (c *Catalog) dropLocked(coll *Collection) error {
-	b := c.eng.NewBatch()
-	if err := deleteCollectionData(b, coll); err != nil {
-		b.Close()
-		return err
-	}
-	e := cmdEntry(coll.DB, &coll.UUID, bson.D{{Key: "drop", Value: coll.Name}})
-	_, err := c.commitLocked(b, []*oplog.Entry{e}, func() {
-		delete(c.mu.byNS, coll.NS())
-		delete(c.mu.byID, coll.ID)
+	_, err := c.apply(func(w *Writer) error {
+		if err := w.DropCollection(coll); err != nil {
+			return err
+		}
+		return w.appendEntry(cmdEntry(coll.DB, &coll.UUID, bson.D{{Key: "drop", Value: coll.Name}}))
 	})
 	return err
 }
 
-// DropDatabase drops every collection of db, then writes a dropDatabase
-// oplog entry. Dropping an absent database is not an error.
+// DropDatabase drops every collection of db (a batch each), then writes a
+// dropDatabase oplog entry in a batch of its own. Dropping an absent
+// database is not an error.
 func (c *Catalog) DropDatabase(db string) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
@@ -204,7 +137,8 @@ func (c *Catalog) DropDatabase(db string) error {
 	if len(colls) == 0 {
 		return nil
 	}
-	b := c.eng.NewBatch()
-	_, err := c.commitLocked(b, []*oplog.Entry{cmdEntry(db, nil, bson.D{{Key: "dropDatabase", Value: int32(1)}})}, nil)
+	_, err := c.apply(func(w *Writer) error {
+		return w.appendEntry(cmdEntry(db, nil, bson.D{{Key: "dropDatabase", Value: int32(1)}}))
+	})
 	return err
 }

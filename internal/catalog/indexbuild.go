@@ -56,7 +56,22 @@ func (c *Catalog) CreateIndexes(coll *Collection, specs []bson.D) (before, after
 	if len(add) == 0 {
 		return before, before, nil
 	}
-	if err := c.buildLocked(live, add); err != nil {
+	_, err = c.apply(func(w *Writer) error {
+		if err := w.claimDDL(live); err != nil {
+			return err
+		}
+		if err := w.addIndexes(live, add); err != nil {
+			return err
+		}
+		for _, idx := range add {
+			o := append(bson.D{{Key: "createIndexes", Value: live.Name}}, idx.Spec...)
+			if err := w.appendEntry(cmdEntry(live.DB, &live.UUID, o)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return 0, 0, err
 	}
 	return before, before + len(add), nil
@@ -84,17 +99,17 @@ func conflict(existing []*Index, idx *Index) (identical bool, err error) {
 	return false, nil
 }
 
-// buildLocked allocates ids, writes entries for existing documents in
-// batches, then publishes the indexes with their oplog entries in one batch.
-// Entries of an unpublished index are invisible (no catalog entry points to
-// its id); on failure they are deleted. REQUIRES: c.writeMu.
+// addIndexes allocates ids for add, writes their entries for coll's
+// existing documents in batches of their own, then adds them to coll's
+// catalog entry in w's batch. Entries of an unpublished index are
+// invisible (no catalog entry points to its id); on failure they are
+// deleted. The caller has claimed coll (claimDDL).
 // TODO(#2): a crash mid-build leaves orphan entries under an unpublished id;
 // delete index-id ranges no catalog entry names at Open.
-func (c *Catalog) buildLocked(coll *Collection, add []*Index) error {
-	final := c.eng.NewBatch()
-	defer final.Close()
+func (w *Writer) addIndexes(coll *Collection, add []*Index) error {
+	c := w.c
 	for _, idx := range add {
-		id, err := c.allocIDLocked(final)
+		id, err := c.allocIDLocked(w.b)
 		if err != nil {
 			return err
 		}
@@ -106,16 +121,11 @@ func (c *Catalog) buildLocked(coll *Collection, add []*Index) error {
 		return err
 	}
 	idxs := append(append([]*Index(nil), coll.Indexes()...), withMultikey(add, multi)...)
-	if err := putEntry(final, coll, idxs); err != nil {
+	if err := putEntry(w.b, coll, idxs); err != nil {
 		return err
 	}
-	var entries []*oplog.Entry
-	for _, idx := range add {
-		o := append(bson.D{{Key: "createIndexes", Value: coll.Name}}, idx.Spec...)
-		entries = append(entries, cmdEntry(coll.DB, &coll.UUID, o))
-	}
-	_, err = c.commitLocked(final, entries, func() { coll.indexes.Store(&idxs) })
-	return err
+	w.publish = append(w.publish, func() { coll.indexes.Store(&idxs) })
+	return nil
 }
 
 // buildEntries writes the entries of add for every document of coll.
@@ -205,27 +215,26 @@ func (c *Catalog) DropIndexes(coll *Collection, names []string) error {
 	if err != nil {
 		return err
 	}
-	b := c.eng.NewBatch()
-	var keep []*Index
+	var gone []string
 	var entries []*oplog.Entry
 	for _, idx := range live.Indexes() {
-		if !drop[idx.Name] {
-			keep = append(keep, idx)
-			continue
+		if drop[idx.Name] {
+			gone = append(gone, idx.Name)
+			entries = append(entries, cmdEntry(live.DB, &live.UUID,
+				bson.D{{Key: "dropIndexes", Value: live.Name}, {Key: "index", Value: idx.Name}}))
 		}
-		p := storage.IndexPrefix(idx.ID)
-		if err := b.DeleteRange(p, storage.PrefixEnd(p)); err != nil {
-			b.Close()
+	}
+	_, err = c.apply(func(w *Writer) error {
+		if _, err := w.DropIndexes(live, gone); err != nil {
 			return err
 		}
-		entries = append(entries, cmdEntry(live.DB, &live.UUID,
-			bson.D{{Key: "dropIndexes", Value: live.Name}, {Key: "index", Value: idx.Name}}))
-	}
-	if err := putEntry(b, live, keep); err != nil {
-		b.Close()
-		return err
-	}
-	_, err = c.commitLocked(b, entries, func() { live.indexes.Store(&keep) })
+		for _, e := range entries {
+			if err := w.appendEntry(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	return err
 }
 

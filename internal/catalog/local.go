@@ -18,21 +18,24 @@ const LocalDB = "local"
 func replicatedEntries(entries []*oplog.Entry) []*oplog.Entry {
 	out := entries[:0:0]
 	for _, e := range entries {
-		if !strings.HasPrefix(e.NS, LocalDB+".") {
+		if !isLocalNS(e.NS) {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
+// isLocalNS reports whether ns ("db.coll", "db.$cmd") is in the local
+// database.
+func isLocalNS(ns string) bool { return strings.HasPrefix(ns, LocalDB+".") }
+
 // WriteNoop writes a no-op oplog entry {op:"n", ns:"", o:msg} in a batch
 // of its own (a new primary's first entry of its term) and returns its
 // result (TS, Seq).
 func (c *Catalog) WriteNoop(msg bson.D) (WriteResult, error) {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	b := c.eng.NewBatch()
-	return c.commitLocked(b, []*oplog.Entry{{Op: oplog.OpNoop, NS: "", O: msg}}, nil)
+	return c.Apply(func(w *Writer) error {
+		return w.appendEntry(&oplog.Entry{Op: oplog.OpNoop, NS: "", O: msg})
+	})
 }
 
 // EnsureLocalCollection returns local.name, creating it if absent. It is

@@ -4,12 +4,12 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/mongoerr"
-	"github.com/relaydb/relaydb/internal/oplog"
 )
 
 // RenameCollection renames fromDB.from to toDB.to. Data is keyed by the
 // collection id, so a rename (even across databases) only rewrites the
-// catalog entry. Errors: NamespaceNotFound (26) for a missing source,
+// catalog entry; a target (dropTarget) is dropped in the same batch.
+// Errors: NamespaceNotFound (26) for a missing source,
 // NamespaceExists (48) for an existing target without dropTarget,
 // IllegalOperation (20) when source and target are the same.
 func (c *Catalog) RenameCollection(fromDB, from, toDB, to string, dropTarget bool) error {
@@ -29,32 +29,17 @@ func (c *Catalog) RenameCollection(fromDB, from, toDB, to string, dropTarget boo
 	if target != nil && !dropTarget {
 		return mongoerr.New(mongoerr.NamespaceExists, "target namespace exists")
 	}
-	b := c.eng.NewBatch()
 	o := bson.D{{Key: "renameCollection", Value: src.NS()}, {Key: "to", Value: toDB + "." + to},
 		{Key: "stayTemp", Value: false}}
 	if target != nil {
-		if err := deleteCollectionData(b, target); err != nil {
-			b.Close()
-			return err
-		}
 		o = append(o, bson.E{Key: "dropTarget", Value: target.UUID})
 	}
 	// TODO(#2): MongoDB gives a cross-database rename a new UUID.
-	moved := &Collection{DB: toDB, Name: to, ID: src.ID, UUID: src.UUID, Options: src.Options, cat: c}
-	moved.indexes.Store(src.indexes.Load())
-	moved.count.Store(src.count.Load())
-	moved.size.Store(src.size.Load())
-	if err := putEntry(b, moved, moved.Indexes()); err != nil {
-		b.Close()
-		return err
-	}
-	_, err := c.commitLocked(b, []*oplog.Entry{cmdEntry(fromDB, &src.UUID, o)}, func() {
-		if target != nil {
-			delete(c.mu.byID, target.ID)
+	_, err := c.apply(func(w *Writer) error {
+		if err := w.RenameCollection(src, toDB, to); err != nil {
+			return err
 		}
-		delete(c.mu.byNS, src.NS())
-		c.mu.byNS[moved.NS()] = moved
-		c.mu.byID[moved.ID] = moved
+		return w.appendEntry(cmdEntry(fromDB, &src.UUID, o))
 	})
 	return err
 }

@@ -1,14 +1,14 @@
 package catalog
 
-// The write-batch primitive replication uses (repl/applier, repl/markers,
-// repl/rollback, repl/initialsync): Apply runs a function with a Writer
-// under the catalog's write lock and commits what it wrote as ONE storage
-// batch. See the package doc for the invariants it keeps.
-//
-// TODO(#10): the primary's DDL (createLocked, dropLocked, RenameCollection,
-// DropIndexes, buildLocked) repeats what the Writer's DDL methods do; express
-// it through a Writer that appends primary-allocated entries (Reserve, not
-// ReserveAt) so one code path changes the catalog.
+// The write-batch primitive: Apply runs a function with a Writer under the
+// catalog's write lock and commits what it wrote as ONE storage batch.
+// Replication uses it (repl/applier, repl/markers, repl/rollback,
+// repl/initialsync), appending the entries its primary wrote
+// (AppendOplog, ReserveAt); the primary's own DDL (CreateCollection,
+// DropCollection, DropDatabase, RenameCollection, CreateIndexes,
+// DropIndexes) runs the same Writer DDL methods and appends the entries
+// it allocates (appendEntry, Reserve), so one code path changes the
+// catalog. See the package doc for the invariants it keeps.
 
 import (
 	"errors"
@@ -49,6 +49,12 @@ type Writer struct {
 func (c *Catalog) Apply(fn func(w *Writer) error) (WriteResult, error) {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
+	return c.apply(fn)
+}
+
+// apply is Apply for a caller that holds the write lock (the primary's
+// DDL). REQUIRES: c.writeMu.
+func (c *Catalog) apply(fn func(w *Writer) error) (WriteResult, error) {
 	w := &Writer{c: c, b: c.eng.NewBatch()}
 	defer w.b.Close()
 	if err := fn(w); err != nil {
@@ -127,6 +133,23 @@ func (w *Writer) AppendOplog(e *oplog.Entry) error {
 		return fmt.Errorf("catalog: append oplog entry %v: %w", e.TS, err)
 	}
 	w.lastTS = e.TS
+	return nil
+}
+
+// appendEntry appends an entry the primary writes (its DDL) to the batch,
+// at the next ts the oplog allocates and the current term (Reserve), so
+// the entry commits in ts order with every other write (writeMu). An
+// entry on the local database is not replicated: it is not appended.
+func (w *Writer) appendEntry(e *oplog.Entry) error {
+	if isLocalNS(e.NS) {
+		return nil
+	}
+	s := w.c.log.Reserve()
+	w.slots = append(w.slots, s)
+	if err := w.c.log.Append(w.b, s, e); err != nil {
+		return err
+	}
+	w.lastTS = s.TS
 	return nil
 }
 

@@ -156,19 +156,9 @@ func (w *Writer) CreateIndex(coll *Collection, spec bson.D) (bool, error) {
 	if err := w.claimDDL(coll); err != nil {
 		return false, err
 	}
-	if idx.ID, err = c.allocIDLocked(w.b); err != nil {
-		return false, err
-	}
-	multi, err := c.buildEntries(coll, []*Index{idx})
-	if err != nil {
-		c.discardEntries([]*Index{idx})
+	if err := w.addIndexes(coll, []*Index{idx}); err != nil {
 		return false, fmt.Errorf("catalog: build index %s of %s: %w", idx.Name, coll.NS(), err)
 	}
-	idxs := append(append([]*Index(nil), coll.Indexes()...), withMultikey([]*Index{idx}, multi)...)
-	if err := putEntry(w.b, coll, idxs); err != nil {
-		return false, err
-	}
-	w.publish = append(w.publish, func() { coll.indexes.Store(&idxs) })
 	return true, nil
 }
 
