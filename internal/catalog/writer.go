@@ -38,6 +38,8 @@ type Writer struct {
 	lastTS  bson.Timestamp    // ts of the newest appended entry
 	sync    bool
 	read    *readCache // the last document read (PutDocument after Document reads once)
+	// unlogged: documents written without oplog entries on purpose (Unlogged).
+	unlogged bool
 }
 
 // Apply runs fn with a Writer under the catalog's write lock and commits
@@ -86,6 +88,9 @@ func (w *Writer) commit() (WriteResult, error) {
 	if w.b.Count() == 0 && len(w.publish) == 0 {
 		return WriteResult{}, nil
 	}
+	if w.unlogged || (len(w.slots) == 0 && len(w.dirty) > 0) {
+		w.b.MarkUnlogged()
+	}
 	seq, err := w.commitBatch()
 	if err != nil {
 		return WriteResult{}, fmt.Errorf("catalog: commit batch: %w", err)
@@ -119,11 +124,28 @@ func (w *Writer) commitBatch() (uint64, error) {
 // oplog entries.
 func (w *Writer) Sync() { w.sync = true }
 
+// Unlogged declares that the batch writes documents whose history the
+// oplog already holds or takes from the sync source (initial sync's
+// cloning, rollback's document restores), so it appends no oplog entry:
+// the storage invariants check (storage.Batch.MarkUnlogged) then accepts
+// its document writes without entries. An unlogged batch may not append
+// oplog entries.
+//
+// TODO(#10): repl/rollback (setDocument) and repl/initialsync
+// (cloneDocuments) do not call Unlogged yet, so commit also marks every
+// batch that writes documents and appends no entry. Once they do, mark
+// only on Unlogged, so that the check also catches an applier batch that
+// writes a document and loses its entry.
+func (w *Writer) Unlogged() { w.unlogged = true }
+
 // AppendOplog appends a replicated entry to the batch with the ts and term
 // its primary gave it. e.TS must be after every ts the oplog allocated so
 // far (the applier checks the local top first); entries appended to one
 // batch must be in ts order. The entry becomes visible when Apply commits.
 func (w *Writer) AppendOplog(e *oplog.Entry) error {
+	if w.unlogged {
+		return errUnlogged
+	}
 	s, err := w.c.log.ReserveAt(e.TS, e.Term)
 	if err != nil {
 		return fmt.Errorf("catalog: append oplog entry: %w", err)
@@ -144,6 +166,9 @@ func (w *Writer) appendEntry(e *oplog.Entry) error {
 	if isLocalNS(e.NS) {
 		return nil
 	}
+	if w.unlogged {
+		return errUnlogged
+	}
 	s := w.c.log.Reserve()
 	w.slots = append(w.slots, s)
 	if err := w.c.log.Append(w.b, s, e); err != nil {
@@ -152,6 +177,8 @@ func (w *Writer) appendEntry(e *oplog.Entry) error {
 	w.lastTS = s.TS
 	return nil
 }
+
+var errUnlogged = errors.New("catalog: an unlogged batch cannot append oplog entries")
 
 // PutMarker sets a replication key (minValid, appliedThrough, ...) to
 // value in the batch; a nil value deletes it. The key must lie under

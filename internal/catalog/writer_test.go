@@ -82,3 +82,40 @@ func TestApplyRules(t *testing.T) {
 		t.Fatalf("empty batch: %v %v", r, err)
 	}
 }
+
+// TestApplyUnlogged: a batch that writes documents without oplog entries
+// (cloning, restores) commits, marked unlogged for the storage invariants
+// check; an unlogged batch appends no entry.
+func TestApplyUnlogged(t *testing.T) {
+	c := openMem(t)
+	coll := mustColl(t, c, "app", "a")
+	mustIndex(t, c, coll, spec("x_1", d("x", 1)))
+	if _, err := c.Apply(func(w *Writer) error {
+		w.Unlogged()
+		return w.PutDocument(coll, d("_id", 1, "x", 1), nil)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Apply(func(w *Writer) error { // marked without Unlogged (TODO(#10))
+		_, err := w.DeleteDocument(coll, int32(1))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	top, _ := c.Oplog().Top()
+	e := &oplog.Entry{Op: oplog.OpInsert, NS: coll.NS(), UI: &coll.UUID, O: d("_id", 2),
+		TS: bson.Timestamp{T: top.T + 10, I: 1}, Term: 1}
+	if _, err := c.Apply(func(w *Writer) error {
+		w.Unlogged()
+		if err := w.PutDocument(coll, e.O, nil); err != nil {
+			return err
+		}
+		return w.AppendOplog(e)
+	}); !errors.Is(err, errUnlogged) {
+		t.Fatalf("unlogged batch appended an entry: %v", err)
+	}
+	if n := live(c, coll).Count(); n != 0 {
+		t.Fatalf("count %d", n)
+	}
+	mustVerify(t, c)
+}

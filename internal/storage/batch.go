@@ -19,7 +19,21 @@ type Batch struct {
 	// documents, so the whole cache goes.
 	docKeys   [][]byte
 	clearDocs bool
+	// unlogged: see MarkUnlogged.
+	unlogged bool
 }
+
+// MarkUnlogged declares that b writes replicated documents whose history
+// the oplog already holds or takes from elsewhere (initial sync's cloning,
+// rollback's document restores), so it appends no oplog entry for them.
+// The invariants check (batch_invariants.go) exempts such a batch from
+// rule 1 and requires it to hold no oplog entry; every other batch that
+// writes a replicated document must carry its entry. Only the catalog's
+// write primitive marks batches.
+func (b *Batch) MarkUnlogged() { b.unlogged = true }
+
+// Unlogged reports whether b is marked (MarkUnlogged).
+func (b *Batch) Unlogged() bool { return b.unlogged }
 
 // NewBatch returns an empty indexed batch.
 func (e *Engine) NewBatch() *Batch { return &Batch{b: e.db.NewIndexedBatch()} }

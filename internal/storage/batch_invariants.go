@@ -16,48 +16,51 @@ import (
 // The batch invariants, checked at Commit in builds with the invariants
 // tag (internal/invariants), on the keys of keys.go:
 //
-//  1. A document and its oplog entry share one batch: when a batch writes
-//     any oplog entry, every document it sets or deletes in a replicated
-//     collection (one outside the local database) is named by at least
-//     one CRUD entry (op i, u or d) of the same batch: the same collection
-//     (ui, or ns when the entry has no ui) and the same _id (o._id for i
-//     and d, o2._id for u). A primary's write has exactly one; "at least"
-//     because an applier batch may also carry entries that found nothing
-//     to change (an update after a delete of the same document), so more
-//     entries than writes of a document is legitimate, none is not.
+//  1. A document and its oplog entry share one batch: every document a
+//     batch sets or deletes in a replicated collection (one outside the
+//     local database) is named by at least one CRUD entry (op i, u or d)
+//     of the same batch: the same collection (ui, or ns when the entry has
+//     no ui) and the same _id (o._id for i and d, o2._id for u). A
+//     primary's write has exactly one; "at least" because an applier batch
+//     may also carry entries that found nothing to change (an update after
+//     a delete of the same document), so more entries than writes of a
+//     document is legitimate, none is not. A batch with no oplog entry at
+//     all is checked too, unless it is marked unlogged (below).
 //  2. An index entry is written with its document: when a batch sets or
 //     deletes an entry of an index of a collection whose documents it
 //     writes, it also sets or deletes that document (the _id that ends a
 //     non-unique entry's key, or that a unique entry holds as its value).
 //     The index must belong to a collection the batch writes documents of,
 //     unless the batch holds no CRUD entry for the index's collection.
+//  3. A batch marked unlogged (Batch.MarkUnlogged) holds no oplog entry.
 //
 // Exempt, because they legitimately write without an oplog entry or
-// without a document (the storage layer cannot tell them apart from a
-// lost entry, so a batch with no oplog entry at all is not checked by 1):
+// without a document:
 //   - local-database collections: never replicated, no entry (rule 1
-//     skips them even in a batch with entries);
+//     skips them);
 //   - initial sync's cloning (documents copied from the sync source) and
 //     rollback's document restores: the state they write is already in
-//     the source's history, they append no entry;
+//     the source's history, they append no entry. The catalog's write
+//     primitive marks their batches unlogged (catalog.Writer), which
+//     exempts them from rule 1;
 //   - index builds and rebuilds (CreateIndexes, initial sync's repair of
 //     relaxed unique indexes): entries for documents already committed,
 //     in batches with no document write and no entry for the collection;
 //   - range deletions (drop collection, drop index, drop database), which
 //     the DDL entry in the same batch describes.
-//
-// TODO(#10): once the catalog's write primitive marks the batches of
-// cloning and rollback, check rule 1 on batches without any entry too.
 
-// checkBatch panics (invariants.Violated) when b breaks rule 1 or 2.
+// checkBatch panics (invariants.Violated) when b breaks rule 1, 2 or 3.
 func (e *Engine) checkBatch(b *Batch) {
 	c := scanBatch(b)
+	if b.unlogged && c.nEntries > 0 {
+		invariants.Violated("storage: batch marked unlogged holds %d oplog entries", c.nEntries)
+	}
 	if len(c.docs) == 0 && len(c.index) == 0 {
 		return
 	}
 	c.b = b
 	c.colls = map[uint32]*collInfo{}
-	if c.nEntries > 0 {
+	if !b.unlogged {
 		c.checkDocsHaveEntries()
 	}
 	c.checkIndexWritesHaveDocs()
@@ -188,6 +191,10 @@ func (c *batchContents) checkDocsHaveEntries() {
 			continue
 		}
 		if c.entriesFor(info, d.id) == 0 {
+			if c.nEntries == 0 {
+				invariants.Violated("storage: batch writes document %s of %s (collection %d) without an oplog entry for it; it holds no oplog entry and is not marked unlogged",
+					fmtID(d.id), info.ns, d.coll)
+			}
 			invariants.Violated("storage: batch writes document %s of %s (collection %d) without an oplog entry for it; its %d oplog entries name %s",
 				fmtID(d.id), info.ns, d.coll, c.nEntries, c.entryList())
 		}

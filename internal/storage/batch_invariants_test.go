@@ -193,9 +193,14 @@ func TestInvariantBatchLegitimateShapesPass(t *testing.T) {
 	commitOK(t, e, set(docKeyOf(3, "cfg2"), []byte("doc")), set(docKeyOf(2, int32(7)), []byte("doc")),
 		set(nonUniqueKey(20, 1, int32(7)), nil), set(k, v))
 
-	// Exempt: cloning or rollback (documents and entries, no oplog entry).
-	commitOK(t, e, set(docKeyOf(2, int32(8)), []byte("doc")), set(docKeyOf(2, int32(9)), []byte("doc")),
+	// Exempt: cloning or rollback (documents and entries, no oplog entry),
+	// in a batch marked unlogged.
+	b := batchOf(t, e, set(docKeyOf(2, int32(8)), []byte("doc")), set(docKeyOf(2, int32(9)), []byte("doc")),
 		set(nonUniqueKey(20, 1, int32(8)), nil), set(nonUniqueKey(20, 1, int32(9)), nil))
+	b.MarkUnlogged()
+	if _, err := e.Commit(b, false); err != nil {
+		t.Fatal(err)
+	}
 
 	// Exempt: an index build (entries only), also of an index no catalog
 	// entry lists yet, and beside an unrelated replicated write.
@@ -205,7 +210,7 @@ func TestInvariantBatchLegitimateShapesPass(t *testing.T) {
 
 	// A DDL batch: a range deletion and a command entry.
 	k, v = entry(t, "c", "app.$cmd", uuidOther, bson.D{{Key: "drop", Value: "other"}}, nil)
-	b := batchOf(t, e, set(k, v))
+	b = batchOf(t, e, set(k, v))
 	must(t, b.DeleteRange(DocPrefix(2), PrefixEnd(DocPrefix(2))))
 	if _, err := e.Commit(b, false); err != nil {
 		t.Fatal(err)
@@ -217,6 +222,33 @@ func TestInvariantDocumentWithoutItsEntry(t *testing.T) {
 	k, v := entry(t, "i", "app.c", uuidC, idDoc(int32(2)), nil)
 	commitViolates(t, e, "writes document _id 1 of app.c (collection 1) without an oplog entry for it",
 		set(docKeyOf(1, int32(1)), []byte("doc")), set(k, v))
+}
+
+func TestInvariantDocumentInBatchWithoutEntries(t *testing.T) {
+	e := invariantEngine(t)
+	commitViolates(t, e, "writes document _id 1 of app.c (collection 1) without an oplog entry for it; it holds no oplog entry and is not marked unlogged",
+		set(docKeyOf(1, int32(1)), []byte("doc")), set(nonUniqueKey(11, "x", int32(1)), nil))
+	commitOK(t, e, insertOps(t, int32(2), "x", "u2")...)
+	commitViolates(t, e, "without an oplog entry for it",
+		del(docKeyOf(1, int32(2))), del(nonUniqueKey(11, "x", int32(2))), del(uniqueKey(12, "u2")))
+}
+
+func TestInvariantUnloggedBatchWithEntry(t *testing.T) {
+	e := invariantEngine(t)
+	ops := insertOps(t, int32(1), "x", "u1")
+	b := batchOf(t, e, ops...)
+	b.MarkUnlogged()
+	defer b.Close()
+	defer func() {
+		r := recover()
+		if v, ok := r.(invariants.Violation); !ok || !strings.Contains(v.Error(), "marked unlogged holds 1 oplog entries") {
+			t.Fatalf("recovered %v, want the unlogged batch with an entry refused", r)
+		}
+		if _, ok, _ := e.Get(ops[0].key); ok {
+			t.Fatal("the violating batch was written")
+		}
+	}()
+	_, _ = e.Commit(b, false)
 }
 
 func TestInvariantEntryNamesAnotherCollection(t *testing.T) {
