@@ -28,8 +28,13 @@
 //     fails nothing of the batch is committed; the in-memory catalog
 //     changes only once the batch is. Writes to the local database never
 //     append oplog entries through Insert/Update/Delete or the primary's
-//     DDL; Apply appends only the entries it is given. Only TruncateOplogAfter acts outside the
-//     batch (at once; callers guard it with a truncate-after marker).
+//     DDL; Apply appends only the entries it is given. A batch that
+//     writes documents without oplog entries (initial sync's cloning,
+//     rollback's restores) is marked unlogged (Writer.Unlogged,
+//     storage.Batch.MarkUnlogged), the one exemption of the storage
+//     invariants check's rule "a document and its entry share one batch".
+//     Only TruncateOplogAfter acts outside the batch (at once; callers
+//     guard it with a truncate-after marker).
 //   - Reads are lock-free: they go straight to Pebble. Collection and Index
 //     values are immutable once published; a change (rename, multikey,
 //     new index) publishes a new value (copy on write).
