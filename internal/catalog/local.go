@@ -13,18 +13,6 @@ import (
 // MongoDB's local database.
 const LocalDB = "local"
 
-// replicatedEntries drops the oplog entries of writes to the local
-// database: they are never replicated.
-func replicatedEntries(entries []*oplog.Entry) []*oplog.Entry {
-	out := entries[:0:0]
-	for _, e := range entries {
-		if !isLocalNS(e.NS) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // isLocalNS reports whether ns ("db.coll", "db.$cmd") is in the local
 // database.
 func isLocalNS(ns string) bool { return strings.HasPrefix(ns, LocalDB+".") }

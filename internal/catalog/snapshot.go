@@ -9,7 +9,7 @@ package catalog
 //
 // Invariants:
 //   - snapMgr.mu is held across every commit that writes an oplog entry
-//     (commitLocked, Writer.commit) together with the update of lastTS. So
+//     (Writer.commit) together with the update of lastTS. So
 //     while mu is held, the engine holds exactly the writes with ts <=
 //     lastTS, and a snapshot taken then is tagged lastTS.
 //   - pending holds snapshots tagged > commitTS, in ts order, at most

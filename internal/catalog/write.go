@@ -197,62 +197,16 @@ func (w *write) putDoc(idKS []byte, id any, raw []byte, _ bson.D) error {
 	return w.b.Set(key, raw)
 }
 
-// commitLocked appends the oplog entries of a document write (Insert,
-// Update, Delete) to b, commits it, and on success runs publish (under
-// c.mu) so the in-memory catalog matches storage. Everything else commits
-// through a Writer (Apply). REQUIRES: c.writeMu.
-func (c *Catalog) commitLocked(b *storage.Batch, entries []*oplog.Entry, publish func()) (WriteResult, error) {
-	defer b.Close()
-	entries = replicatedEntries(entries)
-	slots := make([]*oplog.Slot, len(entries))
-	for i, e := range entries {
-		slots[i] = c.log.Reserve()
-		if err := c.log.Append(b, slots[i], e); err != nil {
-			c.abort(slots)
-			return WriteResult{}, err
-		}
-	}
-	var ts bson.Timestamp
-	if len(slots) > 0 {
-		ts = slots[len(slots)-1].TS
-	}
-	seq, err := c.commitTracked(b, ts)
-	if err != nil {
-		c.abort(slots)
-		return WriteResult{}, err
-	}
-	if publish != nil {
-		c.mu.Lock()
-		publish()
-		c.mu.Unlock()
-	}
-	for _, s := range slots {
-		c.log.Commit(s)
-	}
-	var r WriteResult
-	if len(slots) > 0 {
-		r.TS = slots[len(slots)-1].TS
-	}
-	r.Seq = seq
-	return r, nil
-}
-
-func (c *Catalog) abort(slots []*oplog.Slot) {
-	for _, s := range slots {
-		if s != nil {
-			c.log.Abort(s)
-		}
-	}
-}
-
 // commit writes counters, multikey changes and the oplog entry, commits
-// the batch and publishes the new counters. REQUIRES: c.writeMu.
+// the batch and publishes the new counters, as a Writer's batch (the one
+// commit path of every write). REQUIRES: c.writeMu.
 func (w *write) commit(e *oplog.Entry) (WriteResult, error) {
 	publish, err := w.finish()
 	if err != nil {
 		return WriteResult{}, err
 	}
-	return w.c.commitLocked(w.b, []*oplog.Entry{e}, publish)
+	wr := &Writer{c: w.c, b: w.b, publish: []func(){publish}}
+	return wr.end(wr.appendEntry(e))
 }
 
 // finish adds the counters and multikey changes to the batch and returns

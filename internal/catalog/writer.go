@@ -59,16 +59,28 @@ func (c *Catalog) Apply(fn func(w *Writer) error) (WriteResult, error) {
 func (c *Catalog) apply(fn func(w *Writer) error) (WriteResult, error) {
 	w := &Writer{c: c, b: c.eng.NewBatch()}
 	defer w.b.Close()
-	if err := fn(w); err != nil {
-		c.abort(w.slots)
-		return WriteResult{}, err
+	return w.end(fn(w))
+}
+
+// end commits the batch if err is nil; otherwise, or if the commit fails,
+// it gives up the oplog slots the batch reserved (nothing is committed).
+// REQUIRES: c.writeMu.
+func (w *Writer) end(err error) (WriteResult, error) {
+	if err == nil {
+		var r WriteResult
+		if r, err = w.commit(); err == nil {
+			return r, nil
+		}
 	}
-	r, err := w.commit()
-	if err != nil {
-		c.abort(w.slots)
-		return WriteResult{}, err
+	w.c.abort(w.slots)
+	return WriteResult{}, err
+}
+
+// abort gives up slots reserved for a batch that is not committed.
+func (c *Catalog) abort(slots []*oplog.Slot) {
+	for _, s := range slots {
+		c.log.Abort(s)
 	}
-	return r, nil
 }
 
 // commit finishes the document writes (counters, multikey flags), commits
