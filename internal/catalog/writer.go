@@ -8,7 +8,10 @@ package catalog
 // DropCollection, DropDatabase, RenameCollection, CreateIndexes,
 // DropIndexes) runs the same Writer DDL methods and appends the entries
 // it allocates (appendEntry, Reserve), so one code path changes the
-// catalog. See the package doc for the invariants it keeps.
+// catalog. The primary's document writes (Insert, Update, Delete) build
+// their batch in write.go and commit it through the same Writer.end, so
+// every write commits one way. See the package doc for the invariants it
+// keeps.
 
 import (
 	"errors"
