@@ -14,8 +14,13 @@ package catalog
 //     marks of an earlier relaxed period (its data was reset).
 //
 // TODO(#10): this is catalog-wide state only initial sync uses; a per-batch
-// option of Apply that reports the conflicting indexes to the caller would
-// move the marks to repl/initialsync.
+// option of Apply that reports the conflicting indexes to the caller
+// (say Writer.RelaxUnique, the indexes in the WriteResult) would move the
+// marks to repl/initialsync. It needs repl/applier to take that option for
+// the batches it applies during initial sync (an ApplyBatch option that
+// repl/sync_initial.go passes through initialsync.Options.Apply, which
+// also replaces the applier's RelaxedConstraints() check in apply_crud.go),
+// so it waits for the applier's rewrite.
 
 import (
 	"fmt"
