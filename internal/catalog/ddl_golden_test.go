@@ -18,7 +18,8 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata golden files")
 // TestDDLGolden pins what the primary's DDL writes, step by step: the
 // error it returns (text and code), the oplog entries it appends (every
 // field but ts, t and wall; UUIDs named in order of appearance), how many
-// storage commits it makes, and the persisted catalog entries afterwards.
+// storage commits it makes, and the persisted catalog entries afterwards;
+// and that LastWrite covers every entry it made visible.
 // Run with -update to rewrite testdata/ddl.golden.
 func TestDDLGolden(t *testing.T) {
 	c := openMem(t)
@@ -126,6 +127,10 @@ func (g *ddlGolden) step(name string, f func() error) {
 		fmt.Fprintf(&g.out, "error: %v\n", err)
 	}
 	fmt.Fprintf(&g.out, "commits: %d\n", g.c.Engine().Committed()-seq)
+	// The write concern of DDL waits on LastWrite: it covers what returned.
+	if top, _ := g.c.Oplog().Top(); g.c.LastWrite().TS != top {
+		g.t.Fatalf("%s: LastWrite %v is behind the oplog top %v", name, g.c.LastWrite().TS, top)
+	}
 	raws, rerr := g.c.Oplog().ReadRaw(g.after, false, 0)
 	if rerr != nil {
 		g.t.Fatal(rerr)
