@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -12,12 +11,9 @@ import (
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/command"
 	"github.com/relaydb/relaydb/internal/config"
-	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/netclient"
 	"github.com/relaydb/relaydb/internal/oplog"
 	"github.com/relaydb/relaydb/internal/repl"
-	"github.com/relaydb/relaydb/internal/repl/fetcher"
-	"github.com/relaydb/relaydb/internal/repl/rollback"
 	"github.com/relaydb/relaydb/internal/session"
 )
 
@@ -35,7 +31,7 @@ func startReplication(cfg *config.Serve, cat *catalog.Catalog, disp *command.Dis
 		NewSyncer: repl.NewSyncLoop(repl.SyncOptions{
 			Catalog: cat, Logger: log,
 			Observe:  observeRetryable(disp.Engine().Sessions()),
-			Rollback: rollbackFrom(cat, disp.Engine(), cfg.DBPath, log),
+			Rollback: repl.RollbackHook(repl.RollbackOptions{Catalog: cat, Engine: disp.Engine(), DBPath: cfg.DBPath, Logger: log}),
 			Dial:     func(ctx context.Context, host string) (repl.SourceConn, error) { return pool.Dial(ctx, host) },
 		}),
 	})
@@ -63,25 +59,6 @@ func selfHost(cfg *config.Serve) string {
 		}
 	}
 	return net.JoinHostPort(ip, strconv.Itoa(cfg.Port))
-}
-
-// rollbackFrom rolls this member back to its common point with the sync
-// source; resync when only an initial sync can help.
-func rollbackFrom(cat *catalog.Catalog, eng *exec.Engine, dbpath string, log *slog.Logger) func(context.Context, fetcher.Source) (bool, error) {
-	return func(ctx context.Context, src fetcher.Source) (bool, error) {
-		res, err := rollback.Run(ctx, rollback.Options{Catalog: cat, Source: src, DBPath: dbpath, Logger: log})
-		if errors.Is(err, rollback.ErrNoCommonPoint) || errors.Is(err, rollback.ErrUnrecoverable) {
-			return true, err
-		}
-		if err == nil {
-			log.Info("rollback finished", "commonPoint", res.CommonPoint, "undone", res.Undone, "files", len(res.Files))
-			// Undone writes must not be remembered as done retryable writes.
-			if rerr := eng.RebuildSessions(); rerr != nil {
-				log.Error("cannot rebuild retryable-write records after rollback", "err", rerr)
-			}
-		}
-		return false, err
-	}
 }
 
 // observeRetryable records the retryable writes applied entries carry,

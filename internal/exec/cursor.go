@@ -200,6 +200,25 @@ func (cs *Cursors) Kill(id int64) bool {
 	return ok
 }
 
+// KillNS closes every cursor on namespace ns and returns how many.
+func (cs *Cursors) KillNS(ns string) int {
+	cs.mu.Lock()
+	var ids []int64
+	for id, c := range cs.byID {
+		if c.NS == ns {
+			ids = append(ids, id)
+		}
+	}
+	cs.mu.Unlock()
+	n := 0
+	for _, id := range ids {
+		if cs.Kill(id) {
+			n++
+		}
+	}
+	return n
+}
+
 // Open returns how many cursors are open.
 func (cs *Cursors) Open() int {
 	cs.mu.Lock()

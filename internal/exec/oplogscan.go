@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/iterx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/oplog"
 )
 
@@ -110,33 +111,63 @@ func isTSLowerBoundOnly(filter bson.D) bool {
 
 // oplogIter reads the oplog forward in batches. It is tailable: at the
 // end of visible data Next returns false but can be called again.
+//
+// Once it has returned an entry, each refill first finds that entry again
+// (same ts and term): if a rollback or an initial sync truncated the
+// oplog under the cursor, it fails with CappedPositionLost, as a capped
+// collection's cursor does when its position is deleted, instead of
+// going on with entries that do not follow the ones it returned.
 type oplogIter struct {
-	log    *oplog.Log
-	after  bson.Timestamp
-	incl   bool
-	buf    [][]byte
-	err    error
-	closed bool
+	log      *oplog.Log
+	after    bson.Timestamp
+	incl     bool
+	lastTerm bson.RawValue // "t" of the last entry returned; zero before one
+	buf      [][]byte
+	err      error
+	closed   bool
 }
 
 func (o *oplogIter) Next() (*Row, bool) {
 	if o.err != nil || o.closed {
 		return nil, false
 	}
-	if len(o.buf) == 0 {
-		raws, err := o.log.ReadRaw(o.after, o.incl, oplogBatch)
-		if err != nil || len(raws) == 0 {
-			o.err = err
-			return nil, false
-		}
-		o.buf = raws
+	if len(o.buf) == 0 && !o.refill() {
+		return nil, false
 	}
 	raw := o.buf[0]
 	o.buf = o.buf[1:]
 	if t, i, ok := bson.Raw(raw).Lookup("ts").TimestampOK(); ok {
 		o.after, o.incl = bson.Timestamp{T: t, I: i}, false
+		o.lastTerm = bson.Raw(raw).Lookup("t")
 	}
 	return &Row{Raw: raw, Pos: -1}, true
+}
+
+// refill reads the next batch after the position, checking the position
+// still holds the entry last returned.
+func (o *oplogIter) refill() bool {
+	positioned := o.lastTerm.Type != 0
+	raws, err := o.log.ReadRaw(o.after, o.incl || positioned, oplogBatch)
+	if err == nil && positioned {
+		if len(raws) == 0 || !sameEntry(raws[0], o.after, o.lastTerm) {
+			err = mongoerr.New(mongoerr.CappedPositionLost,
+				"CollectionScan died due to position in capped collection being deleted. Last seen record id: %v", o.after)
+		} else {
+			raws = raws[1:]
+		}
+	}
+	if err != nil || len(raws) == 0 {
+		o.err = err
+		return false
+	}
+	o.buf = raws
+	return true
+}
+
+// sameEntry reports whether raw is the entry at ts with term t.
+func sameEntry(raw []byte, ts bson.Timestamp, t bson.RawValue) bool {
+	rt, ri, ok := bson.Raw(raw).Lookup("ts").TimestampOK()
+	return ok && rt == ts.T && ri == ts.I && bson.Raw(raw).Lookup("t").Equal(t)
 }
 
 func (o *oplogIter) Err() error { return o.err }

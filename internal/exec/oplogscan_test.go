@@ -4,6 +4,9 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // TestOplogReverseFilterThenLimit: {$natural: -1} with a filter and a limit
@@ -164,5 +167,54 @@ func TestOplogScanIsTailable(t *testing.T) {
 	insert(3)
 	if n := read(); n != 2 {
 		t.Fatalf("after two more inserts: %d entries, want 2", n)
+	}
+}
+
+// TestOplogCursorLosesTruncatedPosition: a tailing oplog cursor whose last
+// returned entry is truncated away (a rollback, an initial sync) fails with
+// CappedPositionLost instead of going on with entries that do not follow
+// the ones it returned; without truncation it keeps tailing.
+func TestOplogCursorLosesTruncatedPosition(t *testing.T) {
+	e := testEngine(t, nil)
+	insert := func(ids ...int32) {
+		t.Helper()
+		docs := make([]bson.D, len(ids))
+		for i, id := range ids {
+			docs[i] = bson.D{{Key: "_id", Value: id}}
+		}
+		if res := e.Insert("t", "c", docs, true, nil); len(res.Errors) > 0 {
+			t.Fatal(res.Errors[0].Err)
+		}
+	}
+	insert(1, 2, 3)
+	it, _, err := e.Find("local", "oplog.rs", FindParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	drain := func() int {
+		n := 0
+		for _, ok := it.Next(); ok; _, ok = it.Next() {
+			n++
+		}
+		return n
+	}
+	if n := drain(); n == 0 || it.Err() != nil {
+		t.Fatalf("first read: %d entries, err %v", n, it.Err())
+	}
+	insert(4)
+	if n := drain(); n != 1 || it.Err() != nil {
+		t.Fatalf("tailing: %d entries, err %v; want 1, nil", n, it.Err())
+	}
+	first := e.cat.Oplog().First()
+	if _, err := e.cat.Apply(func(w *catalog.Writer) error {
+		_, err := w.TruncateOplogAfter(first)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	insert(5)
+	if n := drain(); n != 0 || !mongoerr.Is(it.Err(), mongoerr.CappedPositionLost) {
+		t.Fatalf("after truncation: %d entries, err %v; want 0, CappedPositionLost", n, it.Err())
 	}
 }

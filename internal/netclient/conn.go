@@ -59,7 +59,7 @@ func (c *Conn) Run(ctx context.Context, db string, cmd bson.D) (bson.D, error) {
 		c.broken = true
 		return nil, err
 	}
-	return reply, replyError(reply)
+	return reply, ReplyError(reply)
 }
 
 func (c *Conn) roundTrip(ctx context.Context, db string, cmd bson.D) (bson.D, error) {
@@ -131,8 +131,8 @@ func (c *Conn) delay(ctx context.Context) error {
 	}
 }
 
-// replyError turns an ok:0 reply into a *mongoerr.Error.
-func replyError(reply bson.D) error {
+// ReplyError turns an ok:0 reply into a *mongoerr.Error.
+func ReplyError(reply bson.D) error {
 	if okValue(reply) {
 		return nil
 	}

@@ -58,6 +58,9 @@ type Options struct {
 	NewSyncer func(p Progress) Syncer
 	// TickInterval is how often the topology is ticked; 0 means 50 ms.
 	TickInterval time.Duration
+	// Stepped: Start is not called; the driver calls Tick and Step (see
+	// step.go), and a durable position is always a forced WAL sync.
+	Stepped bool
 }
 
 // Coordinator is one member's replica-set coordinator.
@@ -110,6 +113,7 @@ type Coordinator struct {
 	}
 
 	pending pendingPositions
+	step    stepState     // Stepped only, driver goroutine only
 	wake    chan struct{} // cap 1: positions pending
 	report  chan struct{} // cap 1: report positions upstream now
 	stop    chan struct{}
@@ -148,6 +152,7 @@ func New(opts Options) (*Coordinator, error) {
 	c.mu.changed = make(chan struct{})
 	c.mu.peers, c.mu.downstream = map[int]*peer{}, map[int]position{}
 	c.started = c.now()
+	c.step.tail.after = c.cat.Oplog().Visible()
 	cfg, ok, err := loadConfig(c.cat)
 	if err != nil {
 		return nil, err

@@ -7,13 +7,14 @@
 // positions upstream (replSetUpdatePosition) and wakes write-concern
 // waiters. It implements command.Replication.
 //
-// It reaches time only through Options.Clock (package clock) and other
+// It reaches time only through Options.Clock (package clock), other
 // members only through Options.Transport (*netclient.Pool in relaydb
-// serve), so a test can step it: with a clock.Manual, a memnet.Network
-// and no Start, the driver calls Tick, advances the clock and delivers
-// messages itself (steppable_test.go).
-// TODO(#10): storage (catalog, oplog tail, WAL syncs) and the Syncer are
-// not behind a seam yet; internal/sim does not drive this code yet.
+// serve) and the sync source only through SyncOptions.Dial, so a driver
+// can step it (Options.Stepped, SyncOptions.Stepped): with a clock.Manual,
+// a memnet.Network and no Start, it calls Tick and Step, advances the
+// clock and delivers messages itself; the sync loop's rounds run on
+// memnet coroutines (internal/sim, steppable_test.go). Storage is the
+// member's own catalog, on an in-memory filesystem in the simulator.
 //
 // Invariants:
 //   - Every call into the topology.Coordinator happens under Coordinator.mu;

@@ -90,20 +90,14 @@ func (c *Coordinator) tailLocal() {
 	var durCand topology.OpTime
 	c.wg.Add(1)
 	go c.durableLoop(ctx, durKick, &durMu, &durCand)
-	log := c.cat.Oplog()
-	after := log.Visible()
+	t := localTail{after: c.cat.Oplog().Visible()}
 	for {
-		if err := log.Wait(ctx, after); err != nil {
+		if err := c.cat.Oplog().Wait(ctx, t.after); err != nil {
 			return
 		}
-		after = log.Visible()
-		op, err := opTimeAt(c.cat, after)
-		if err != nil {
-			c.log.Error("cannot read own oplog", "err", err)
+		op, ok := c.noteLocal(&t)
+		if !ok {
 			continue
-		}
-		if c.load().writable {
-			c.post(func(p *pendingPositions) { p.written = maxOp(p.written, op) })
 		}
 		durMu.Lock()
 		durCand = maxOp(durCand, op)
@@ -113,6 +107,31 @@ func (c *Coordinator) tailLocal() {
 		default:
 		}
 	}
+}
+
+// localTail is where the follower of the local oplog is.
+type localTail struct {
+	after bson.Timestamp // the newest visible entry already noted
+}
+
+// noteLocal notes the entries made visible since the last call: a
+// writable primary posts them as written. It returns the newest entry's
+// OpTime, false if there is nothing new.
+func (c *Coordinator) noteLocal(t *localTail) (topology.OpTime, bool) {
+	v := c.cat.Oplog().Visible()
+	if v == t.after {
+		return topology.OpTime{}, false
+	}
+	t.after = v
+	op, err := opTimeAt(c.cat, v)
+	if err != nil {
+		c.log.Error("cannot read own oplog", "err", err)
+		return topology.OpTime{}, false
+	}
+	if c.load().writable {
+		c.post(func(p *pendingPositions) { p.written = maxOp(p.written, op) })
+	}
+	return op, true
 }
 
 // durableLoop reports the newest visible entry durable once the WAL is
@@ -151,10 +170,7 @@ func (c *Coordinator) kickReport() {
 func (c *Coordinator) reporter() {
 	defer c.wg.Done()
 	for {
-		interval := topology.DefaultHeartbeatInterval
-		if s := c.load(); s.hasConfig {
-			interval = s.cfg.HeartbeatInterval()
-		}
+		interval := c.reportInterval()
 		t := c.clk.NewTimer(interval)
 		select {
 		case <-c.stop:
@@ -164,22 +180,42 @@ func (c *Coordinator) reporter() {
 		case <-t.C():
 		}
 		t.Stop()
-		s := c.load()
-		if s.syncHost == "" || s.state == topology.StatePrimary || s.selfID < 0 {
+		host, cmd, ok := c.positionReport()
+		if !ok {
 			continue
 		}
 		// One report at a time: wait for its answer before the next.
 		errc := make(chan error, 1)
-		c.opts.Transport.Send(s.syncHost, c.updatePositionCmd(s), interval*2,
-			func(_ bson.D, err error) { errc <- err })
+		c.opts.Transport.Send(host, cmd, interval*2, func(_ bson.D, err error) { errc <- err })
 		select {
 		case <-c.stop:
 			return
 		case err := <-errc:
-			if err != nil {
-				c.log.Debug("replSetUpdatePosition failed", "source", s.syncHost, "err", err)
-			}
+			c.reportDone(host, err)
 		}
+	}
+}
+
+func (c *Coordinator) reportInterval() time.Duration {
+	if s := c.load(); s.hasConfig {
+		return s.cfg.HeartbeatInterval()
+	}
+	return topology.DefaultHeartbeatInterval
+}
+
+// positionReport is the replSetUpdatePosition to send and where; false
+// when this member has no one to report to.
+func (c *Coordinator) positionReport() (string, bson.D, bool) {
+	s := c.load()
+	if s.syncHost == "" || s.state == topology.StatePrimary || s.selfID < 0 {
+		return "", nil, false
+	}
+	return s.syncHost, c.updatePositionCmd(s), true
+}
+
+func (c *Coordinator) reportDone(host string, err error) {
+	if err != nil {
+		c.log.Debug("replSetUpdatePosition failed", "source", host, "err", err)
 	}
 }
 
@@ -257,7 +293,7 @@ func parsePosition(d bson.D) position {
 // someone may be waiting for it, else with the next background flush.
 func (c *Coordinator) syncForDurable(ctx context.Context) error {
 	eng := c.cat.Engine()
-	if c.load().state == topology.StatePrimary && c.waiting.Load() == 0 {
+	if c.load().state == topology.StatePrimary && c.waiting.Load() == 0 && !c.opts.Stepped {
 		return eng.WaitBackgroundDurable(ctx)
 	}
 	return eng.SyncNow()

@@ -12,6 +12,7 @@ import (
 	"github.com/relaydb/relaydb/internal/repl/applier"
 	"github.com/relaydb/relaydb/internal/repl/clock"
 	"github.com/relaydb/relaydb/internal/repl/fetcher"
+	"github.com/relaydb/relaydb/internal/repl/memnet"
 	"github.com/relaydb/relaydb/internal/repl/topology"
 )
 
@@ -43,6 +44,19 @@ type SyncOptions struct {
 	Clock   applier.Clock
 	// CloneBatchSize is initial sync's documents per batch (0: the source's).
 	CloneBatchSize int32
+	// Stepped makes the loop run no goroutines of its own: a driver (the
+	// simulator) calls its Step, and each round of fetching runs on a
+	// memnet.Coroutine, so Dial's connections must park it (memnet's
+	// Endpoint.Call) and Clock must be the driver's manual clock.
+	Stepped bool
+}
+
+// Stepper is the Syncer of a stepped sync loop (SyncOptions.Stepped).
+type Stepper interface {
+	Syncer
+	// Step gives the loop its turn: a new round once the last one ended
+	// and the retry pause is over, or wakes a round that sleeps.
+	Step()
 }
 
 // NewSyncLoop returns a Syncer factory for Options.NewSyncer: initial sync
@@ -82,6 +96,10 @@ type syncLoop struct {
 	durKick chan struct{}
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
+	// Stepped mode: the source, the running round and when the next may start.
+	source string
+	co     *memnet.Coroutine
+	nextAt time.Time
 }
 
 // Start fetches from source in the background. from is informational: the
@@ -92,6 +110,10 @@ func (s *syncLoop) Start(source string, _ topology.OpTime) {
 	s.ap = applier.New(s.o.Catalog, applier.Options{Logger: s.o.Logger, Clock: s.o.Clock,
 		SecondaryDelay: s.delay()})
 	s.durKick = make(chan struct{}, 1)
+	if s.o.Stepped {
+		s.source = source
+		return
+	}
 	s.wg.Add(2)
 	go s.run(ctx, source)
 	go s.durableLoop(ctx)
@@ -102,7 +124,28 @@ func (s *syncLoop) Stop() {
 	if s.cancel != nil {
 		s.cancel()
 	}
+	if s.co != nil {
+		s.co.Stop()
+	}
 	s.wg.Wait()
+}
+
+// Step runs the stepped loop's turn (see Stepper).
+func (s *syncLoop) Step() {
+	now := s.o.Clock.Now()
+	if s.co != nil && !s.co.Done() {
+		s.co.Wake(now)
+		return
+	}
+	if now.Before(s.nextAt) {
+		return
+	}
+	log := s.o.Logger.With("component", "sync", "source", s.source)
+	s.co = memnet.Go(func(ctx context.Context) {
+		if !s.round(ctx, s.source, log) {
+			s.nextAt = s.o.Clock.Now().Add(s.o.Retry)
+		}
+	})
 }
 
 // delay is the member's secondaryDelaySecs.
@@ -116,23 +159,30 @@ func (s *syncLoop) delay() time.Duration {
 func (s *syncLoop) run(ctx context.Context, source string) {
 	defer s.wg.Done()
 	log := s.o.Logger.With("component", "sync", "source", source)
-	for ctx.Err() == nil {
-		err := s.fetchOnce(ctx, source, log)
-		switch {
-		case ctx.Err() != nil:
-			return
-		case errors.Is(err, fetcher.ErrOplogDiverged):
-			s.rollback(ctx, source, log, err)
-		case errors.Is(err, fetcher.ErrTooStale):
-			log.Warn("too stale to sync from the source: initial sync", "err", err)
-			s.resync = true
-		default:
-			log.Info("fetching stopped; retrying", "err", err)
-		}
+	for s.round(ctx, source, log) {
 		if !sleep(ctx, s.o.Clock, s.o.Retry) {
 			return
 		}
 	}
+}
+
+// round fetches and applies from source until that stops, then handles
+// why: a diverged oplog rolls back, a too stale one asks for an initial
+// sync. It returns false once ctx ended.
+func (s *syncLoop) round(ctx context.Context, source string, log *slog.Logger) bool {
+	err := s.fetchOnce(ctx, source, log)
+	switch {
+	case ctx.Err() != nil:
+		return false
+	case errors.Is(err, fetcher.ErrOplogDiverged):
+		s.rollback(ctx, source, log, err)
+	case errors.Is(err, fetcher.ErrTooStale):
+		log.Warn("too stale to sync from the source: initial sync", "err", err)
+		s.resync = true
+	default:
+		log.Info("fetching stopped; retrying", "err", err)
+	}
+	return ctx.Err() == nil
 }
 
 // sleep waits d on clk; false if ctx ended first.
@@ -156,7 +206,7 @@ func (s *syncLoop) fetchOnce(ctx context.Context, source string, log *slog.Logge
 	}
 	s.ap.Reset()
 	s.ap.SetDelay(s.delay())
-	return s.o.Fetcher.Run(ctx, conn, s.ap.Last(), func(batch []*oplog.Entry) error {
+	return s.fetcher(ctx).Run(ctx, conn, s.ap.Last(), func(batch []*oplog.Entry) error {
 		return s.apply(ctx, batch)
 	})
 }
@@ -176,7 +226,38 @@ func (s *syncLoop) apply(ctx context.Context, batch []*oplog.Entry) error {
 	return err
 }
 
+// fetcher is the Fetcher a round uses: in stepped mode its pauses park
+// the round's coroutine on the driver's clock.
+func (s *syncLoop) fetcher(ctx context.Context) *fetcher.Fetcher {
+	if !s.o.Stepped {
+		return s.o.Fetcher
+	}
+	f := *s.o.Fetcher
+	f.Clock = coClock{ctx: ctx, clk: s.o.Clock}
+	return &f
+}
+
+// coClock is a stepped round's clock: After parks its coroutine.
+type coClock struct {
+	ctx context.Context
+	clk applier.Clock
+}
+
+func (c coClock) Now() time.Time { return c.clk.Now() }
+
+func (c coClock) After(d time.Duration) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	if memnet.Sleep(c.ctx, c.clk.Now(), d) == nil {
+		ch <- c.clk.Now()
+	}
+	return ch
+}
+
 func (s *syncLoop) kickDurable() {
+	if s.o.Stepped { // no durable goroutine: report at once
+		s.reportDurable(context.Background())
+		return
+	}
 	select {
 	case s.durKick <- struct{}{}:
 	default:
@@ -192,15 +273,20 @@ func (s *syncLoop) durableLoop(ctx context.Context) {
 			return
 		case <-s.durKick:
 		}
-		op, err := s.ap.Durable(ctx)
-		if err != nil {
-			if ctx.Err() == nil {
-				s.o.Logger.Error("sync: wait durable", "err", err)
-			}
-			continue
+		s.reportDurable(ctx)
+	}
+}
+
+// reportDurable reports what is applied once it is synced to the WAL.
+func (s *syncLoop) reportDurable(ctx context.Context) {
+	op, err := s.ap.Durable(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.o.Logger.Error("sync: wait durable", "err", err)
 		}
-		if !op.IsZero() {
-			s.p.OnDurable(op)
-		}
+		return
+	}
+	if !op.IsZero() {
+		s.p.OnDurable(op)
 	}
 }

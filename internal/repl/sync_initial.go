@@ -26,7 +26,7 @@ func (s *syncLoop) maybeInitialSync(ctx context.Context, conn fetcher.Source, lo
 	}
 	log.Info("initial sync starting")
 	res, err := initialsync.Run(ctx, s.o.Catalog, conn, initialsync.Options{
-		Logger: log, BatchSize: s.o.CloneBatchSize, Fetcher: s.o.Fetcher,
+		Logger: log, BatchSize: s.o.CloneBatchSize, Fetcher: s.fetcher(ctx),
 		Apply: func(_ context.Context, b []*oplog.Entry) error {
 			if _, err := applier.ApplyBatch(s.o.Catalog, b, log); err != nil {
 				return err

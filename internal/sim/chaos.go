@@ -10,7 +10,7 @@ import (
 // partitions into two random groups, and heals. It stops early at the
 // first failure (see Err).
 func (cl *Cluster) Chaos(d time.Duration) error {
-	for end := cl.now.Add(d); cl.now.Before(end) && cl.Err() == nil; {
+	for end := cl.clk.Now().Add(d); cl.clk.Now().Before(end) && cl.Err() == nil; {
 		cl.Step()
 		if err := cl.chaosStep(); err != nil {
 			return err
@@ -44,10 +44,10 @@ func (cl *Cluster) chaosStep() error {
 	case r < 15:
 		cl.randomPartition()
 	case r < 20:
-		if len(cl.net.cut) > 0 {
+		if cl.cut {
 			cl.eventf("heal")
 		}
-		cl.net.heal()
+		cl.heal()
 	}
 	return nil
 }
@@ -59,34 +59,45 @@ func (cl *Cluster) isolatePrimary() {
 	if p < 0 {
 		return
 	}
-	var rest []int
-	for i := range cl.members {
+	var rest []*Member
+	for i, m := range cl.members {
 		if i != p {
-			rest = append(rest, i)
+			rest = append(rest, m)
 		}
 	}
-	cl.net.heal()
-	cl.net.partition([][]int{{p}, rest})
+	cl.heal()
+	cl.partition([][]*Member{{cl.members[p]}, rest})
 	cl.eventf("isolate n%d", cl.members[p].id)
 }
 
 // randomPartition splits the members into two random groups.
 func (cl *Cluster) randomPartition() {
-	var a, b []int
-	for i := range cl.members {
+	var a, b []*Member
+	for _, m := range cl.members {
 		if cl.rng.IntN(2) == 0 {
-			a = append(a, i)
+			a = append(a, m)
 		} else {
-			b = append(b, i)
+			b = append(b, m)
 		}
 	}
-	cl.net.heal()
-	cl.net.partition([][]int{a, b})
-	cl.eventf("partition %v / %v", a, b)
+	cl.heal()
+	cl.partition([][]*Member{a, b})
+	cl.eventf("partition %s / %s", ids(a), ids(b))
 }
 
 // Report summarizes a run: elections, committed writes, the clock.
 func (cl *Cluster) Report() string {
 	return fmt.Sprintf("%v simulated, %d terms won, %d writes majority-committed, %d rollbacks (%d entries undone)",
 		cl.Now(), cl.Elections(), cl.Committed(), cl.stats.rollbacks, cl.stats.undone)
+}
+
+func ids(ms []*Member) string {
+	s := ""
+	for i, m := range ms {
+		if i > 0 {
+			s += ","
+		}
+		s += fmt.Sprintf("n%d", m.id)
+	}
+	return "[" + s + "]"
 }

@@ -40,6 +40,7 @@ func chaos(t *testing.T, opts Options, d time.Duration) *Cluster {
 	cl, err := runChaos(t, opts, d)
 	if err != nil {
 		t.Logf("events:\n%s", tail(cl.TakeEvents(), 40))
+		t.Logf("status:\n%s", cl.Status())
 		t.Fatal(err)
 	}
 	return cl
@@ -76,4 +77,21 @@ func tail(s string, n int) string {
 		out += l + "\n"
 	}
 	return out
+}
+
+// TestChaosIsDeterministic runs one schedule twice: the same seed must
+// give the same events and the same final state, or a failing seed could
+// not be replayed.
+func TestChaosIsDeterministic(t *testing.T) {
+	run := func() string {
+		cl, err := runChaos(t, Options{N: 7, Seed: 2}, 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cl.TakeEvents() + "\n" + cl.Status()
+	}
+	a, b := run(), run()
+	if a != b {
+		t.Fatalf("two runs of one seed differ:\n%s\n----\n%s", a, b)
+	}
 }

@@ -39,11 +39,15 @@ func (k *checker) elected(cl *Cluster, m *Member, term int64) {
 
 // newPrimary checks that a new primary holds every committed write.
 func (k *checker) newPrimary(cl *Cluster, m *Member, term int64) {
+	first := m.cat.Oplog().First()
 	for _, w := range k.committed {
 		has, err := hasEntry(m, w.op)
 		if err != nil {
 			cl.fail(err)
 			return
+		}
+		if w.op.TS.Before(first) { // before its oplog (initial sync): the document must be there
+			has = cl.hasDoc(m, w.id)
 		}
 		if !has {
 			k.violate(cl, "n%d became primary of term %d without committed write _id %d at %s", m.id, term, w.id, w.op)
@@ -73,7 +77,7 @@ type opLog struct {
 }
 
 func readLog(m *Member) (opLog, error) {
-	raws, err := m.cat.Oplog().ReadRaw(bsonZero, true, 0)
+	raws, err := m.cat.Oplog().ReadRaw(bson.Timestamp{}, true, 0)
 	if err != nil {
 		return opLog{}, fmt.Errorf("n%d: read oplog: %w", m.id, err)
 	}
@@ -131,20 +135,48 @@ func (cl *Cluster) checkOrder(m *Member, l opLog) {
 	}
 }
 
-// checkMatching: past the common prefix of a and b, no entry of b may
-// appear in a (it would have a different prefix there).
+// aligned returns a and b from the first entry both hold at their start:
+// a member that initial-synced holds only the source's oplog from the
+// sync's begin point on. ok is false when neither starts inside the other.
+func aligned(a, b opLog) (ra, rb []topology.OpTime, ok bool) {
+	if len(a.ops) == 0 || len(b.ops) == 0 {
+		return a.ops, b.ops, true
+	}
+	if i, found := a.at[b.ops[0]]; found {
+		return a.ops[i:], b.ops, true
+	}
+	if j, found := b.at[a.ops[0]]; found {
+		return a.ops, b.ops[j:], true
+	}
+	return nil, nil, false
+}
+
+// checkMatching: past the common prefix of a and b (from where both
+// start), no entry of b may appear in a (it would have a different prefix
+// there).
 func (cl *Cluster) checkMatching(ma, mb *Member, a, b opLog) {
+	ra, rb, ok := aligned(a, b)
+	if !ok {
+		return
+	}
 	p := 0
-	for p < len(a.ops) && p < len(b.ops) && a.ops[p] == b.ops[p] {
+	for p < len(ra) && p < len(rb) && ra[p] == rb[p] {
 		p++
 	}
-	for j := p; j < len(b.ops); j++ {
-		if i, ok := a.at[b.ops[j]]; ok {
-			cl.chk.violate(cl, "log matching: n%d[%d] and n%d[%d] are both %s but the oplogs differ at index %d",
-				ma.id, i, mb.id, j, b.ops[j], p)
+	for j := p; j < len(rb); j++ {
+		if _, found := a.at[rb[j]]; found {
+			cl.chk.violate(cl, "log matching: n%d and n%d both hold %s but their oplogs differ before it (at %s / %s)",
+				ma.id, mb.id, rb[j], at(ra, p), at(rb, p))
 			return
 		}
 	}
+}
+
+func at(ops []topology.OpTime, i int) string {
+	if i < len(ops) {
+		return ops[i].String()
+	}
+	return "end"
 }
 
 // checkDurable: a member at or past a committed write holds it.
@@ -154,10 +186,15 @@ func (cl *Cluster) checkDurable(m *Member, l opLog, docs bool) {
 	}
 	last := l.ops[len(l.ops)-1]
 	for _, w := range cl.chk.committed {
-		if last.Less(w.op) {
+		// Only a member at or past the commit point that covered w must
+		// hold it: any entry from there on descends from it (a later
+		// primary holds every committed entry). A member on a branch of
+		// an older term that was never committed may be "newer" than w
+		// by OpTime and lack it until it rolls back.
+		if last.Less(w.cp) {
 			continue
 		}
-		if _, ok := l.at[w.op]; !ok {
+		if _, ok := l.at[w.op]; !ok && !w.op.TS.Before(l.ops[0].TS) {
 			cl.chk.violate(cl, "n%d (at %s) lost committed write _id %d at %s", m.id, last, w.id, w.op)
 			return
 		}

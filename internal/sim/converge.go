@@ -12,8 +12,7 @@ import (
 // Settle heals the network, turns off drops, restarts dead members and
 // runs for d: the quiet period after which CheckConverged must hold.
 func (cl *Cluster) Settle(d time.Duration) error {
-	cl.net.heal()
-	cl.net.opts.DropPct = 0
+	cl.sched.opts.DropPct = 0
 	for _, m := range cl.members {
 		if !m.alive {
 			cl.eventf("restart n%d", m.id)
@@ -22,6 +21,7 @@ func (cl *Cluster) Settle(d time.Duration) error {
 			}
 		}
 	}
+	cl.heal()
 	cl.Run(d)
 	return nil
 }
@@ -36,7 +36,7 @@ func (cl *Cluster) CheckConverged() error {
 	}
 	var primaries []int
 	for _, m := range cl.members {
-		if m.alive && m.topo.State() == topology.StatePrimary {
+		if m.alive && m.view.State == topology.StatePrimary {
 			primaries = append(primaries, m.id)
 		}
 	}
@@ -62,7 +62,7 @@ func (cl *Cluster) CheckConverged() error {
 			ref, refLog, refDocs = m, l, docs
 			continue
 		}
-		if !slices.Equal(l.ops, refLog.ops) {
+		if ra, rb, ok := aligned(l, refLog); !ok || !slices.Equal(ra, rb) {
 			return fmt.Errorf("not converged at %v: n%d's oplog (%d entries, last %s) differs from n%d's (%d, last %s)",
 				cl.Now(), m.id, len(l.ops), lastOf(l), ref.id, len(refLog.ops), lastOf(refLog))
 		}

@@ -1,163 +1,177 @@
 package sim
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
+	"math/rand/v2"
 	"time"
 
+	"github.com/cockroachdb/pebble/vfs"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/repl/topology"
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/command"
+	"github.com/relaydb/relaydb/internal/exec"
+	"github.com/relaydb/relaydb/internal/netclient"
+	"github.com/relaydb/relaydb/internal/repl"
+	"github.com/relaydb/relaydb/internal/repl/fetcher"
+	"github.com/relaydb/relaydb/internal/repl/markers"
+	"github.com/relaydb/relaydb/internal/repl/memnet"
+	"github.com/relaydb/relaydb/internal/repl/rollback"
+	"github.com/relaydb/relaydb/internal/storage"
 )
 
-// DB and Coll name the collection the simulated clients write to.
-const (
-	DB   = "test"
-	Coll = "c"
-)
-
-// write is one document a primary accepted.
-type write struct {
-	id int64
-	op topology.OpTime
+// Member is one simulated replica-set member: the parts relaydb serve
+// assembles (catalog, markers.Recover, executor, command dispatcher,
+// repl.Coordinator with its sync loop), on its own in-memory filesystem,
+// stepped instead of run.
+type Member struct {
+	idx, id int
+	host    string
+	alive   bool
+	fs      vfs.FS
+	rng     *rand.Rand
+	cat     *catalog.Catalog
+	eng     *exec.Engine
+	disp    *command.Dispatcher
+	coord   *repl.Coordinator
+	conn    *command.Conn
+	view    repl.View // as of the last observation
+	pending []write   // writes accepted as primary, not yet committed
 }
 
-// Step advances the clock by one step: it delivers the messages now due,
-// ticks every live member and starts the fetches that are due.
-func (cl *Cluster) Step() {
-	cl.now = cl.now.Add(cl.opts.Step)
-	for _, m := range cl.net.due(cl.now) {
-		cl.deliver(m)
-	}
-	for _, m := range cl.members {
-		if m.alive {
-			cl.do(m, m.topo.Tick(cl.now))
-		}
-	}
-	for _, m := range cl.members {
-		cl.startFetch(m)
-	}
-	cl.chk.afterStep(cl)
-}
-
-// Run steps for d of simulated time.
-func (cl *Cluster) Run(d time.Duration) {
-	for end := cl.now.Add(d); cl.now.Before(end); {
-		cl.Step()
-	}
-}
-
-// do carries out a member's topology actions, as package repl does.
-func (cl *Cluster) do(m *Member, acts []topology.Action) {
-	for _, a := range acts {
-		cl.do1(m, a)
-	}
-}
-
-func (cl *Cluster) do1(m *Member, a topology.Action) {
-	switch a := a.(type) {
-	case topology.SendHeartbeats:
-		for _, to := range a.Targets {
-			cl.send(message{kind: msgHeartbeat, from: m.idx, to: cl.cfg.MemberIndex(to)})
-		}
-	case topology.SendVoteRequests:
-		req := m.topo.VoteRequestFor(a)
-		for _, to := range a.Targets {
-			cl.send(message{kind: msgVoteRequest, from: m.idx, to: cl.cfg.MemberIndex(to), req: req})
-		}
-	case topology.PersistVote:
-		m.term, m.lastVote = a.Term, a
-	case topology.ElectionWon:
-		cl.chk.elected(cl, m, a.Term)
-	case topology.BecomePrimary:
-		cl.becomePrimary(m, a.Term)
-	case topology.StepDown:
-		cl.eventf("n%d step-down: %s", m.id, a.Reason)
-	case topology.ChangeSyncSource:
-		m.fetch = fetchState{gen: m.fetch.gen + 1}
-	case topology.CommitPointAdvanced:
-		m.cat.SetCommitPoint(a.OpTime.TS)
-		if m.topo.State() == topology.StatePrimary {
-			cl.committed(m, a.OpTime)
-		}
-	}
-}
-
-// becomePrimary stamps the new term on the oplog and writes the no-op that
-// starts it, as repl's becomePrimaryLocked.
-func (cl *Cluster) becomePrimary(m *Member, term int64) {
-	m.cat.Oplog().SetTerm(term)
-	r, err := m.cat.WriteNoop(bson.D{{Key: "msg", Value: "new primary"}})
+// start opens m's catalog on its MemFS and builds the member from its
+// durable state, as a restarted process does.
+func (cl *Cluster) start(m *Member) error {
+	log := cl.logger.With("member", fmt.Sprintf("n%d", m.id))
+	cat, err := catalog.Open(catalog.Options{
+		Storage: storage.Options{InMemory: true, FS: m.fs, Logger: log, CacheSizeMB: 1, DocCacheMB: 1},
+		Logger:  log, Now: cl.clk.Now, TTLInterval: -1,
+	})
 	if err != nil {
-		cl.fail(fmt.Errorf("n%d: new primary's no-op: %w", m.id, err))
-		return
+		return fmt.Errorf("sim: open n%d: %w", m.id, err)
 	}
-	cl.eventf("n%d primary term=%d", m.id, term)
-	cl.chk.newPrimary(cl, m, term)
-	cl.localWrite(m, topology.OpTime{TS: r.TS, Term: term})
-}
-
-func (cl *Cluster) localWrite(m *Member, op topology.OpTime) {
-	cl.do(m, m.topo.LocalWrite(cl.now, op))
-	cl.do(m, m.topo.LocalDurable(cl.now, op))
-}
-
-// Write inserts n documents on member idx if it accepts writes (a stale
-// primary does, until it learns of a newer term) and returns how many it
-// took.
-func (cl *Cluster) Write(idx, n int) (int, error) {
-	m := cl.members[idx]
-	done := 0
-	for ; done < n && m.alive && m.topo.Writable(); done++ {
-		if err := cl.insert(m); err != nil {
-			return done, err
-		}
+	if err := markers.Recover(cat, log); err != nil {
+		_ = cat.Close()
+		return fmt.Errorf("sim: recover n%d: %w", m.id, err)
 	}
-	return done, nil
-}
-
-func (cl *Cluster) insert(m *Member) error {
-	coll, _, err := m.cat.EnsureCollection(DB, Coll)
+	m.cat, m.eng = cat, exec.New(cat, log)
+	m.disp = command.NewDispatcher(m.eng, command.Info{Host: m.host, Version: "sim", StartTime: cl.clk.Now()}, log)
+	m.conn = command.NewConn(int64(m.id), "client", m.host)
+	ep := cl.net.Endpoint(m.host)
+	m.coord, err = repl.New(repl.Options{
+		Catalog: cat, Self: m.host, SetName: SetName, Transport: ep, Logger: log,
+		Clock: cl.clk, Rand: m.rng, Stepped: true,
+		NewSyncer: repl.NewSyncLoop(repl.SyncOptions{
+			Catalog: cat, Logger: log, Clock: cl.clk, Stepped: true, CloneBatchSize: int32(cl.opts.CloneBatch),
+			Fetcher: &fetcher.Fetcher{BatchSize: int32(cl.opts.FetchBatch), Logger: log},
+			Dial: func(ctx context.Context, host string) (repl.SourceConn, error) {
+				return &conn{ctx: ctx, ep: ep, host: host}, nil
+			},
+			Rollback: cl.rollbackHook(m, log),
+		}),
+	})
 	if err != nil {
-		return fmt.Errorf("n%d: create %s.%s: %w", m.id, DB, Coll, err)
+		m.eng.Close()
+		_ = cat.Close()
+		return fmt.Errorf("sim: start n%d: %w", m.id, err)
 	}
-	cl.nextDoc++
-	id := cl.nextDoc
-	doc := bson.D{{Key: "_id", Value: id}, {Key: "by", Value: int32(m.id)}, {Key: "term", Value: m.topo.Term()}}
-	if _, err := m.cat.Insert(coll, doc); err != nil {
-		return fmt.Errorf("n%d: insert %d: %w", m.id, id, err)
-	}
-	op := m.last()
-	m.pending = append(m.pending, write{id: id, op: op})
-	cl.localWrite(m, op)
+	m.disp.SetReplication(m.coord)
+	m.alive, m.pending, m.view = true, nil, repl.View{}
+	cl.net.Register(m.host, m.handle)
+	cl.net.Isolate(m.host, false)
 	return nil
 }
 
-// Primary returns the index of the writable member with the highest term,
-// -1 if none.
-func (cl *Cluster) Primary() int {
-	best, term := -1, int64(-1)
-	for i, m := range cl.members {
-		if m.alive && m.topo.Writable() && m.topo.Term() > term {
-			best, term = i, m.topo.Term()
-		}
+// kill stops m as a crashed process: its messages in flight are lost, its
+// sync loop ends, its storage closes (the MemFS keeps what was written).
+func (cl *Cluster) kill(m *Member) error {
+	if !m.alive {
+		return nil
 	}
-	return best
+	m.alive = false
+	cl.net.Isolate(m.host, true)
+	m.coord.Stop()
+	cl.net.DropHost(m.host)
+	m.eng.Close()
+	if err := m.cat.Close(); err != nil {
+		return fmt.Errorf("sim: close n%d: %w", m.id, err)
+	}
+	return nil
 }
 
-// committed records the primary's pending writes its commit point now
-// covers and that its oplog still holds.
-func (cl *Cluster) committed(m *Member, cp topology.OpTime) {
-	keep := m.pending[:0]
-	for _, w := range m.pending {
-		if cp.Less(w.op) {
-			keep = append(keep, w)
-			continue
-		}
-		if has, err := hasEntry(m, w.op); err != nil {
-			cl.fail(err)
-		} else if has {
-			cl.chk.commit(w)
+// handle runs a command sent to m over the network through its command
+// dispatcher, as the server does for a request.
+func (m *Member) handle(_ context.Context, cmd bson.D) (bson.D, error) {
+	if _, ok := bsonx.Get(cmd, "$db"); !ok {
+		cmd = append(append(bson.D(nil), cmd...), bson.E{Key: "$db", Value: "admin"})
+	}
+	raw, err := bsonx.Encode(cmd)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := bsonx.Decode(m.disp.Handle(m.conn, &command.Request{Body: raw}))
+	if err != nil {
+		return nil, err
+	}
+	return reply, netclient.ReplyError(reply)
+}
+
+// run runs a client's command on m.
+func (m *Member) run(db string, cmd bson.D) (bson.D, error) {
+	return m.handle(context.Background(), append(append(bson.D(nil), cmd...), bson.E{Key: "$db", Value: db}))
+}
+
+// conn is a sync loop's connection to its source: every command is a
+// memnet message its coroutine waits for.
+type conn struct {
+	ctx  context.Context // the round's, carrying its coroutine
+	ep   *memnet.Endpoint
+	host string
+}
+
+// defaultCallTimeout bounds a call whose context has no deadline.
+const defaultCallTimeout = 10 * time.Second
+
+func (c *conn) Run(ctx context.Context, db string, cmd bson.D) (bson.D, error) {
+	// The caller's deadline is real time; its length is what the caller
+	// meant, and it becomes simulated time for a call into a partition.
+	timeout := defaultCallTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = time.Until(dl).Round(100 * time.Millisecond)
+	}
+	body := make(bson.D, 0, len(cmd)+1)
+	for _, e := range cmd {
+		// No awaitData: an idle source answers an empty batch at once
+		// rather than holding the getMore for maxTimeMS of real time; the
+		// fetcher asks again, one message (one step) later.
+		if e.Key != "awaitData" {
+			body = append(body, e)
 		}
 	}
-	m.pending = keep
+	body = append(body, bson.E{Key: "$db", Value: db})
+	return c.ep.Call(c.ctx, c.host, body, timeout)
+}
+
+func (c *conn) Close() error { return nil }
+
+// rollbackHook is relaydb serve's rollback (repl.RollbackHook), recorded
+// in the event log.
+func (cl *Cluster) rollbackHook(m *Member, log *slog.Logger) func(context.Context, fetcher.Source) (bool, error) {
+	return func(ctx context.Context, src fetcher.Source) (bool, error) {
+		hook := repl.RollbackHook(repl.RollbackOptions{Catalog: m.cat, Engine: m.eng, DBPath: cl.rollbackDir(m), Logger: log,
+			Done: func(res rollback.Result) {
+				cl.stats.rollbacks++
+				cl.stats.undone += res.Undone
+				cl.eventf("n%d rollback to %s: %d entries undone", m.id, cl.fmtOp(res.CommonPoint), res.Undone)
+				m.pending = nil
+			}})
+		resync, err := hook(ctx, src)
+		if err != nil && ctx.Err() == nil {
+			cl.eventf("n%d rollback failed (resync=%v): %v", m.id, resync, err)
+		}
+		return resync, err
+	}
 }

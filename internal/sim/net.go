@@ -5,163 +5,110 @@ import (
 	"slices"
 	"time"
 
-	"github.com/relaydb/relaydb/internal/oplog"
-	"github.com/relaydb/relaydb/internal/repl/topology"
+	"github.com/relaydb/relaydb/internal/repl/memnet"
 )
 
-// NetOptions shape the fake network.
+// NetOptions shape the network's schedule.
 type NetOptions struct {
 	MaxDelay time.Duration // each message is delayed uniformly in [0, MaxDelay]
 	DropPct  int           // percent of messages lost at random
 }
 
-type msgKind int
-
-const (
-	msgHeartbeat msgKind = iota
-	msgHeartbeatReply
-	msgVoteRequest
-	msgVoteReply
-	msgFetch
-	msgFetchReply
-	msgUpdatePosition
-)
-
-// message is one request or reply in flight. Replies carry the incarnation
-// of the member that asked, so a restarted member ignores old answers.
-type message struct {
-	kind     msgKind
-	from, to int // member indexes
-	fromInc  int // the sender's incarnation when sent
-	toInc    int // for a reply: the incarnation that asked (0: any)
-	at       time.Time
-	seq      uint64
-	req      topology.VoteRequest
-	vote     topology.VoteReply
-	hb       topology.HeartbeatReply
-	fetch    fetchRequest
-	reply    fetchReply
-	pos      positionUpdate
+// schedule decides when each memnet message is delivered: the first step
+// that sees it draws its delay (or its loss) from the seed; it is
+// delivered at the first step at or after its send step + delay. Messages
+// sent while delivering wait for the next step, so every exchange takes
+// at least one step. A message across a cut link is not refused at once,
+// as one to a dead member is: it fails when its sender's timeout expires,
+// as a request into a silent partition does.
+type schedule struct {
+	opts NetOptions
+	rng  *rand.Rand
+	due  map[uint64]time.Time // Seq -> delivery time
+	lost map[uint64]bool
+	sent map[uint64]time.Time // Seq -> first seen
 }
 
-type positionUpdate struct {
-	member int // _id whose position this is
-	term   int64
-	op     topology.OpTime
+func newSchedule(opts NetOptions, rng *rand.Rand) *schedule {
+	return &schedule{opts: opts, rng: rng, due: map[uint64]time.Time{}, lost: map[uint64]bool{},
+		sent: map[uint64]time.Time{}}
 }
 
-type fetchRequest struct {
-	gen  int             // the requester's fetch generation
-	last topology.OpTime // the requester's newest entry
-}
-
-type fetchReply struct {
-	entries []*oplog.Entry // the source's entries from last.TS on (inclusive)
-	top     topology.OpTime
-}
-
-// network queues messages in (delivery time, send order); a cut pair or a
-// dead end loses the message at delivery.
-type network struct {
-	opts  NetOptions
-	rng   *rand.Rand
-	queue []message
-	seq   uint64
-	cut   map[[2]int]bool
-}
-
-func newNetwork(opts NetOptions, rng *rand.Rand) *network {
-	return &network{opts: opts, rng: rng, cut: map[[2]int]bool{}}
-}
-
-func (n *network) enqueue(now time.Time, m message) {
-	if n.opts.DropPct > 0 && n.rng.IntN(100) < n.opts.DropPct {
-		return
+// deliverDue delivers (or drops) the messages due at now in (due, Seq)
+// order.
+func (cl *Cluster) deliverDue(now time.Time) {
+	s := cl.sched
+	type item struct {
+		seq uint64
+		at  time.Time
 	}
-	m.at = now.Add(time.Duration(n.rng.Int64N(int64(n.opts.MaxDelay) + 1)))
-	n.seq++
-	m.seq = n.seq
-	n.queue = append(n.queue, m)
-}
-
-// due removes and returns the messages due at now, in delivery order.
-func (n *network) due(now time.Time) []message {
-	var out, later []message
-	for _, m := range n.queue {
-		if m.at.After(now) {
-			later = append(later, m)
-		} else {
-			out = append(out, m)
+	var ready []item
+	for _, m := range cl.net.Pending() {
+		at, seen := s.due[m.Seq]
+		if !seen {
+			at = now.Add(time.Duration(s.rng.Int64N(int64(s.opts.MaxDelay) + 1)))
+			s.due[m.Seq], s.sent[m.Seq] = at, now
+			s.lost[m.Seq] = s.opts.DropPct > 0 && s.rng.IntN(100) < s.opts.DropPct
 		}
+		if at.After(now) {
+			continue
+		}
+		if cl.silent(m) && !s.lost[m.Seq] { // into a partition: fails at its timeout
+			s.lost[m.Seq] = true
+			if timeout := s.sent[m.Seq].Add(m.Timeout); timeout.After(now) {
+				s.due[m.Seq] = timeout
+				continue
+			}
+		}
+		ready = append(ready, item{m.Seq, at})
 	}
-	n.queue = later
-	slices.SortFunc(out, func(a, b message) int {
+	slices.SortFunc(ready, func(a, b item) int {
 		if c := a.at.Compare(b.at); c != 0 {
 			return c
 		}
 		return int(a.seq) - int(b.seq)
 	})
-	return out
+	for _, it := range ready {
+		if s.lost[it.seq] {
+			cl.net.DropSeq(it.seq)
+		} else {
+			cl.net.DeliverSeq(it.seq)
+		}
+		delete(s.due, it.seq)
+		delete(s.lost, it.seq)
+		delete(s.sent, it.seq)
+	}
+}
+
+// silent: m crosses a cut link between live members (not refused by a
+// dead one).
+func (cl *Cluster) silent(m *memnet.Message) bool {
+	return !cl.net.Reachable(m.From, m.To) && !cl.net.Isolated(m.From) && !cl.net.Isolated(m.To)
 }
 
 // partition cuts every link between members of different groups.
-func (n *network) partition(groups [][]int) {
+func (cl *Cluster) partition(groups [][]*Member) {
 	for gi, g := range groups {
 		for gj, h := range groups {
-			if gi == gj {
-				continue
-			}
-			for _, a := range g {
-				for _, b := range h {
-					n.cut[[2]int{a, b}] = true
+			if gi != gj {
+				for _, a := range g {
+					for _, b := range h {
+						cl.net.Partition(a.host, b.host, true)
+						cl.cut = true
+					}
 				}
 			}
 		}
 	}
 }
 
-func (n *network) heal() { n.cut = map[[2]int]bool{} }
-
-// linked reports whether a message from a can reach b now.
-func (cl *Cluster) linked(a, b int) bool {
-	return cl.members[a].alive && cl.members[b].alive && !cl.net.cut[[2]int{a, b}]
-}
-
-func (cl *Cluster) send(m message) {
-	if m.to < 0 || m.to >= len(cl.members) {
-		return
-	}
-	m.fromInc = cl.members[m.from].inc
-	cl.net.enqueue(cl.now, m)
-}
-
-// deliver hands m to its receiver, if the link still holds.
-func (cl *Cluster) deliver(m message) {
-	if !cl.linked(m.from, m.to) {
-		return
-	}
-	to := cl.members[m.to]
-	if m.toInc != 0 && m.toInc != to.inc {
-		return
-	}
-	switch m.kind {
-	case msgHeartbeat:
-		r := to.topo.Heartbeat()
-		r.RTT = time.Millisecond
-		cl.send(message{kind: msgHeartbeatReply, from: m.to, to: m.from, toInc: m.fromInc, hb: r})
-	case msgHeartbeatReply:
-		cl.do(to, to.topo.HeartbeatResponse(cl.now, m.hb))
-	case msgVoteRequest:
-		r, acts := to.topo.VoteRequest(cl.now, m.req)
-		cl.do(to, acts)
-		cl.send(message{kind: msgVoteReply, from: m.to, to: m.from, toInc: m.fromInc, req: m.req, vote: r})
-	case msgVoteReply:
-		cl.do(to, to.topo.VoteResponse(cl.now, cl.members[m.from].id, m.req.DryRun, m.req.Term, m.vote))
-	case msgFetch:
-		cl.serveFetch(to, m)
-	case msgFetchReply:
-		cl.onFetchReply(to, m)
-	case msgUpdatePosition:
-		cl.onUpdatePosition(to, m.pos)
+// heal restores every link; dead members stay cut off.
+func (cl *Cluster) heal() {
+	cl.net.HealAll()
+	cl.cut = false
+	for _, m := range cl.members {
+		if !m.alive {
+			cl.net.Isolate(m.host, true)
+		}
 	}
 }

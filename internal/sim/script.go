@@ -5,21 +5,23 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/relaydb/relaydb/internal/repl/topology"
 )
 
 // Script runs scenario commands against a Cluster it creates with init.
 // Each command returns its output: the events it caused, or a report.
 //
-//	init n=3 [seed=1] [delay=2ms] [drop=0]
+//	init n=3 [seed=1] [delay=2ms] [drop=0] [clone=N]
 //	run 2s                  advance the clock, print events
-//	write 5 [on=0]          insert on the primary (or on member 0)
-//	partition 0/1,2         cut links between the groups
-//	heal | kill 1 | restart 1
-//	stepdown 0 [force]      replSetStepDown (catch-up 2s, period 5s)
+//	write 5 [on=n0]         insert on the primary (or on member n0)
+//	partition n0/n1,n2      cut links between the groups
+//	heal | kill n1 | restart n1
+//	killsource n2           kill n2's sync source, wherever its fetch is
+//	stepdown n0 [force]     replSetStepDown (catch-up 2s, period 5s)
 //	reconfig add            add a member (it replicates from scratch)
-//	reconfig priority=2:3   set member 2's priority to 3
+//	reconfig priority=n2:3  set member n2's priority to 3
+//
+// A member is named n<id>, or "primary" for the current primary.
+//
 //	status                  per member: state, term, last, commit, source, oplog, docs
 //	check                   oplog and durability invariants
 //	converged               CheckConverged
@@ -88,10 +90,12 @@ func (s *Script) exec(verb string, words []string, kv map[string]string) (string
 	case "partition":
 		return "", s.partition(words)
 	case "heal":
-		s.cl.net.heal()
+		s.cl.heal()
 		return "", nil
 	case "kill", "restart", "stepdown":
 		return s.member(verb, words)
+	case "killsource":
+		return s.killSource(words)
 	case "reconfig":
 		return s.reconfig(words, kv)
 	case "status":
@@ -123,8 +127,10 @@ func (s *Script) init(kv map[string]string) error {
 		return err
 	}
 	drop, _ := strconv.Atoi(kv["drop"])
+	clone, _ := strconv.Atoi(kv["clone"])
 	s.Close()
-	s.cl, err = New(Options{N: n, Seed: seed, Dir: s.Dir, Network: NetOptions{MaxDelay: delay, DropPct: drop}})
+	s.cl, err = New(Options{N: n, Seed: seed, Dir: s.Dir, Network: NetOptions{MaxDelay: delay, DropPct: drop},
+		CloneBatch: clone})
 	return err
 }
 
@@ -157,6 +163,12 @@ func (s *Script) write(words []string, kv map[string]string) (string, error) {
 }
 
 func (cl *Cluster) memberIndex(s string) (int, error) {
+	if s == "primary" {
+		if p := cl.Primary(); p >= 0 {
+			return p, nil
+		}
+		return -1, fmt.Errorf("no primary")
+	}
 	id, err := strconv.Atoi(strings.TrimPrefix(s, "n"))
 	if err != nil || cl.byID(id) == nil {
 		return -1, fmt.Errorf("no member %q", s)
@@ -165,19 +177,19 @@ func (cl *Cluster) memberIndex(s string) (int, error) {
 }
 
 func (s *Script) partition(words []string) error {
-	var groups [][]int
+	var groups [][]*Member
 	for _, g := range strings.Split(word(words, 0), "/") {
-		var ids []int
+		var ms []*Member
 		for _, w := range strings.Split(g, ",") {
 			i, err := s.cl.memberIndex(w)
 			if err != nil {
 				return err
 			}
-			ids = append(ids, i)
+			ms = append(ms, s.cl.members[i])
 		}
-		groups = append(groups, ids)
+		groups = append(groups, ms)
 	}
-	s.cl.net.partition(groups)
+	s.cl.partition(groups)
 	return nil
 }
 
@@ -196,17 +208,24 @@ func (s *Script) member(verb string, words []string) (string, error) {
 		}
 		return "", s.cl.start(m)
 	}
-	acts, err := m.topo.StepDownRequest(s.cl.now, word(words, 1) == "force", 5*time.Second, 2*time.Second)
+	return s.cl.StepDown(m, word(words, 1) == "force"), nil
+}
+
+func (s *Script) killSource(words []string) (string, error) {
+	i, err := s.cl.memberIndex(word(words, 0))
 	if err != nil {
-		return "stepdown: " + err.Error(), nil
+		return "", err
 	}
-	s.cl.do(m, acts)
-	return "", nil
+	m := s.cl.members[i]
+	src := s.cl.byHost(m.coord.View().SyncSource)
+	if src == nil {
+		return fmt.Sprintf("n%d has no sync source", m.id), nil
+	}
+	s.cl.eventf("kill n%d (sync source of n%d at %s)", src.id, m.id, s.cl.fmtOp(m.last()))
+	return "", s.cl.kill(src)
 }
 
 func (s *Script) reconfig(words []string, kv map[string]string) (string, error) {
-	cfg := s.cl.cfg
-	cfg.Members = append([]topology.MemberConfig(nil), cfg.Members...)
 	if word(words, 0) == "add" {
 		return "", s.cl.AddMember()
 	}
@@ -216,9 +235,11 @@ func (s *Script) reconfig(words []string, kv map[string]string) (string, error) 
 		if err != nil {
 			return "", err
 		}
-		if cfg.Members[i].Priority, err = strconv.ParseFloat(val, 64); err != nil {
+		f, err := strconv.ParseFloat(val, 64)
+		if err != nil {
 			return "", err
 		}
+		return "", s.cl.SetPriority(s.cl.members[i].id, f)
 	}
-	return "", s.cl.Reconfig(cfg)
+	return "", fmt.Errorf("reconfig: add or priority=ID:P")
 }

@@ -1,48 +1,110 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/repl/topology"
 )
 
-// Reconfig installs cfg (its version is bumped) on the cluster and on every
-// live member at once.
-// TODO(#2): propagate configs through heartbeats, as the real set does.
-func (cl *Cluster) Reconfig(cfg topology.Config) error {
-	cfg.Version = cl.cfg.Version + 1
-	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("sim: reconfig: %w", err)
+// reconfig runs replSetReconfig on the primary with the current config
+// changed by edit (its version bumped); the others learn it by heartbeat.
+func (cl *Cluster) reconfig(edit func(members bson.A) bson.A) error {
+	p := cl.Primary()
+	if p < 0 {
+		return errors.New("sim: reconfig: no primary")
 	}
-	cl.cfg = cfg
-	for _, m := range cl.members {
-		if m.alive {
-			cl.do(m, m.topo.ConfigChanged(cl.now, cfg))
+	m := cl.members[p]
+	reply, err := m.run("admin", bson.D{{Key: "replSetGetConfig", Value: int32(1)}})
+	if err != nil {
+		return fmt.Errorf("sim: replSetGetConfig: %w", err)
+	}
+	v, _ := bsonx.Get(reply, "config")
+	cfg, _ := v.(bson.D)
+	out := make(bson.D, 0, len(cfg))
+	for _, e := range cfg {
+		switch e.Key {
+		case "version":
+			n, _ := bsonx.AsInt64(e.Value)
+			e.Value = n + 1
+		case "members":
+			ms, _ := e.Value.(bson.A)
+			e.Value = edit(ms)
 		}
+		out = append(out, e)
 	}
-	cl.eventf("reconfig version=%d members=%d", cfg.Version, len(cfg.Members))
+	if _, err := m.run("admin", bson.D{{Key: "replSetReconfig", Value: out}}); err != nil {
+		return fmt.Errorf("sim: replSetReconfig: %w", err)
+	}
+	cl.eventf("n%d reconfig version=%d", m.id, m.coord.View().ConfigVersion)
 	return nil
 }
 
-// AddMember adds a new, empty member (non-voting past the seventh voter);
-// it replicates the whole oplog from its sync source.
+// AddMember starts a new, empty member and adds it to the config
+// (non-voting past the seventh voter); it initial-syncs from its source.
 func (cl *Cluster) AddMember() error {
-	cfg := cl.cfg
-	cfg.Members = append([]topology.MemberConfig(nil), cfg.Members...)
-	id := 0
-	for _, m := range cfg.Members {
-		id = max(id, m.ID+1)
+	id, voters := 0, 0
+	for _, m := range cl.members {
+		id = max(id, m.id+1)
 	}
-	mc := topology.NewMember(id, fmt.Sprintf("n%d", id))
-	if cfg.Voters() >= topology.MaxVotingMembers {
-		mc.Votes, mc.Priority = 0, 0
-	}
-	cfg.Members = append(cfg.Members, mc)
-	if err := cl.Reconfig(cfg); err != nil {
+	if err := cl.addMember(id); err != nil {
 		return err
 	}
-	return cl.addMember(len(cfg.Members) - 1)
+	m := cl.members[len(cl.members)-1]
+	return cl.reconfig(func(ms bson.A) bson.A {
+		for _, v := range ms {
+			if d, ok := v.(bson.D); ok {
+				if n, ok := bsonx.Get(d, "votes"); !ok || !isZero(n) {
+					voters++
+				}
+			}
+		}
+		doc := bson.D{{Key: "_id", Value: int32(m.id)}, {Key: "host", Value: m.host}}
+		if voters >= topology.MaxVotingMembers {
+			doc = append(doc, bson.E{Key: "votes", Value: int32(0)}, bson.E{Key: "priority", Value: int32(0)})
+		}
+		return append(append(bson.A(nil), ms...), doc)
+	})
+}
+
+// SetPriority gives member id the priority p.
+func (cl *Cluster) SetPriority(id int, p float64) error {
+	return cl.reconfig(func(ms bson.A) bson.A {
+		out := make(bson.A, 0, len(ms))
+		for _, v := range ms {
+			d, _ := v.(bson.D)
+			if n, _ := bsonx.Get(d, "_id"); isID(n, id) {
+				d = setField(d, "priority", p)
+			}
+			out = append(out, d)
+		}
+		return out
+	})
+}
+
+func isZero(v any) bool {
+	n, ok := bsonx.AsInt64(v)
+	return ok && n == 0
+}
+
+func isID(v any, id int) bool {
+	n, ok := bsonx.AsInt64(v)
+	return ok && n == int64(id)
+}
+
+func setField(d bson.D, key string, v any) bson.D {
+	out := append(bson.D(nil), d...)
+	for i := range out {
+		if out[i].Key == key {
+			out[i].Value = v
+			return out
+		}
+	}
+	return append(out, bson.E{Key: key, Value: v})
 }
 
 // Status prints one line per member: state, term, last OpTime, commit
@@ -65,15 +127,17 @@ func (cl *Cluster) Status() string {
 			cl.fail(err)
 			return ""
 		}
-		src := "-"
-		if id := m.topo.SyncSourceID(); id >= 0 {
-			src = fmt.Sprintf("n%d", id)
-		}
+		v := m.view
 		fmt.Fprintf(&b, "n%d %s term=%d last=%s commit=%s src=%s oplog=%d docs=%d\n",
-			m.id, m.topo.State(), m.topo.Term(), cl.fmtOp(m.last()), cl.fmtOp(m.topo.CommitPoint()),
-			src, len(l.ops), len(docs))
+			m.id, v.State, v.Term, cl.fmtOp(m.last()), cl.fmtOp(v.CommitPoint), short(v.SyncSource), len(l.ops), len(docs))
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// last returns the OpTime of m's newest oplog entry.
+func (m *Member) last() topology.OpTime {
+	ts, term := m.cat.Oplog().Top()
+	return topology.OpTime{TS: ts, Term: term}
 }
 
 func (cl *Cluster) fmtOp(op topology.OpTime) string {

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/bugs"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/update"
 )
@@ -23,6 +24,10 @@ func (a *entryApply) insert() error {
 		if raw, err = bsonx.Encode(e.O); err != nil {
 			return fmt.Errorf("encode document: %w", err)
 		}
+	}
+	if bugs.On(bugs.ApplierSkipsInsert) && e.TS.I%7 == 0 {
+		e.ORaw = raw
+		return nil
 	}
 	if err := a.w.PutDocument(coll, e.O, raw); err != nil {
 		return err

@@ -65,7 +65,21 @@ type Fetcher struct {
 	// entry may take to get there before Run gives up on it.
 	BehindWait time.Duration
 	Logger     *slog.Logger
+	// Clock times the pauses (behind-source polls, an idle source's dead
+	// cursor); nil means the wall clock.
+	Clock Clock
 }
+
+// Clock is the fetcher's time source.
+type Clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time                         { return time.Now() }
+func (wallClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // Run tails src from after with the default tuning (see Fetcher.Run).
 func Run(ctx context.Context, src Source, after topology.OpTime, emit func([]*oplog.Entry) error) error {
@@ -110,19 +124,19 @@ func (f *Fetcher) Run(ctx context.Context, src Source, after topology.OpTime, em
 // sibling fed by the same primary, chosen from heartbeat positions) is
 // asked again every behindPoll for up to BehindWait before ErrSourceBehind.
 func (f *Fetcher) start(ctx context.Context, cur *tail, src Source, after topology.OpTime) ([]*oplog.Entry, error) {
-	deadline := time.Now().Add(f.BehindWait)
+	deadline := f.Clock.Now().Add(f.BehindWait)
 	for {
 		first, err := cur.find(ctx)
 		if err != nil {
 			return nil, err
 		}
 		first, err = f.checkFirst(ctx, src, after, first)
-		if !errors.Is(err, ErrSourceBehind) || time.Now().After(deadline) {
+		if !errors.Is(err, ErrSourceBehind) || f.Clock.Now().After(deadline) {
 			return first, err
 		}
 		cur.kill()
 		select {
-		case <-time.After(behindPoll):
+		case <-f.Clock.After(behindPoll):
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -147,14 +161,15 @@ func (f *Fetcher) defaults() {
 	if f.Logger == nil {
 		f.Logger = slog.Default()
 	}
+	if f.Clock == nil {
+		f.Clock = wallClock{}
+	}
 }
 
 // pause waits MaxAwait (a dead cursor on an idle source) or until ctx ends.
 func (f *Fetcher) pause(ctx context.Context) error {
-	t := time.NewTimer(f.MaxAwait)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-f.Clock.After(f.MaxAwait):
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

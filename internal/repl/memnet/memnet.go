@@ -91,12 +91,18 @@ func (n *Network) Endpoint(host string) *Endpoint { return &Endpoint{n: n, self:
 // Send queues cmd for host; done runs when the message is delivered or
 // dropped.
 func (e *Endpoint) Send(host string, cmd bson.D, timeout time.Duration, done func(bson.D, error)) {
+	e.send(host, cmd, timeout, done)
+}
+
+// send queues a message and returns its Seq.
+func (e *Endpoint) send(host string, cmd bson.D, timeout time.Duration, done func(bson.D, error)) uint64 {
 	n := e.n
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.mu.seq++
 	n.mu.queue = append(n.mu.queue, &Message{Seq: n.mu.seq, From: e.self, To: host, Cmd: cmd,
 		Timeout: timeout, done: done})
+	return n.mu.seq
 }
 
 // Pending returns the queued messages in send order.
@@ -138,6 +144,58 @@ func (n *Network) Drop(i int) *Message {
 	n.mu.Unlock()
 	m.done(nil, ErrDropped)
 	return m
+}
+
+// DeliverSeq delivers the queued message with sequence number seq (see
+// Deliver); false if it is not queued.
+func (n *Network) DeliverSeq(seq uint64) bool {
+	if i := n.index(seq); i >= 0 {
+		n.Deliver(i)
+		return true
+	}
+	return false
+}
+
+// DropSeq drops the queued message with sequence number seq (see Drop);
+// false if it is not queued.
+func (n *Network) DropSeq(seq uint64) bool {
+	if i := n.index(seq); i >= 0 {
+		n.Drop(i)
+		return true
+	}
+	return false
+}
+
+// DropHost drops every queued message from or to host, including those
+// their completions send, as a process that dies loses its connections.
+// It returns how many it dropped.
+func (n *Network) DropHost(host string) int {
+	dropped := 0
+	for {
+		i := -1
+		for j, m := range n.Pending() {
+			if m.From == host || m.To == host {
+				i = j
+				break
+			}
+		}
+		if i < 0 {
+			return dropped
+		}
+		n.Drop(i)
+		dropped++
+	}
+}
+
+func (n *Network) index(seq uint64) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for i, m := range n.mu.queue {
+		if m.Seq == seq {
+			return i
+		}
+	}
+	return -1
 }
 
 // Flush delivers queued messages in send order, including those sent
@@ -194,6 +252,16 @@ func (n *Network) removeLocked(i int) *Message {
 	m := n.mu.queue[i]
 	n.mu.queue = append(n.mu.queue[:i:i], n.mu.queue[i+1:]...)
 	return m
+}
+
+// Reachable reports whether a message from a would get to b now.
+func (n *Network) Reachable(a, b string) bool { return n.reachable(a, b) }
+
+// Isolated reports whether host is cut off from everyone (Isolate).
+func (n *Network) Isolated(host string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.mu.isolated[host]
 }
 
 func (n *Network) reachable(a, b string) bool {

@@ -2,6 +2,8 @@ package topology
 
 import (
 	"slices"
+
+	"github.com/relaydb/relaydb/internal/bugs"
 )
 
 // position returns the OpTime of m that counts for a write concern: its
@@ -25,7 +27,7 @@ func (c *Coordinator) updateCommitPoint(acts []Action) []Action {
 	durable := c.cfg.WriteConcernMajorityJournalDefault
 	var pos []OpTime
 	for _, m := range c.members {
-		if m.cfg.Voter() && m.cfg.DataBearing() {
+		if (m.cfg.Voter() || bugs.On(bugs.CommitOverNonVoters)) && m.cfg.DataBearing() {
 			pos = append(pos, position(m, durable))
 		}
 	}

@@ -3,6 +3,8 @@ package topology
 import (
 	"fmt"
 	"time"
+
+	"github.com/relaydb/relaydb/internal/bugs"
 )
 
 // VoteRequest answers replSetRequestVotes. A real vote (not a dry run) is
@@ -37,7 +39,7 @@ func (c *Coordinator) refuseVote(req VoteRequest) string {
 	case configOlder(req.ConfigTerm, req.ConfigVersion, c.cfg):
 		return fmt.Sprintf("candidate's config with {version: %d, term: %d} is older than mine with {version: %d, term: %d}",
 			req.ConfigVersion, req.ConfigTerm, c.cfg.Version, c.cfg.Term)
-	case !req.DryRun && c.lastVote.Term == req.Term && c.lastVote.Candidate != req.Candidate:
+	case !req.DryRun && c.lastVote.Term == req.Term && c.lastVote.Candidate != req.Candidate && !bugs.On(bugs.DoubleVote):
 		return fmt.Sprintf("already voted for another candidate (%d) this term (%d)", c.lastVote.Candidate, req.Term)
 	case req.LastApplied.Less(c.me().applied):
 		return fmt.Sprintf("candidate's data is staler than mine. candidate's last applied OpTime: %s, my last applied OpTime: %s",
