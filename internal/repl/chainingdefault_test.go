@@ -29,7 +29,7 @@ func TestNewSetsDefaultToAutoChaining(t *testing.T) {
 				}
 			}
 			n0 := cl.node(cl.hosts[0])
-			if _, err := n0.RunCommand(context.Background(), "replSetInitiate", bson.D{{Key: "replSetInitiate", Value: doc}}); err != nil {
+			if _, err := runCommand(n0, context.Background(), "replSetInitiate", bson.D{{Key: "replSetInitiate", Value: doc}}); err != nil {
 				t.Fatal(err)
 			}
 			s := n0.load().cfg.Settings

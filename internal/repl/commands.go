@@ -53,40 +53,6 @@ func (c *Coordinator) ReplSetUpdatePosition(cmd bson.D) (bson.D, error) {
 	return c.handleUpdatePosition(cmd)
 }
 
-// RunCommand runs a replSet* command by name for in-process callers (the
-// package's test harness, which connects coordinators without sockets).
-// Clients' and members' requests reach the methods above through package
-// command's table instead.
-//
-// TODO(#10): remove once the harness sends through the command table.
-func (c *Coordinator) RunCommand(ctx context.Context, name string, cmd bson.D) (bson.D, error) {
-	switch name {
-	case "replSetHeartbeat":
-		return c.ReplSetHeartbeat(cmd)
-	case "replSetRequestVotes":
-		return c.ReplSetRequestVotes(cmd)
-	case "replSetUpdatePosition":
-		return c.ReplSetUpdatePosition(cmd)
-	case "replSetInitiate":
-		return c.ReplSetInitiate(cmd)
-	case "replSetGetConfig":
-		return c.ReplSetGetConfig()
-	case "replSetReconfig":
-		return c.ReplSetReconfig(cmd)
-	case "replSetGetStatus":
-		return c.ReplSetGetStatus()
-	case "replSetStepDown":
-		return c.ReplSetStepDown(ctx, cmd)
-	case "replSetFreeze":
-		return c.ReplSetFreeze(cmd)
-	case "replSetSyncFrom":
-		return c.ReplSetSyncFrom(cmd)
-	case "replSetMaintenance":
-		return c.ReplSetMaintenance(cmd)
-	}
-	return nil, mongoerr.New(mongoerr.CommandNotFound, "no such command: '%s'", name)
-}
-
 func notInitialized() error {
 	return mongoerr.New(mongoerr.NotYetInitialized, "no replset config has been received")
 }

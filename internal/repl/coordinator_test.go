@@ -15,10 +15,10 @@ import (
 func TestInitiateElectsOnePrimary(t *testing.T) {
 	cl := newCluster(t, 3)
 	n0 := cl.node(cl.hosts[0])
-	if _, err := n0.RunCommand(context.Background(), "replSetInitiate", bson.D{{Key: "replSetInitiate", Value: cl.initiateDoc()}}); err != nil {
+	if _, err := runCommand(n0, context.Background(), "replSetInitiate", bson.D{{Key: "replSetInitiate", Value: cl.initiateDoc()}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := n0.RunCommand(context.Background(), "replSetInitiate", bson.D{{Key: "replSetInitiate", Value: cl.initiateDoc()}})
+	_, err := runCommand(n0, context.Background(), "replSetInitiate", bson.D{{Key: "replSetInitiate", Value: cl.initiateDoc()}})
 	if me := mongoerr.From(err); me.Code != codeAlreadyInitialized {
 		t.Fatalf("second initiate: %v", err)
 	}
@@ -52,7 +52,7 @@ func TestInitiateElectsOnePrimary(t *testing.T) {
 			t.Fatalf("local must be writable: %v", err)
 		}
 	}
-	st, err := cl.node(p).RunCommand(context.Background(), "replSetGetStatus", bson.D{{Key: "replSetGetStatus", Value: 1}})
+	st, err := runCommand(cl.node(p), context.Background(), "replSetGetStatus", bson.D{{Key: "replSetGetStatus", Value: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func lookupBool(d bson.D, k string) (bool, bool) {
 
 func TestFailoverAfterPrimaryCutOff(t *testing.T) {
 	cl := newCluster(t, 3)
-	if _, err := cl.node(cl.hosts[0]).RunCommand(context.Background(), "replSetInitiate",
+	if _, err := runCommand(cl.node(cl.hosts[0]), context.Background(), "replSetInitiate",
 		bson.D{{Key: "replSetInitiate", Value: cl.initiateDoc()}}); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestFailoverAfterPrimaryCutOff(t *testing.T) {
 
 func TestMajorityWaiterResolvesOnPositions(t *testing.T) {
 	cl := newCluster(t, 3)
-	if _, err := cl.node(cl.hosts[0]).RunCommand(context.Background(), "replSetInitiate",
+	if _, err := runCommand(cl.node(cl.hosts[0]), context.Background(), "replSetInitiate",
 		bson.D{{Key: "replSetInitiate", Value: cl.initiateDoc()}}); err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestMajorityWaiterResolvesOnPositions(t *testing.T) {
 	upd := bson.D{{Key: "replSetUpdatePosition", Value: 1}, {Key: "optimes", Value: bson.A{
 		positionDoc(id, s.cfg.Version, time.Now(), position{Written: op, Applied: op, Durable: op})}},
 		{Key: "$replData", Value: bson.D{{Key: "term", Value: s.term}}}}
-	if _, err := prim.RunCommand(context.Background(), "replSetUpdatePosition", upd); err != nil {
+	if _, err := runCommand(prim, context.Background(), "replSetUpdatePosition", upd); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -169,7 +169,7 @@ func TestVotePersistedAcrossRestart(t *testing.T) {
 	if err := storeVote(context.Background(), cl.cats[h], v, 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.RunCommand(context.Background(), "replSetInitiate", bson.D{{Key: "replSetInitiate", Value: nil}}); err != nil {
+	if _, err := runCommand(c, context.Background(), "replSetInitiate", bson.D{{Key: "replSetInitiate", Value: nil}}); err != nil {
 		t.Fatal(err)
 	}
 	cl.waitPrimary(3*time.Second, "")
@@ -196,7 +196,7 @@ func TestVotePersistedAcrossRestart(t *testing.T) {
 func TestNotInitialized(t *testing.T) {
 	cl := newCluster(t, 1)
 	c := cl.node(cl.hosts[0])
-	_, err := c.RunCommand(context.Background(), "replSetGetStatus", bson.D{{Key: "replSetGetStatus", Value: 1}})
+	_, err := runCommand(c, context.Background(), "replSetGetStatus", bson.D{{Key: "replSetGetStatus", Value: 1}})
 	var me *mongoerr.Error
 	if !errors.As(err, &me) || me.Code != mongoerr.NotYetInitialized {
 		t.Fatalf("status before initiate: %v", err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/command"
+	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/netclient"
 	"github.com/relaydb/relaydb/internal/repl/memnet"
 	"github.com/relaydb/relaydb/internal/storage"
@@ -43,7 +44,7 @@ func (n *fakeNet) Run(ctx context.Context, host, db string, cmd bson.D) (bson.D,
 	if target == nil || down {
 		return nil, fmt.Errorf("fakenet: %s unreachable", host)
 	}
-	return target.RunCommand(ctx, cmd[0].Key, cmd)
+	return runCommand(target, ctx, cmd[0].Key, cmd)
 }
 
 // from returns a Transport for the member at host: a cut member can
@@ -168,4 +169,35 @@ func (cl *cluster) waitPrimary(within time.Duration, not string) string {
 	}
 	cl.t.Fatalf("no single writable primary within %v", within)
 	return ""
+}
+
+// runCommand runs a replSet* command by name on c, for this package's
+// harnesses, which connect coordinators without a command dispatcher
+// (internal/sim sends through the command table instead).
+func runCommand(c *Coordinator, ctx context.Context, name string, cmd bson.D) (bson.D, error) {
+	switch name {
+	case "replSetHeartbeat":
+		return c.ReplSetHeartbeat(cmd)
+	case "replSetRequestVotes":
+		return c.ReplSetRequestVotes(cmd)
+	case "replSetUpdatePosition":
+		return c.ReplSetUpdatePosition(cmd)
+	case "replSetInitiate":
+		return c.ReplSetInitiate(cmd)
+	case "replSetGetConfig":
+		return c.ReplSetGetConfig()
+	case "replSetReconfig":
+		return c.ReplSetReconfig(cmd)
+	case "replSetGetStatus":
+		return c.ReplSetGetStatus()
+	case "replSetStepDown":
+		return c.ReplSetStepDown(ctx, cmd)
+	case "replSetFreeze":
+		return c.ReplSetFreeze(cmd)
+	case "replSetSyncFrom":
+		return c.ReplSetSyncFrom(cmd)
+	case "replSetMaintenance":
+		return c.ReplSetMaintenance(cmd)
+	}
+	return nil, mongoerr.New(mongoerr.CommandNotFound, "no such command: '%s'", name)
 }

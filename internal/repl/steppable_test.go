@@ -60,7 +60,7 @@ func newStepped(t *testing.T, n int, seed uint64) *stepped {
 			t.Fatal(err)
 		}
 		s.net.Register(host, func(ctx context.Context, cmd bson.D) (bson.D, error) {
-			return c.RunCommand(ctx, cmd[0].Key, cmd)
+			return runCommand(c, ctx, cmd[0].Key, cmd)
 		})
 		s.hosts = append(s.hosts, host)
 		s.nodes[host] = c
@@ -132,7 +132,7 @@ func (s *stepped) others(not string) []string {
 func electThenStepDown(t *testing.T, seed uint64) []string {
 	s := newStepped(t, 3, seed)
 	doc := (&cluster{hosts: s.hosts}).initiateDoc()
-	if _, err := s.nodes[s.hosts[0]].RunCommand(context.Background(), "replSetInitiate",
+	if _, err := runCommand(s.nodes[s.hosts[0]], context.Background(), "replSetInitiate",
 		bson.D{{Key: "replSetInitiate", Value: doc}}); err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestHeartbeatRetriedOnceWithinTimeout(t *testing.T) {
 	s := newStepped(t, 3, 1)
 	n0, n1 := s.hosts[0], s.hosts[1]
 	doc := (&cluster{hosts: s.hosts}).initiateDoc()
-	if _, err := s.nodes[n0].RunCommand(context.Background(), "replSetInitiate",
+	if _, err := runCommand(s.nodes[n0], context.Background(), "replSetInitiate",
 		bson.D{{Key: "replSetInitiate", Value: doc}}); err != nil {
 		t.Fatal(err)
 	}
