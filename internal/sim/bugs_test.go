@@ -22,7 +22,7 @@ func TestBugsAreCaught(t *testing.T) {
 		script bool // the rollback scenario shows it too
 	}{
 		{bugs.CommitOverNonVoters, 15, false},
-		{bugs.DoubleVote, 3, false},
+		{bugs.DoubleVote, 7, false},
 		{bugs.ApplierSkipsInsert, 3, false},
 		{bugs.RollbackSkipsUndo, 3, true},
 	} {

@@ -6,8 +6,9 @@ import (
 )
 
 // Chaos runs a seeded random schedule for d: bursts of writes on whichever
-// members accept them (stale primaries included), kills, restarts,
-// partitions into two random groups, and heals. It stops early at the
+// members accept them (stale primaries included), kills, power failures
+// (only what was synced survives), disk faults (a WAL write fails: the
+// member stops), restarts, partitions into two random groups, and heals. It stops early at the
 // first failure (see Err).
 func (cl *Cluster) Chaos(d time.Duration) error {
 	for end := cl.clk.Now().Add(d); cl.clk.Now().Before(end) && cl.Err() == nil; {
@@ -43,7 +44,15 @@ func (cl *Cluster) chaosStep() error {
 		}
 	case r < 15:
 		cl.randomPartition()
-	case r < 20:
+	case r < 17:
+		m := cl.members[cl.rng.IntN(len(cl.members))]
+		if m.alive {
+			cl.eventf("power failure n%d", m.id)
+			return cl.powerFail(m)
+		}
+	case r < 19:
+		cl.ArmDiskFault(cl.rng.IntN(len(cl.members)))
+	case r < 23:
 		if cl.cut {
 			cl.eventf("heal")
 		}

@@ -60,6 +60,11 @@ func runChaos(t *testing.T, opts Options, d time.Duration) (*Cluster, error) {
 	if err := cl.Settle(10 * time.Second); err != nil {
 		return cl, err
 	}
+	// Convergence is liveness: a set that rolls hundreds of entries back
+	// on many members (one refetch per document) may need longer.
+	for i := 0; i < 30 && cl.Err() == nil && cl.CheckConverged() != nil; i++ {
+		cl.Run(time.Second)
+	}
 	if _, err := cl.Write(max(cl.Primary(), 0), 1); err != nil {
 		return cl, err
 	}

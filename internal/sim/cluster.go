@@ -52,6 +52,7 @@ type Cluster struct {
 	nextDoc int64
 	logger  *slog.Logger
 	err     error // first failure of the real code (a command, storage)
+	fatal   *fatalHook
 	stats   struct{ rollbacks, undone int }
 }
 
@@ -64,6 +65,7 @@ func New(opts Options) (*Cluster, error) {
 	cl := &Cluster{opts: opts, t0: t0, clk: clock.NewManual(t0), rng: rand.New(rand.NewPCG(opts.Seed, 7)),
 		net: memnet.New(), logger: opts.Logger}
 	cl.sched = newSchedule(opts.Network, rand.New(rand.NewPCG(opts.Seed, 11)))
+	cl.fatal = installFatalHook()
 	cl.chk = newChecker()
 	for i := range opts.N {
 		if err := cl.addMember(i); err != nil {
@@ -95,8 +97,11 @@ func (o *Options) defaults() {
 
 // addMember creates member id's storage and starts it.
 func (cl *Cluster) addMember(id int) error {
-	m := &Member{idx: len(cl.members), id: id, host: hostOf(id), fs: vfs.NewMem(),
+	m := &Member{idx: len(cl.members), id: id, host: hostOf(id), disk: vfs.NewStrictMem(),
 		rng: rand.New(rand.NewPCG(cl.opts.Seed, uint64(100+id)))}
+	if err := makeDBPath(m.disk); err != nil {
+		return fmt.Errorf("sim: n%d: %w", id, err)
+	}
 	cl.members = append(cl.members, m)
 	return cl.start(m)
 }
@@ -118,6 +123,9 @@ func (cl *Cluster) Now() time.Duration { return cl.clk.Now().Sub(cl.t0) }
 func (cl *Cluster) Err() error {
 	if cl.err != nil {
 		return cl.err
+	}
+	if err := cl.fatal.unexpected(); err != nil {
+		return err
 	}
 	return cl.chk.err
 }
@@ -160,4 +168,18 @@ func (cl *Cluster) byHost(host string) *Member {
 
 func (cl *Cluster) rollbackDir(m *Member) string {
 	return filepath.Join(cl.opts.Dir, fmt.Sprintf("n%d", m.id))
+}
+
+// makeDBPath creates the member's data directory durably, as an operator
+// does before the first start (a power failure must not take it away).
+func makeDBPath(fs vfs.FS) error {
+	if err := fs.MkdirAll("db", 0o755); err != nil {
+		return err
+	}
+	root, err := fs.OpenDir("")
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return root.Sync()
 }

@@ -14,6 +14,9 @@ import (
 func (cl *Cluster) Settle(d time.Duration) error {
 	cl.sched.opts.DropPct = 0
 	for _, m := range cl.members {
+		m.fault.armed.Store(false)
+	}
+	for _, m := range cl.members {
 		if !m.alive {
 			cl.eventf("restart n%d", m.id)
 			if err := cl.start(m); err != nil {

@@ -23,8 +23,8 @@
 // seeded share of them, fails messages to dead members at once and those
 // across a partition at the sender's timeout. A Cluster is driven by
 // scripts (Exec: run, write, partition, heal, kill, restart, killsource,
-// stepdown, reconfig, status, check, converged) and by seeded random
-// schedules (Chaos). After every step and at the end it checks:
+// powerfail, diskfault, stepdown, reconfig, status, check, converged) and
+// by seeded random schedules (Chaos). After every step and at the end it checks:
 //
 //   - Election safety: at most one member is primary in each term.
 //   - Log matching: every oplog has strictly increasing ts and
@@ -43,10 +43,13 @@
 // TestBugsAreCaught switches on defects injected into the real code
 // (package bugs) and requires a seed to catch each.
 //
-// Simplifications: awaitData is stripped from the fetcher's find (an idle
+// Disks are strict in-memory filesystems behind Pebble's vfs/errorfs: a
+// power failure keeps only what was synced, and an armed disk fault fails
+// the member's next WAL write or sync, which stops the member as
+// storage.Fatal stops the process (it is cut off at once and killed,
+// keeping what was synced). Nothing a majority acknowledged may be lost.
+//
+// Simplification: awaitData is stripped from the fetcher's find (an idle
 // source answers an empty batch at once instead of holding the getMore for
-// maxTimeMS of real time; the fetcher asks again a step later); durable
-// means a forced WAL sync of the member's MemFS, which a restart keeps
-// whole (no torn or lost unsynced writes yet: TODO(#10), Pebble's
-// vfs/errorfs and a crash-cloned MemFS).
+// maxTimeMS of real time; the fetcher asks again a step later).
 package sim

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/vfs"
+	"github.com/cockroachdb/pebble/vfs/errorfs"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
@@ -31,7 +32,8 @@ type Member struct {
 	idx, id int
 	host    string
 	alive   bool
-	fs      vfs.FS
+	disk    *vfs.MemFS // strict: a power loss keeps only what was synced
+	fault   diskFault
 	rng     *rand.Rand
 	cat     *catalog.Catalog
 	eng     *exec.Engine
@@ -47,7 +49,8 @@ type Member struct {
 func (cl *Cluster) start(m *Member) error {
 	log := cl.logger.With("member", fmt.Sprintf("n%d", m.id))
 	cat, err := catalog.Open(catalog.Options{
-		Storage: storage.Options{InMemory: true, FS: m.fs, Logger: log, CacheSizeMB: 1, DocCacheMB: 1},
+		Storage: storage.Options{InMemory: true, FS: errorfs.Wrap(m.disk, cl.injector(m)), Logger: log,
+			CacheSizeMB: 1, DocCacheMB: 1},
 		Logger:  log, Now: cl.clk.Now, TTLInterval: -1,
 	})
 	if err != nil {
@@ -87,7 +90,12 @@ func (cl *Cluster) start(m *Member) error {
 
 // kill stops m as a crashed process: its messages in flight are lost, its
 // sync loop ends, its storage closes (the MemFS keeps what was written).
-func (cl *Cluster) kill(m *Member) error {
+func (cl *Cluster) kill(m *Member) error { return cl.stop(m, false) }
+
+// powerFail stops m and keeps only what its disk had synced.
+func (cl *Cluster) powerFail(m *Member) error { return cl.stop(m, true) }
+
+func (cl *Cluster) stop(m *Member, lose bool) error {
 	if !m.alive {
 		return nil
 	}
@@ -96,7 +104,18 @@ func (cl *Cluster) kill(m *Member) error {
 	m.coord.Stop()
 	cl.net.DropHost(m.host)
 	m.eng.Close()
-	if err := m.cat.Close(); err != nil {
+	m.fault.armed.Store(false) // a fault not yet hit dies with the process
+	failed := m.fault.failed.Load()
+	if lose || failed {
+		m.disk.SetIgnoreSyncs(true) // closing must not make anything durable
+	}
+	err := m.cat.Close()
+	if lose || failed {
+		m.disk.ResetToSyncedState()
+		m.disk.SetIgnoreSyncs(false)
+	}
+	m.fault.reset()
+	if err != nil && !failed {
 		return fmt.Errorf("sim: close n%d: %w", m.id, err)
 	}
 	return nil

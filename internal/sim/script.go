@@ -16,6 +16,8 @@ import (
 //	partition n0/n1,n2      cut links between the groups
 //	heal | kill n1 | restart n1
 //	killsource n2           kill n2's sync source, wherever its fetch is
+//	powerfail n1            stop n1, keeping only what its disk synced
+//	diskfault n1            n1's next WAL write or sync fails (it stops)
 //	stepdown n0 [force]     replSetStepDown (catch-up 2s, period 5s)
 //	reconfig add            add a member (it replicates from scratch)
 //	reconfig priority=n2:3  set member n2's priority to 3
@@ -96,6 +98,16 @@ func (s *Script) exec(verb string, words []string, kv map[string]string) (string
 		return s.member(verb, words)
 	case "killsource":
 		return s.killSource(words)
+	case "powerfail", "diskfault":
+		i, err := s.cl.memberIndex(word(words, 0))
+		if err != nil {
+			return "", err
+		}
+		if verb == "diskfault" {
+			s.cl.ArmDiskFault(i)
+			return "", nil
+		}
+		return "", s.cl.powerFail(s.cl.members[i])
 	case "reconfig":
 		return s.reconfig(words, kv)
 	case "status":

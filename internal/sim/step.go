@@ -60,6 +60,7 @@ func (cl *Cluster) Step() {
 			m.coord.Step()
 		}
 	}
+	cl.reapFailed()
 	cl.observe()
 	cl.chk.afterStep(cl)
 }
@@ -110,29 +111,36 @@ func (cl *Cluster) observe() {
 func (cl *Cluster) Write(idx, n int) (int, error) {
 	m := cl.members[idx]
 	done := 0
-	for ; done < n && m.alive && m.coord.View().Writable; done++ {
-		if err := cl.insert(m); err != nil {
+	for done < n && m.alive && !m.fault.failed.Load() && m.coord.View().Writable {
+		ok, err := cl.insert(m)
+		if err != nil || !ok {
 			return done, err
 		}
+		done++
 	}
 	return done, nil
 }
 
-func (cl *Cluster) insert(m *Member) error {
+// insert writes one document on m; false if m's disk failed under it
+// (not acknowledged: the process stops).
+func (cl *Cluster) insert(m *Member) (bool, error) {
 	cl.nextDoc++
 	id := cl.nextDoc
 	doc := bson.D{{Key: "_id", Value: id}, {Key: "by", Value: int32(m.id)}, {Key: "term", Value: m.view.Term}}
 	reply, err := m.run(DB, bson.D{{Key: "insert", Value: Coll}, {Key: "documents", Value: bson.A{doc}},
 		{Key: "writeConcern", Value: bson.D{{Key: "w", Value: int32(1)}}}})
+	if m.fault.failed.Load() {
+		return false, nil // reaped after the step
+	}
 	if err != nil {
-		return fmt.Errorf("n%d: insert %d: %w", m.id, id, err)
+		return false, fmt.Errorf("n%d: insert %d: %w", m.id, id, err)
 	}
 	if n, _ := bsonx.Get(reply, "n"); !isOne(n) {
-		return fmt.Errorf("n%d: insert %d: reply %v", m.id, id, reply)
+		return false, fmt.Errorf("n%d: insert %d: reply %v", m.id, id, reply)
 	}
 	ts, term := m.cat.Oplog().Top()
 	m.pending = append(m.pending, write{id: id, op: topology.OpTime{TS: ts, Term: term}})
-	return nil
+	return true, nil
 }
 
 // Primary returns the index of the writable member with the highest term,
