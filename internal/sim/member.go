@@ -51,7 +51,7 @@ func (cl *Cluster) start(m *Member) error {
 	cat, err := catalog.Open(catalog.Options{
 		Storage: storage.Options{InMemory: true, FS: errorfs.Wrap(m.disk, cl.injector(m)), Logger: log,
 			CacheSizeMB: 1, DocCacheMB: 1},
-		Logger:  log, Now: cl.clk.Now, TTLInterval: -1,
+		Logger: log, Now: cl.clk.Now, TTLInterval: -1,
 	})
 	if err != nil {
 		return fmt.Errorf("sim: open n%d: %w", m.id, err)
