@@ -103,7 +103,7 @@ func (w *Writer) commit() (WriteResult, error) {
 	if w.b.Count() == 0 && len(w.publish) == 0 {
 		return WriteResult{}, nil
 	}
-	if w.unlogged || (len(w.slots) == 0 && len(w.dirty) > 0) {
+	if w.unlogged {
 		w.b.MarkUnlogged()
 	}
 	seq, err := w.commitBatch()
@@ -144,13 +144,9 @@ func (w *Writer) Sync() { w.sync = true }
 // cloning, rollback's document restores), so it appends no oplog entry:
 // the storage invariants check (storage.Batch.MarkUnlogged) then accepts
 // its document writes without entries. An unlogged batch may not append
-// oplog entries.
-//
-// TODO(#10): repl/rollback (setDocument) and repl/initialsync
-// (cloneDocuments) do not call Unlogged yet, so commit also marks every
-// batch that writes documents and appends no entry. Once they do, mark
-// only on Unlogged, so that the check also catches an applier batch that
-// writes a document and loses its entry.
+// oplog entries. Only a batch that calls it is marked: any other batch
+// that writes a replicated document must append the entry naming it (the
+// applier's, the primary's), else the invariants check fails the commit.
 func (w *Writer) Unlogged() { w.unlogged = true }
 
 // AppendOplog appends a replicated entry to the batch with the ts and term

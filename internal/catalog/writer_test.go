@@ -85,7 +85,8 @@ func TestApplyRules(t *testing.T) {
 
 // TestApplyUnlogged: a batch that writes documents without oplog entries
 // (cloning, restores) commits, marked unlogged for the storage invariants
-// check; an unlogged batch appends no entry.
+// check (writer_invariants_test.go: only such a batch); an unlogged batch
+// appends no entry.
 func TestApplyUnlogged(t *testing.T) {
 	c := openMem(t)
 	coll := mustColl(t, c, "app", "a")
@@ -96,7 +97,8 @@ func TestApplyUnlogged(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Apply(func(w *Writer) error { // marked without Unlogged (TODO(#10))
+	if _, err := c.Apply(func(w *Writer) error {
+		w.Unlogged()
 		_, err := w.DeleteDocument(coll, int32(1))
 		return err
 	}); err != nil {

@@ -40,14 +40,20 @@ import (
 //     skips them);
 //   - initial sync's cloning (documents copied from the sync source) and
 //     rollback's document restores: the state they write is already in
-//     the source's history, they append no entry. The catalog's write
-//     primitive marks their batches unlogged (catalog.Writer), which
-//     exempts them from rule 1;
+//     the source's history, they append no entry. Their callers mark
+//     their batches unlogged (catalog.Writer.Unlogged), which exempts
+//     them from rule 1; nothing else is marked, so an applier's batch
+//     that writes a document and loses its entry fails rule 1;
 //   - index builds and rebuilds (CreateIndexes, initial sync's repair of
 //     relaxed unique indexes): entries for documents already committed,
 //     in batches with no document write and no entry for the collection;
 //   - range deletions (drop collection, drop index, drop database), which
-//     the DDL entry in the same batch describes.
+//     the DDL entry in the same batch describes, or which have none on
+//     purpose (rollback's undo of a create or an index build, initial
+//     sync's reset): rules 1 and 2 read only point sets and deletes;
+//   - replication markers (PrefixRepl), and oplog entry deletions
+//     (TruncateOplogAfter, the size cap), in batches of their own: they
+//     write no document, and a deleted entry is not counted as an entry.
 
 // checkBatch panics (invariants.Violated) when b breaks rule 1, 2 or 3.
 func (e *Engine) checkBatch(b *Batch) {

@@ -9,7 +9,8 @@ package initialsync
 //     specs, so later oplog entries (found by UUID) apply to it.
 //   - cloneDocuments writes each document with all of its index entries
 //     and the collection counters in one storage batch (several documents
-//     may share it); no oplog entry is written.
+//     may share it); no oplog entry is written, and the batch is marked
+//     unlogged (catalog.Writer.Unlogged) for the storage invariants check.
 //   - Constraints are relaxed while the data is inconsistent
 //     (catalog.SetRelaxedConstraints): a unique conflict between documents
 //     copied at different moments is resolved by a later entry, and the
@@ -52,6 +53,7 @@ func cloneDocuments(cat *catalog.Catalog, coll *catalog.Collection, raws [][]byt
 		return nil
 	}
 	_, err := cat.Apply(func(w *catalog.Writer) error {
+		w.Unlogged() // the source's later entries bring their history
 		for _, raw := range raws {
 			doc, err := bsonx.Decode(raw)
 			if err != nil {

@@ -6,7 +6,8 @@ package rollback
 // the sync source's entries are fetched from there. Each call is one
 // storage batch under the catalog's write lock, keeping documents, index
 // entries, counters and the in-memory catalog consistent, as every other
-// write.
+// write; setDocument's batches are marked unlogged (catalog.Writer.Unlogged),
+// which exempts their document writes from the storage invariants check.
 
 import (
 	"bytes"
@@ -32,6 +33,7 @@ func setDocument(cat *catalog.Catalog, coll *catalog.Collection, id any, doc bso
 	}
 	var old bson.D
 	_, err := cat.Apply(func(w *catalog.Writer) error {
+		w.Unlogged() // the restored state is in the sync source's history
 		oldRaw, oldDoc, err := w.Document(coll, id)
 		if err != nil {
 			return err
