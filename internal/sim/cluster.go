@@ -63,7 +63,8 @@ func New(opts Options) (*Cluster, error) {
 	opts.defaults()
 	t0 := time.Unix(1_000_000, 0)
 	cl := &Cluster{opts: opts, t0: t0, clk: clock.NewManual(t0), rng: rand.New(rand.NewPCG(opts.Seed, 7)),
-		net: memnet.New(), logger: opts.Logger}
+		net: memnet.New()}
+	cl.logger = slog.New(simTime{h: opts.Logger.Handler(), now: cl.clk.Now})
 	cl.sched = newSchedule(opts.Network, rand.New(rand.NewPCG(opts.Seed, 11)))
 	cl.fatal = installFatalHook()
 	cl.chk = newChecker()

@@ -92,6 +92,21 @@ func (s *fakeSource) find(cmd bson.D) (bson.D, error) {
 	if _, ok := bsonx.Get(cmd, "limit"); ok {
 		limit = 1
 	}
+	if _, ok := bsonx.Get(cmd, "sort"); ok { // {$natural: -1}: the newest entry
+		raws, err := s.cat.Oplog().ReadReverse(bson.Timestamp{}, 1)
+		if err != nil {
+			return nil, err
+		}
+		docs := bson.A{}
+		for _, raw := range raws {
+			d, err := bsonx.Decode(raw)
+			if err != nil {
+				return nil, err
+			}
+			docs = append(docs, d)
+		}
+		return reply(0, "firstBatch", docs), nil
+	}
 	docs, err := s.read(cur, limit)
 	if err != nil {
 		return nil, err

@@ -25,6 +25,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/oplog"
+	"github.com/relaydb/relaydb/internal/repl/cursor"
 	"github.com/relaydb/relaydb/internal/repl/topology"
 )
 
@@ -176,13 +177,31 @@ func (f *Fetcher) pause(ctx context.Context) error {
 	}
 }
 
+// nothingAfter judges a source with no entry at or after our last one's
+// ts: behind us, unless its newest entry is newer than ours by OpTime (a
+// later term with smaller timestamps: a primary elected without our last
+// entries), in which case our entry is not in its history and we must roll
+// back (MongoDB's fetcher compares the source's last applied OpTime the
+// same way).
+func (f *Fetcher) nothingAfter(ctx context.Context, src Source, after topology.OpTime) error {
+	newest, err := cursor.NewestEntry(ctx, src)
+	if err != nil {
+		return fmt.Errorf("fetcher: read the source's newest entry: %w", err)
+	}
+	if newest != nil && after.Less(newest.OpTime()) {
+		return fmt.Errorf("%w: we have %v, the source's newest entry is %v (a later term)",
+			ErrOplogDiverged, after, newest.OpTime())
+	}
+	return fmt.Errorf("%w: no entry at or after %v", ErrSourceBehind, after)
+}
+
 // checkFirst verifies the first batch starts with after and drops it.
 func (f *Fetcher) checkFirst(ctx context.Context, src Source, after topology.OpTime, batch []*oplog.Entry) ([]*oplog.Entry, error) {
 	if after.IsZero() {
 		return batch, nil
 	}
 	if len(batch) == 0 {
-		return nil, fmt.Errorf("%w: no entry at or after %v", ErrSourceBehind, after)
+		return nil, f.nothingAfter(ctx, src, after)
 	}
 	got := topology.OpTime{TS: batch[0].TS, Term: batch[0].Term}
 	if got == after {

@@ -179,3 +179,32 @@ type sourceFunc func(context.Context, string, bson.D) (bson.D, error)
 func (f sourceFunc) Run(ctx context.Context, db string, cmd bson.D) (bson.D, error) {
 	return f(ctx, db, cmd)
 }
+
+// TestFetchDivergedWhenSourceHasALaterTerm: a source with no entry at or
+// after our last entry's ts is behind us only if its newest entry is
+// older than ours by OpTime; a newer term with smaller timestamps (a
+// primary elected without our last entries) means we diverged.
+func TestFetchDivergedWhenSourceHasALaterTerm(t *testing.T) {
+	src := newFakeSource(t)
+	src.write(t, 3)
+	src.cat.Oplog().SetTerm(2)
+	src.write(t, 2)
+	all := sourceEntries(t, src)
+	newest := all[len(all)-1]
+	for _, tc := range []struct {
+		name  string
+		after topology.OpTime
+		want  error
+	}{
+		{"later ts, older term", topology.OpTime{TS: bson.Timestamp{T: newest.TS.T + 10, I: 1}, Term: 1}, ErrOplogDiverged},
+		{"later ts, same term", topology.OpTime{TS: bson.Timestamp{T: newest.TS.T + 10, I: 1}, Term: 2}, ErrSourceBehind},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := (&Fetcher{MaxAwait: 20 * time.Millisecond, BehindWait: time.Millisecond}).Run(context.Background(), src, tc.after,
+				func([]*oplog.Entry) error { t.Fatal("emitted entries"); return nil })
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
