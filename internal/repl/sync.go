@@ -41,7 +41,7 @@ type SyncOptions struct {
 	// Fetcher tunes the fetch (nil: defaults); Clock times the applier's
 	// delay and the retry pause (nil: the wall clock).
 	Fetcher *fetcher.Fetcher
-	Clock   applier.Clock
+	Clock   clock.Sleeper
 	// CloneBatchSize is initial sync's documents per batch (0: the source's).
 	CloneBatchSize int32
 	// Stepped makes the loop run no goroutines of its own: a driver (the
@@ -186,7 +186,7 @@ func (s *syncLoop) round(ctx context.Context, source string, log *slog.Logger) b
 }
 
 // sleep waits d on clk; false if ctx ended first.
-func sleep(ctx context.Context, clk applier.Clock, d time.Duration) bool {
+func sleep(ctx context.Context, clk clock.Sleeper, d time.Duration) bool {
 	select {
 	case <-ctx.Done():
 		return false
@@ -240,7 +240,7 @@ func (s *syncLoop) fetcher(ctx context.Context) *fetcher.Fetcher {
 // coClock is a stepped round's clock: After parks its coroutine.
 type coClock struct {
 	ctx context.Context
-	clk applier.Clock
+	clk clock.Sleeper
 }
 
 func (c coClock) Now() time.Time { return c.clk.Now() }

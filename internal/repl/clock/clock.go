@@ -15,11 +15,17 @@ package clock
 
 import "time"
 
-// Clock is a source of time and timers.
-type Clock interface {
+// Sleeper is what code that only reads the time and waits needs (the
+// fetcher's pauses, the applier's delay); every Clock is one.
+type Sleeper interface {
 	Now() time.Time
 	// After is time.After.
 	After(d time.Duration) <-chan time.Time
+}
+
+// Clock is a source of time and timers.
+type Clock interface {
+	Sleeper
 	// NewTimer and NewTicker are time.NewTimer and time.NewTicker.
 	NewTimer(d time.Duration) Timer
 	NewTicker(d time.Duration) Ticker

@@ -25,6 +25,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/oplog"
+	"github.com/relaydb/relaydb/internal/repl/clock"
 	"github.com/relaydb/relaydb/internal/repl/cursor"
 	"github.com/relaydb/relaydb/internal/repl/topology"
 )
@@ -68,19 +69,8 @@ type Fetcher struct {
 	Logger     *slog.Logger
 	// Clock times the pauses (behind-source polls, an idle source's dead
 	// cursor); nil means the wall clock.
-	Clock Clock
+	Clock clock.Sleeper
 }
-
-// Clock is the fetcher's time source.
-type Clock interface {
-	Now() time.Time
-	After(d time.Duration) <-chan time.Time
-}
-
-type wallClock struct{}
-
-func (wallClock) Now() time.Time                         { return time.Now() }
-func (wallClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // Run tails src from after with the default tuning (see Fetcher.Run).
 func Run(ctx context.Context, src Source, after topology.OpTime, emit func([]*oplog.Entry) error) error {
@@ -163,7 +153,7 @@ func (f *Fetcher) defaults() {
 		f.Logger = slog.Default()
 	}
 	if f.Clock == nil {
-		f.Clock = wallClock{}
+		f.Clock = clock.Real()
 	}
 }
 
