@@ -80,6 +80,10 @@ type Serve struct {
 	// ReplSet is the replica set name; "" runs standalone. Default "".
 	// YAML replication.replSetName, flag --replSet.
 	ReplSet string
+	// ClusterRole is "" (default: not part of a sharded cluster),
+	// "configsvr" or "shardsvr"; either needs ReplSet. YAML
+	// sharding.clusterRole, flags --configsvr and --shardsvr (sharding.go).
+	ClusterRole string
 	// MetricsPort serves Prometheus metrics over HTTP; 0 (default) is off.
 	// YAML relaydb.metricsPort, flag --metricsPort.
 	MetricsPort int
@@ -149,6 +153,9 @@ func (s *Serve) Validate() error {
 	}
 	if strings.ContainsAny(s.ReplSet, "/, \t") {
 		bad("replSet %q must be a bare name (no seed list, spaces or commas)", s.ReplSet)
+	}
+	if err := s.validateSharding(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

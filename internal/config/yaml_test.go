@@ -53,7 +53,7 @@ func TestParseYAML(t *testing.T) {
 		{"unknown nested", "net:\n  prot: 1\n", nil, "unrecognized option: net.prot"},
 		{"unsupported section", "security:\n  authorization: enabled\n", nil, "unsupported option: security"},
 		{"unsupported leaf", "net:\n  tls:\n    mode: requireTLS\n", nil, "unsupported option: net.tls"},
-		{"unsupported sharding", "sharding:\n  clusterRole: shardsvr\n", nil, "unsupported option: sharding"},
+		{"unsupported sharding", "sharding:\n  archiveMovedChunks: true\n", nil, "unsupported option: sharding.archiveMovedChunks"},
 		{"wrong type", "net:\n  port: abc\n", nil, `net.port: "abc" is not a valid int`},
 		{"mapping for scalar", "net:\n  port:\n    x: 1\n", nil, "net.port: must be a scalar"},
 		{"scalar for section", "net: 5\n", nil, "unrecognized option: net"},
