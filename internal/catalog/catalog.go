@@ -90,7 +90,6 @@ type Catalog struct {
 	}
 
 	ttlPaused atomic.Bool // SetTTLPaused
-	relax     relaxState  // relaxed unique constraints (relaxed.go)
 	snaps     snapMgr     // majority-committed snapshots (snapshot.go)
 
 	stop        chan struct{}

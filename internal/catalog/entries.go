@@ -87,8 +87,7 @@ func (w *write) putKeys(idx *Index, keys [][]byte, idKS []byte) error {
 			if other, exists, err := w.b.Get(k); err != nil {
 				return err
 			} else if exists && !bytes.Equal(other, idKS) {
-				if w.c.RelaxedConstraints() { // initial sync: a later entry resolves it
-					w.c.markRebuild(w.coll, idx)
+				if w.relaxedConflict(idx) { // initial sync: a later entry resolves it
 					continue
 				}
 				val, err := keyValueDoc(idx, key)

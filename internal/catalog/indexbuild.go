@@ -115,7 +115,7 @@ func (w *Writer) addIndexes(coll *Collection, add []*Index) error {
 		}
 		idx.ID = id
 	}
-	multi, err := c.buildEntries(coll, add)
+	multi, err := c.buildEntries(coll, add, w.relaxed)
 	if err != nil {
 		c.discardEntries(add)
 		return err
@@ -128,9 +128,11 @@ func (w *Writer) addIndexes(coll *Collection, add []*Index) error {
 	return nil
 }
 
-// buildEntries writes the entries of add for every document of coll.
-func (c *Catalog) buildEntries(coll *Collection, add []*Index) (map[uint32]bool, error) {
-	w := &write{c: c, coll: coll, b: c.eng.NewBatch(), multikey: map[uint32]bool{}}
+// buildEntries writes the entries of add for every document of coll;
+// relaxed (a relaxed Writer's, else nil) collects the unique conflicts it
+// tolerates.
+func (c *Catalog) buildEntries(coll *Collection, add []*Index, relaxed IndexSet) (map[uint32]bool, error) {
+	w := &write{c: c, coll: coll, b: c.eng.NewBatch(), multikey: map[uint32]bool{}, relaxed: relaxed}
 	defer func() { w.b.Close() }()
 	p := storage.DocPrefix(coll.ID)
 	it, err := c.eng.NewIter(p, storage.PrefixEnd(p))

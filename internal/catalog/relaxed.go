@@ -1,81 +1,86 @@
 package catalog
 
-// Relaxed unique constraints, the mode initial sync runs the write
-// primitive in while its data is inconsistent (repl/initialsync).
+// Relaxed unique constraints, a per-batch option of the write primitive
+// (Writer.RelaxUnique) that initial sync takes while its data is
+// inconsistent (repl/initialsync: its cloning batches and, through
+// repl/applier, the batches of the entries it applies).
 //
 // Invariants:
-//   - While constraints are relaxed, a unique secondary-index conflict does
-//     not fail a write: the conflicting entry is left as it is and the
-//     index is marked. RepairRelaxedIndexes rebuilds every marked index
-//     from the documents once the data is consistent again (MongoDB
-//     ignores such conflicts until minValid is reached for the same
-//     reason: every transient conflict is resolved by a later entry).
-//   - The marks are kept under writeMu; turning the mode on forgets the
-//     marks of an earlier relaxed period (its data was reset).
-//
-// TODO(#10): this is catalog-wide state only initial sync uses; a per-batch
-// option of Apply that reports the conflicting indexes to the caller
-// (say Writer.RelaxUnique, the indexes in the WriteResult) would move the
-// marks to repl/initialsync. It needs repl/applier to take that option for
-// the batches it applies during initial sync (an ApplyBatch option that
-// repl/sync_initial.go passes through initialsync.Options.Apply, which
-// also replaces the applier's RelaxedConstraints() check in apply_crud.go),
-// so it waits for the applier's rewrite.
+//   - In a relaxed batch a unique secondary-index conflict does not fail
+//     the write: the conflicting entry is left as it is and the index is
+//     added, once the batch commits, to the caller's IndexSet. The caller
+//     rebuilds those indexes from the documents (RebuildIndexes) once the
+//     data is consistent (MongoDB ignores such conflicts until minValid
+//     is reached for the same reason: every transient conflict is
+//     resolved by a later entry).
+//   - Every other batch (the primary's writes, steady-state application,
+//     rollback, index rebuilds) enforces unique constraints: the option
+//     is the batch's, not the catalog's.
 
 import (
+	"cmp"
 	"fmt"
-	"sync/atomic"
+	"slices"
 
 	"github.com/relaydb/relaydb/internal/storage"
 )
 
-// relaxState is the relaxed-constraints mode.
-type relaxState struct {
-	on      atomic.Bool
-	rebuild map[uint32]uint32 // index id -> collection id; guarded by writeMu
+// IndexRef names an index of a collection by their catalog ids.
+type IndexRef struct{ Coll, Index uint32 }
+
+// IndexSet is a set of indexes, such as the unique indexes relaxed
+// batches left with conflicts (RelaxUnique, RebuildIndexes).
+type IndexSet map[IndexRef]bool
+
+// RelaxUnique makes the batch tolerate unique secondary-index conflicts
+// (see above): once it commits, the indexes it left with conflicts are
+// added to rebuild, which must not be nil. Call it before the batch's
+// writes.
+func (w *Writer) RelaxUnique(rebuild IndexSet) {
+	w.relax = rebuild
+	if w.relaxed == nil {
+		w.relaxed = IndexSet{}
+	}
+	for _, dw := range w.docs {
+		dw.relaxed = w.relaxed
+	}
 }
 
-// SetRelaxedConstraints turns the relaxed mode on or off (see above).
-func (c *Catalog) SetRelaxedConstraints(on bool) {
+// relaxedConflict records, in a relaxed write, that idx of w's collection
+// has a unique conflict; it reports false (the conflict is an error) if
+// the write is not relaxed.
+func (w *write) relaxedConflict(idx *Index) bool {
+	if w.relaxed == nil {
+		return false
+	}
+	w.relaxed[IndexRef{Coll: w.coll.ID, Index: idx.ID}] = true
+	return true
+}
+
+// RebuildIndexes rebuilds, from the documents, each index of set that
+// still exists (a unique index relaxed batches left with conflicts); call
+// it once the data is consistent (constraints are enforced: a conflict
+// now is a real error). It returns how many it rebuilt.
+func (c *Catalog) RebuildIndexes(set IndexSet) (int, error) {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	if on && !c.relax.on.Load() {
-		c.relax.rebuild = nil
+	refs := make([]IndexRef, 0, len(set))
+	for r := range set {
+		refs = append(refs, r)
 	}
-	c.relax.on.Store(on)
-}
-
-// RelaxedConstraints reports whether unique conflicts are tolerated now.
-func (c *Catalog) RelaxedConstraints() bool { return c.relax.on.Load() }
-
-// markRebuild records that idx of coll may hold wrong entries.
-// REQUIRES: c.writeMu.
-func (c *Catalog) markRebuild(coll *Collection, idx *Index) {
-	if c.relax.rebuild == nil {
-		c.relax.rebuild = map[uint32]uint32{}
-	}
-	c.relax.rebuild[idx.ID] = coll.ID
-}
-
-// RepairRelaxedIndexes rebuilds, from the documents, every index that had
-// a unique conflict while constraints were relaxed, and forgets the
-// marks; call it once the data is consistent (constraints enforced again:
-// a conflict now is a real error). It returns how many it rebuilt.
-func (c *Catalog) RepairRelaxedIndexes() (int, error) {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	marked := c.relax.rebuild
-	c.relax.rebuild = nil
+	slices.SortFunc(refs, func(a, b IndexRef) int {
+		return cmp.Or(cmp.Compare(a.Coll, b.Coll), cmp.Compare(a.Index, b.Index))
+	})
 	n := 0
-	for idxID, collID := range marked {
+	for _, r := range refs {
 		c.mu.RLock()
-		coll := c.mu.byID[collID]
+		coll := c.mu.byID[r.Coll]
 		c.mu.RUnlock()
 		if coll == nil {
 			continue // dropped since
 		}
 		for _, idx := range coll.Indexes() {
-			if idx.ID == idxID && !idx.IsID() {
+			if idx.ID == r.Index && !idx.IsID() {
 				if err := c.rebuildIndexLocked(coll, idx); err != nil {
 					return n, fmt.Errorf("catalog: rebuild %s %s: %w", coll.NS(), idx.Name, err)
 				}
@@ -99,7 +104,7 @@ func (c *Catalog) rebuildIndexLocked(coll *Collection, idx *Index) error {
 	if err != nil {
 		return err
 	}
-	multi, err := c.buildEntries(coll, []*Index{idx})
+	multi, err := c.buildEntries(coll, []*Index{idx}, nil)
 	if err != nil || !multi[idx.ID] || idx.Multikey {
 		return err
 	}

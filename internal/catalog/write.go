@@ -42,6 +42,9 @@ type write struct {
 	multikey map[uint32]bool // indexes that become multikey
 	dCount   int64
 	dSize    int64
+	// relaxed: unique conflicts are tolerated and recorded here (a
+	// Writer's RelaxUnique); nil: they are errors.
+	relaxed IndexSet
 }
 
 // Insert writes doc (which must have an _id), its index entries and its

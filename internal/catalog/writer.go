@@ -43,6 +43,10 @@ type Writer struct {
 	read    *readCache // the last document read (PutDocument after Document reads once)
 	// unlogged: documents written without oplog entries on purpose (Unlogged).
 	unlogged bool
+	// relax is the caller's set of indexes to rebuild (RelaxUnique; nil:
+	// unique constraints are enforced); relaxed, the batch's conflicts,
+	// added to relax once it commits.
+	relax, relaxed IndexSet
 }
 
 // Apply runs fn with a Writer under the catalog's write lock and commits
@@ -109,6 +113,9 @@ func (w *Writer) commit() (WriteResult, error) {
 	seq, err := w.commitBatch()
 	if err != nil {
 		return WriteResult{}, fmt.Errorf("catalog: commit batch: %w", err)
+	}
+	for r := range w.relaxed {
+		w.relax[r] = true
 	}
 	w.c.mu.Lock()
 	for _, p := range w.publish {

@@ -41,8 +41,8 @@ func (w *Writer) Document(coll *Collection, id any) ([]byte, bson.D, error) {
 // document with that _id if there is one: only the index entries whose
 // keys change are rewritten, and the counters follow. raw is doc's
 // encoding (nil: PutDocument encodes it). Errors: DuplicateKey
-// (*DuplicateKeyError) on a unique secondary index unless constraints are
-// relaxed (SetRelaxedConstraints), CannotIndexParallelArrays (171).
+// (*DuplicateKeyError) on a unique secondary index unless the batch is
+// relaxed (RelaxUnique), CannotIndexParallelArrays (171).
 func (w *Writer) PutDocument(coll *Collection, doc bson.D, raw []byte) error {
 	dw, err := w.docWrite(coll)
 	if err != nil {
@@ -139,7 +139,7 @@ func (w *Writer) docWrite(coll *Collection) (*write, error) {
 	if w.docs == nil {
 		w.docs = map[uint32]*write{}
 	}
-	dw := &write{c: w.c, coll: live, b: w.b}
+	dw := &write{c: w.c, coll: live, b: w.b, relaxed: w.relaxed}
 	w.docs[coll.ID] = dw
 	return dw, nil
 }

@@ -121,3 +121,61 @@ func TestApplyUnlogged(t *testing.T) {
 	}
 	mustVerify(t, c)
 }
+
+// TestApplyRelaxUnique: a relaxed batch tolerates a unique conflict and,
+// once it commits, lists the index in the caller's set; a relaxed batch
+// that fails lists nothing; other batches enforce the constraint; the
+// rebuild of the listed indexes leaves them matching the documents.
+func TestApplyRelaxUnique(t *testing.T) {
+	c := openMem(t)
+	coll := mustColl(t, c, "app", "a")
+	mustIndex(t, c, coll, spec("u_1", d("u", 1), "unique", true))
+	mustInsert(t, c, coll, d("_id", 1, "u", 1))
+	put := func(doc bson.D) func(w *Writer) error {
+		return func(w *Writer) error { w.Unlogged(); return w.PutDocument(coll, doc, nil) }
+	}
+	var dup *DuplicateKeyError
+	if _, err := c.Apply(put(d("_id", 2, "u", 1))); !mongoerrAs(err, &dup) {
+		t.Fatalf("strict batch: %v", err)
+	}
+	rebuild := IndexSet{}
+	boom := errors.New("boom")
+	if _, err := c.Apply(func(w *Writer) error {
+		w.RelaxUnique(rebuild)
+		if err := put(d("_id", 2, "u", 1))(w); err != nil {
+			return err
+		}
+		return boom
+	}); !errors.Is(err, boom) || len(rebuild) != 0 {
+		t.Fatalf("failed relaxed batch: %v, listed %v", err, rebuild)
+	}
+	if _, err := c.Apply(func(w *Writer) error {
+		if err := put(d("_id", 2, "u", 1))(w); err != nil { // before RelaxUnique: strict
+			return err
+		}
+		w.RelaxUnique(rebuild)
+		return put(d("_id", 3, "u", 1))(w)
+	}); err == nil {
+		t.Fatal("a write before RelaxUnique should be strict")
+	}
+	if _, err := c.Apply(func(w *Writer) error {
+		w.RelaxUnique(rebuild)
+		return put(d("_id", 2, "u", 1))(w)
+	}); err != nil {
+		t.Fatalf("relaxed batch: %v", err)
+	}
+	idx := live(c, coll).Indexes()[1]
+	if len(rebuild) != 1 || !rebuild[IndexRef{Coll: coll.ID, Index: idx.ID}] {
+		t.Fatalf("listed %v, want index %d of %d", rebuild, idx.ID, coll.ID)
+	}
+	if _, err := c.Apply(put(d("_id", 1, "u", 5))); err != nil { // resolves the conflict
+		t.Fatal(err)
+	}
+	if r, _ := c.Check(); r.OK() {
+		t.Fatal("expected the tolerated conflict to show before the rebuild")
+	}
+	if n, err := c.RebuildIndexes(rebuild); err != nil || n != 1 {
+		t.Fatalf("rebuild = %d, %v", n, err)
+	}
+	mustVerify(t, c)
+}

@@ -27,8 +27,8 @@ func (s *syncLoop) maybeInitialSync(ctx context.Context, conn fetcher.Source, lo
 	log.Info("initial sync starting")
 	res, err := initialsync.Run(ctx, s.o.Catalog, conn, initialsync.Options{
 		Logger: log, BatchSize: s.o.CloneBatchSize, Fetcher: s.fetcher(ctx),
-		Apply: func(_ context.Context, b []*oplog.Entry) error {
-			if _, err := applier.ApplyBatch(s.o.Catalog, b, log); err != nil {
+		Apply: func(_ context.Context, b []*oplog.Entry, o applier.BatchOptions) error {
+			if _, err := applier.ApplyBatchWith(s.o.Catalog, b, log, o); err != nil {
 				return err
 			}
 			s.o.Observe(b)

@@ -21,8 +21,9 @@ package applier
 //   - Unique-index conflicts are errors (DuplicateKey), as in MongoDB's
 //     steady-state replication: our unique indexes cannot hold the
 //     transient duplicates MongoDB's relaxed secondaries allow. Initial
-//     sync relaxes them (catalog.SetRelaxedConstraints), and then also
-//     skips updates that do not apply to a (newer) cloned document.
+//     sync's batches are relaxed (BatchOptions.Relaxed, which each entry's
+//     batch takes: catalog.Writer.RelaxUnique), and then also skip
+//     updates that do not apply to a (newer) cloned document.
 
 import (
 	"bytes"
@@ -50,6 +51,22 @@ var ErrOplogMismatch = errors.New("applier: replicated entry conflicts with the 
 // ORaw (the encoded document) to avoid encoding it twice. log (nil:
 // slog.Default()) hears, at debug level, about entries without effect.
 func ApplyBatch(cat *catalog.Catalog, entries []*oplog.Entry, log *slog.Logger) (uint64, error) {
+	return ApplyBatchWith(cat, entries, log, BatchOptions{})
+}
+
+// BatchOptions modify ApplyBatchWith.
+type BatchOptions struct {
+	// Relaxed, if not nil, relaxes the batch of each entry: a unique
+	// conflict is tolerated and its index added to Relaxed
+	// (catalog.Writer.RelaxUnique; the caller rebuilds them with
+	// catalog.RebuildIndexes once the data is consistent), and an update
+	// that does not apply to the stored (possibly newer) document is
+	// skipped. Initial sync's application, until its data is consistent.
+	Relaxed catalog.IndexSet
+}
+
+// ApplyBatchWith is ApplyBatch with options.
+func ApplyBatchWith(cat *catalog.Catalog, entries []*oplog.Entry, log *slog.Logger, o BatchOptions) (uint64, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -58,7 +75,7 @@ func ApplyBatch(cat *catalog.Catalog, entries []*oplog.Entry, log *slog.Logger) 
 		if i > 0 && !e.TS.After(entries[i-1].TS) {
 			return last, fmt.Errorf("applier: entry %v not after %v", e.TS, entries[i-1].TS)
 		}
-		seq, err := applyEntry(cat, e, log)
+		seq, err := applyEntry(cat, e, log, o)
 		if err != nil {
 			return last, fmt.Errorf("applier: apply %s %s at %v (term %d): %w", e.Op, e.NS, e.TS, e.Term, err)
 		}
@@ -73,16 +90,21 @@ type entryApply struct {
 	w   *catalog.Writer
 	e   *oplog.Entry
 	log *slog.Logger
+	// relaxed: the batch is relaxed (BatchOptions.Relaxed).
+	relaxed bool
 }
 
 // applyEntry applies one entry: its effect, the entry and appliedThrough
 // in one batch, or nothing when the local oplog already holds it.
-func applyEntry(cat *catalog.Catalog, e *oplog.Entry, log *slog.Logger) (uint64, error) {
+func applyEntry(cat *catalog.Catalog, e *oplog.Entry, log *slog.Logger, o BatchOptions) (uint64, error) {
 	r, err := cat.Apply(func(w *catalog.Writer) error {
 		if top, _ := cat.Oplog().Top(); !e.TS.After(top) {
 			return checkPresent(cat, e)
 		}
-		a := &entryApply{cat: cat, w: w, e: e, log: log}
+		a := &entryApply{cat: cat, w: w, e: e, log: log, relaxed: o.Relaxed != nil}
+		if a.relaxed {
+			w.RelaxUnique(o.Relaxed)
+		}
 		if err := a.effect(); err != nil {
 			return err
 		}

@@ -59,7 +59,7 @@ func (a *entryApply) update() error {
 	if err == nil {
 		newDoc, err = keepID(newDoc, id)
 	}
-	if err != nil && a.cat.RelaxedConstraints() { // initial sync: the document may be from the future
+	if err != nil && a.relaxed { // initial sync: the document may be from the future
 		return a.skip("update does not apply during initial sync: " + err.Error())
 	}
 	if err != nil {

@@ -19,6 +19,9 @@ type cloner struct {
 	src   Source
 	batch int32
 	stats *Result
+	// rebuild collects the unique indexes the (relaxed) cloning batches
+	// left with conflicts.
+	rebuild catalog.IndexSet
 }
 
 // databases lists the source's databases to clone (all but local).
@@ -144,7 +147,7 @@ func (cl *cloner) copyDocuments(ctx context.Context, coll *catalog.Collection) e
 			}
 			raws = append(raws, raw)
 		}
-		if err := cloneDocuments(cl.cat, coll, raws); err != nil {
+		if err := cloneDocuments(cl.cat, coll, raws, cl.rebuild); err != nil {
 			return err
 		}
 		cl.stats.Documents += int64(len(raws))

@@ -17,10 +17,12 @@
 //   - Documents cloned after the begin point may already hold the effects
 //     of entries being applied: application is idempotent (inserts
 //     upsert, updates/deletes of missing documents are skipped), and
-//     until the stop point is applied the catalog runs with relaxed
-//     constraints (unique conflicts and updates that do not apply to a
-//     newer document are tolerated; the indexes involved are rebuilt at
-//     the end). minValid is set to the stop point before applying.
+//     until the stop point is applied every batch initial sync writes is
+//     relaxed (catalog.Writer.RelaxUnique; applier.BatchOptions.Relaxed):
+//     unique conflicts and updates that do not apply to a newer document
+//     are tolerated, and the unique indexes involved, which initial sync
+//     lists, are rebuilt at the end. minValid is set to the stop point
+//     before applying.
 //   - Run returns only once the data is consistent (nil error) or with
 //     the flag still set (any error): the caller retries.
 package initialsync
@@ -56,9 +58,11 @@ type Options struct {
 	// BatchSize is the number of documents per find/getMore batch of the
 	// clone; 0 lets the source choose.
 	BatchSize int32
-	// Apply applies fetched oplog entries; nil means applier.ApplyBatch.
-	// It must write the entries to the local oplog as ApplyBatch does.
-	Apply func(ctx context.Context, batch []*oplog.Entry) error
+	// Apply applies fetched oplog entries with the options it is given
+	// (relaxed application); nil means applier.ApplyBatchWith. It must
+	// write the entries to the local oplog as ApplyBatchWith does, and
+	// pass it the options.
+	Apply func(ctx context.Context, batch []*oplog.Entry, o applier.BatchOptions) error
 	// Fetcher tunes the oplog fetch of the catch-up phase.
 	Fetcher *fetcher.Fetcher
 	// AfterClone, if set, is called between the clone and the stop point
@@ -93,8 +97,8 @@ func Run(ctx context.Context, cat *catalog.Catalog, src Source, o Options) (Resu
 		o.Logger = slog.Default()
 	}
 	if o.Apply == nil {
-		o.Apply = func(_ context.Context, b []*oplog.Entry) error {
-			_, err := applier.ApplyBatch(cat, b, o.Logger)
+		o.Apply = func(_ context.Context, b []*oplog.Entry, bo applier.BatchOptions) error {
+			_, err := applier.ApplyBatchWith(cat, b, o.Logger, bo)
 			return err
 		}
 	}
@@ -123,10 +127,9 @@ func run(ctx context.Context, cat *catalog.Catalog, src Source, o Options) (Resu
 	if err := resetForInitialSync(cat); err != nil {
 		return res, err
 	}
-	cat.SetRelaxedConstraints(true)
-	defer cat.SetRelaxedConstraints(false)
+	rebuild := catalog.IndexSet{} // unique indexes relaxed batches left with conflicts
 	o.Logger.Info("initial sync: cloning", "begin", res.Begin)
-	cl := &cloner{cat: cat, src: src, batch: o.BatchSize, stats: &res}
+	cl := &cloner{cat: cat, src: src, batch: o.BatchSize, stats: &res, rebuild: rebuild}
 	if err := cl.cloneAll(ctx); err != nil {
 		return res, fmt.Errorf("clone: %w", err)
 	}
@@ -143,10 +146,10 @@ func run(ctx context.Context, cat *catalog.Catalog, src Source, o Options) (Resu
 	if err := markers.SetMinValid(cat, res.Stop); err != nil {
 		return res, err
 	}
-	if res.Applied, err = catchUp(ctx, src, begin, res.Stop, o); err != nil {
+	if res.Applied, err = catchUp(ctx, src, begin, res.Stop, o, applier.BatchOptions{Relaxed: rebuild}); err != nil {
 		return res, fmt.Errorf("apply the oplog: %w", err)
 	}
-	return res, finish(cat, &res)
+	return res, finish(cat, rebuild, &res)
 }
 
 func emptyErr(e *oplog.Entry) error {
@@ -156,11 +159,11 @@ func emptyErr(e *oplog.Entry) error {
 	return nil
 }
 
-// finish enforces constraints again, rebuilds the indexes relaxed
-// application may have left wrong and clears the flag.
-func finish(cat *catalog.Catalog, res *Result) error {
-	cat.SetRelaxedConstraints(false)
-	n, err := cat.RepairRelaxedIndexes()
+// finish rebuilds the indexes relaxed batches may have left wrong (the
+// data is consistent: constraints are enforced from now on) and clears
+// the flag.
+func finish(cat *catalog.Catalog, rebuild catalog.IndexSet, res *Result) error {
+	n, err := cat.RebuildIndexes(rebuild)
 	res.Rebuilt = n
 	if err != nil {
 		return err
@@ -172,17 +175,18 @@ func finish(cat *catalog.Catalog, res *Result) error {
 var errReached = errors.New("stop point reached")
 
 // catchUp applies begin, then the source's entries after it, until the
-// stop point is applied; it returns the last applied OpTime.
-func catchUp(ctx context.Context, src Source, begin *oplog.Entry, stop topology.OpTime, o Options) (topology.OpTime, error) {
+// stop point is applied, with the options bo; it returns the last applied
+// OpTime.
+func catchUp(ctx context.Context, src Source, begin *oplog.Entry, stop topology.OpTime, o Options, bo applier.BatchOptions) (topology.OpTime, error) {
 	last := begin.OpTime()
-	if err := o.Apply(ctx, []*oplog.Entry{begin}); err != nil {
+	if err := o.Apply(ctx, []*oplog.Entry{begin}, bo); err != nil {
 		return last, err
 	}
 	if !last.Less(stop) {
 		return last, nil
 	}
 	err := o.Fetcher.Run(ctx, src, last, func(batch []*oplog.Entry) error {
-		if err := o.Apply(ctx, batch); err != nil {
+		if err := o.Apply(ctx, batch, bo); err != nil {
 			return err
 		}
 		last = batch[len(batch)-1].OpTime()

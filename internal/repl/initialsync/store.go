@@ -11,10 +11,10 @@ package initialsync
 //     and the collection counters in one storage batch (several documents
 //     may share it); no oplog entry is written, and the batch is marked
 //     unlogged (catalog.Writer.Unlogged) for the storage invariants check.
-//   - Constraints are relaxed while the data is inconsistent
-//     (catalog.SetRelaxedConstraints): a unique conflict between documents
-//     copied at different moments is resolved by a later entry, and the
-//     indexes involved are rebuilt at the end.
+//   - The cloning batches are relaxed (catalog.Writer.RelaxUnique): a
+//     unique conflict between documents copied at different moments is
+//     resolved by a later entry; the indexes involved are collected in
+//     the caller's set and rebuilt at the end.
 
 import (
 	"fmt"
@@ -47,13 +47,18 @@ func cloneCollection(cat *catalog.Catalog, db, name string, uuid bson.Binary, op
 
 // cloneDocuments stores raw documents (each with an _id) in coll with
 // their index entries and the counters, in one batch and without oplog
-// entries. A document whose _id is present replaces it.
-func cloneDocuments(cat *catalog.Catalog, coll *catalog.Collection, raws [][]byte) error {
+// entries. A document whose _id is present replaces it. With rebuild not
+// nil the batch is relaxed: a unique conflict adds its index to rebuild
+// instead of failing (catalog.Writer.RelaxUnique).
+func cloneDocuments(cat *catalog.Catalog, coll *catalog.Collection, raws [][]byte, rebuild catalog.IndexSet) error {
 	if len(raws) == 0 {
 		return nil
 	}
 	_, err := cat.Apply(func(w *catalog.Writer) error {
 		w.Unlogged() // the source's later entries bring their history
+		if rebuild != nil {
+			w.RelaxUnique(rebuild)
+		}
 		for _, raw := range raws {
 			doc, err := bsonx.Decode(raw)
 			if err != nil {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/catalog"
 )
 
 func d(kv ...any) bson.D {
@@ -49,7 +51,7 @@ func TestCloneWritesNoOplogAndKeepsCounters(t *testing.T) {
 	}
 	docs := [][]byte{encode(t, d("_id", 1, "x", 1, "t", bson.A{"a", "b"})), encode(t, d("_id", 2, "x", 2)),
 		encode(t, d("_id", 1, "x", 3))} // the last replaces the first
-	if err := cloneDocuments(c, coll, docs); err != nil {
+	if err := cloneDocuments(c, coll, docs, nil); err != nil {
 		t.Fatal(err)
 	}
 	coll = c.CollectionByUUID(coll.UUID)
@@ -80,25 +82,27 @@ func TestRelaxedUniqueConflictIsRepaired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.SetRelaxedConstraints(true)
-	if err := cloneDocuments(c, coll, [][]byte{encode(t, d("_id", 1, "x", 5)), encode(t, d("_id", 2, "x", 5))}); err != nil {
+	rebuild := catalog.IndexSet{}
+	if err := cloneDocuments(c, coll, [][]byte{encode(t, d("_id", 1, "x", 5)), encode(t, d("_id", 2, "x", 5))}, rebuild); err != nil {
 		t.Fatalf("relaxed clone: %v", err)
 	}
 	// A later write resolves the conflict (as a later oplog entry would).
-	if err := cloneDocuments(c, coll, [][]byte{encode(t, d("_id", 1, "x", 6))}); err != nil {
+	if err := cloneDocuments(c, coll, [][]byte{encode(t, d("_id", 1, "x", 6))}, rebuild); err != nil {
 		t.Fatal(err)
 	}
-	c.SetRelaxedConstraints(false)
+	if len(rebuild) != 1 {
+		t.Fatalf("indexes to rebuild: %v", rebuild)
+	}
 	if r, _ := c.Check(); r.OK() {
 		t.Fatal("expected the skipped entry to show before the repair")
 	}
-	if n, err := c.RepairRelaxedIndexes(); err != nil || n != 1 {
+	if n, err := c.RebuildIndexes(rebuild); err != nil || n != 1 {
 		t.Fatalf("repair = %d, %v", n, err)
 	}
 	if r, err := c.Check(); err != nil || !r.OK() {
 		t.Fatalf("verify after repair: %v %v", r.Problems, err)
 	}
-	if err := cloneDocuments(c, coll, [][]byte{encode(t, d("_id", 3, "x", 6))}); err == nil {
+	if err := cloneDocuments(c, coll, [][]byte{encode(t, d("_id", 3, "x", 6))}, nil); err == nil {
 		t.Fatal("strict mode accepted a unique conflict")
 	}
 }

@@ -121,7 +121,7 @@ func (r *run) undoCollection(p *plan, idx []int, fetched []bson.D) error {
 // (the refetched document is newer than an untouched local one) needs an
 // initial sync.
 // TODO(#4): relax unique constraints until minValid instead, as MongoDB
-// does (catalog.SetRelaxedConstraints + RepairRelaxedIndexes).
+// does (catalog.Writer.RelaxUnique + RebuildIndexes).
 func setError(err error) error {
 	var dup *catalog.DuplicateKeyError
 	if errors.As(err, &dup) {
