@@ -42,6 +42,7 @@ const (
 	EmptyFieldName                           Code = 56
 	DottedFieldName                          Code = 57
 	CommandNotFound                          Code = 59
+	ShardKeyNotFound                         Code = 61
 	OplogOperationUnsupported                Code = 62
 	WriteConcernFailed                       Code = 64
 	MultipleErrorsOccurred                   Code = 65
@@ -150,6 +151,7 @@ var names = map[Code]string{
 	EmptyFieldName:                           "EmptyFieldName",
 	DottedFieldName:                          "DottedFieldName",
 	CommandNotFound:                          "CommandNotFound",
+	ShardKeyNotFound:                         "ShardKeyNotFound",
 	OplogOperationUnsupported:                "OplogOperationUnsupported",
 	WriteConcernFailed:                       "WriteConcernFailed",
 	MultipleErrorsOccurred:                   "MultipleErrorsOccurred",
