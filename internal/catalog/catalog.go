@@ -33,6 +33,8 @@
 //     rollback's restores) is marked unlogged (Writer.Unlogged,
 //     storage.Batch.MarkUnlogged), the one exemption of the storage
 //     invariants check's rule "a document and its entry share one batch".
+//     A batch may tolerate unique conflicts (Writer.RelaxUnique, initial
+//     sync's batches only; relaxed.go), listing the indexes to rebuild.
 //     Only TruncateOplogAfter acts outside the batch (at once; callers
 //     guard it with a truncate-after marker).
 //   - Reads are lock-free: they go straight to Pebble. Collection and Index
