@@ -27,6 +27,7 @@ func usage() {
 
 Usage:
   relaydb serve [flags]          run a data node (like mongod); --help for flags
+  relaydb router --configdb cfg/h:p --port N   run a query router (like mongos)
   relaydb cluster up|status|down|kill|restart   local replica sets on loopback
   relaydb bench load|run|suite    YCSB-compatible benchmarks; --help for options
   relaydb tool verify --dbpath D check a data directory offline
@@ -43,6 +44,8 @@ func main() {
 	switch os.Args[1] {
 	case "serve":
 		code = serve(os.Args[2:])
+	case "router":
+		code = routerMain(os.Args[2:])
 	case "tool":
 		code = tool(os.Args[2:])
 	case "bench":

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/relaydb/relaydb/internal/config"
+	"github.com/relaydb/relaydb/internal/shard/router"
+)
+
+// routerMain runs `relaydb router`, the query router of a sharded cluster
+// (mongos): relaydb router --configdb cfg/host:port[,...] --port N.
+func routerMain(args []string) int {
+	cfg := &config.Router{}
+	fs := flag.NewFlagSet("relaydb router", flag.ContinueOnError)
+	config.BindRouterFlags(fs, cfg)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitBadOptions
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "relaydb router: unexpected argument %q\n", fs.Arg(0))
+		return exitBadOptions
+	}
+	if err := config.ResolveRouter(fs, cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)
+		return exitBadOptions
+	}
+	// The logger takes a data node's log options; the router has the same.
+	log, closeLog, err := newLogger(&config.Serve{LogPath: cfg.LogPath, LogAppend: cfg.LogAppend, LogVerbosity: cfg.LogVerbosity})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)
+		return exitBadOptions
+	}
+	defer closeLog()
+	return runRouter(cfg, log)
+}
+
+func runRouter(cfg *config.Router, log *slog.Logger) int {
+	log.Info("relaydb router starting", "version", Version, "pid", os.Getpid(), "port", cfg.Port, "configdb", cfg.ConfigDB)
+	for _, w := range cfg.Warnings {
+		log.Warn("configuration", "warning", w)
+	}
+	stop := make(chan struct{}, 1)
+	r, err := router.New(router.Options{
+		ConfigDB: cfg.ConfigDB, Version: Version, GitCommit: gitCommit, Logger: log,
+		Shutdown: func() {
+			select {
+			case stop <- struct{}{}:
+			default:
+			}
+		},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)
+		return exitBadOptions
+	}
+	defer r.Close()
+	var addrs []string
+	for _, ip := range strings.Split(cfg.BindIP, ",") {
+		if ip = strings.TrimSpace(ip); ip != "" {
+			addrs = append(addrs, net.JoinHostPort(ip, strconv.Itoa(cfg.Port)))
+		}
+	}
+	ln, err := router.Listen(r, addrs, cfg.MaxConns, log)
+	if err != nil {
+		log.Error("cannot listen", "err", err)
+		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return exitNetError
+		}
+		return exitError
+	}
+	go ln.Serve()
+	log.Info("waiting for connections", "addr", ln.Addr().String())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	select {
+	case s := <-sigs:
+		log.Info("received signal; shutting down", "signal", s.String())
+	case <-stop:
+		log.Info("shutting down on request")
+	}
+	r.BeginShutdown()
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	ln.Shutdown(ctx)
+	log.Info("shutdown complete")
+	return exitOK
+}

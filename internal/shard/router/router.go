@@ -1,0 +1,260 @@
+package router
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/command"
+	"github.com/relaydb/relaydb/internal/config"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/netclient"
+	"github.com/relaydb/relaydb/internal/shard/configsvr"
+)
+
+// Options configure a Router.
+type Options struct {
+	// ConfigDB is the config server replica set, "setName/h:p,...".
+	ConfigDB  string
+	Version   string // MongoDB version claimed (buildInfo, serverStatus)
+	GitCommit string
+	// Shutdown asks the process to stop (the shutdown command); may be nil.
+	Shutdown func()
+	Logger   *slog.Logger
+	// Pool is the node-to-node client; nil makes one (closed by Close).
+	Pool *netclient.Pool
+}
+
+// Router routes client commands to shards. It is safe for concurrent use.
+type Router struct {
+	opts     Options
+	log      *slog.Logger
+	pool     *netclient.Pool
+	ownPool  bool
+	cfg      *replSet // the config server replica set
+	cfgName  string
+	meta     *configsvr.Catalog
+	cursors  *cursorTable
+	txns     *txnTable
+	start    time.Time
+	ctx      context.Context // cancelled by Close: ends shard calls
+	cancel   context.CancelFunc
+	done     chan struct{} // closed by BeginShutdown: wakes awaitable hellos
+	stopOnce sync.Once
+	stats    stats
+
+	mu struct {
+		sync.Mutex
+		shards map[string]*replSet           // by shard _id, from config.shards
+		dbs    map[string]configsvr.Database // cache of config.databases
+	}
+}
+
+// stats are serverStatus's counters.
+type stats struct {
+	connCurrent, connTotal atomic.Int64
+	commands, forwarded    atomic.Int64
+	failed                 atomic.Int64
+}
+
+// New returns a router for the config servers in opts.ConfigDB. It does
+// not contact them until a command needs metadata.
+func New(opts Options) (*Router, error) {
+	name, seeds, err := config.ParseConfigDB(opts.ConfigDB)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	r := &Router{opts: opts, log: opts.Logger, pool: opts.Pool, cfgName: name,
+		cursors: newCursorTable(), txns: newTxnTable(), start: time.Now(), done: make(chan struct{})}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	if r.pool == nil {
+		r.pool, r.ownPool = netclient.NewPool(netclient.Options{Logger: opts.Logger}), true
+	}
+	r.cfg = newReplSet(name, seeds, r.pool)
+	r.meta = configsvr.NewCatalog(configRunner{r.cfg})
+	r.mu.shards = map[string]*replSet{}
+	r.mu.dbs = map[string]configsvr.Database{}
+	return r, nil
+}
+
+// configRunner runs metadata commands on the config server primary; they
+// are reads or idempotent inserts (an _id collision is detected), so a
+// network failure may be retried.
+type configRunner struct{ s *replSet }
+
+func (c configRunner) Run(ctx context.Context, db string, cmd bson.D) (bson.D, error) {
+	return c.s.Run(ctx, db, cmd, true)
+}
+
+// BeginShutdown wakes waiting hellos; Close releases connections.
+func (r *Router) BeginShutdown() { r.stopOnce.Do(func() { close(r.done) }) }
+
+// Close closes the router's pool if it made it.
+func (r *Router) Close() {
+	r.BeginShutdown()
+	r.cancel()
+	if r.ownPool {
+		r.pool.Close()
+	}
+}
+
+// ConnOpened and ConnClosed count client connections.
+func (r *Router) ConnOpened() { r.stats.connCurrent.Add(1); r.stats.connTotal.Add(1) }
+
+// ConnClosed is called when a client connection ends.
+func (r *Router) ConnClosed(*command.Conn) { r.stats.connCurrent.Add(-1) }
+
+// Handle runs one OP_MSG request and returns the encoded reply document.
+func (r *Router) Handle(conn *command.Conn, req *command.Request) []byte {
+	cmd, err := bsonx.Decode(req.Body)
+	if err != nil {
+		return r.ErrorReply(err)
+	}
+	for _, s := range req.Sequences {
+		arr := make(bson.A, 0, len(s.Docs))
+		for _, raw := range s.Docs {
+			doc, err := bsonx.Decode(raw)
+			if err != nil {
+				return r.ErrorReply(err)
+			}
+			arr = append(arr, doc)
+		}
+		cmd = append(cmd, bson.E{Key: s.Identifier, Value: arr})
+	}
+	db, _ := bsonx.Get(cmd, "$db")
+	dbName, ok := db.(string)
+	if !ok {
+		return r.ErrorReply(mongoerr.New(mongoerr.FailedToParse, "OP_MSG requests require a $db argument"))
+	}
+	return r.run(conn, dbName, withoutField(cmd, "$db"))
+}
+
+// HandleLegacy answers the OP_QUERY handshake (hello, isMaster) drivers
+// may open with; anything else is refused as mongos does.
+func (r *Router) HandleLegacy(conn *command.Conn, fullName string, query []byte) []byte {
+	db, coll, _ := strings.Cut(fullName, ".")
+	cmd, err := bsonx.Decode(query)
+	if err != nil {
+		return r.ErrorReply(err)
+	}
+	if len(cmd) > 0 && (cmd[0].Key == "$query" || cmd[0].Key == "query") {
+		if inner, ok := cmd[0].Value.(bson.D); ok {
+			cmd = inner
+		}
+	}
+	name := cmdName(cmd)
+	if coll != "$cmd" || (name != "hello" && name != "isMaster" && name != "ismaster") {
+		return r.ErrorReply(mongoerr.New(mongoerr.UnsupportedOpQueryCommand, "Unsupported OP_QUERY command: %s. The client driver may require an upgrade.", name))
+	}
+	return r.run(conn, db, cmd)
+}
+
+func (r *Router) run(conn *command.Conn, db string, cmd bson.D) []byte {
+	if len(cmd) == 0 {
+		return r.ErrorReply(mongoerr.New(mongoerr.FailedToParse, "Empty command object"))
+	}
+	r.stats.commands.Add(1)
+	reply, err := r.invoke(conn, db, cmd)
+	if err != nil {
+		r.stats.failed.Add(1)
+		return r.ErrorReply(err)
+	}
+	b, err := bsonx.Encode(reply)
+	if err != nil {
+		return r.ErrorReply(fmt.Errorf("encoding the %s reply: %w", cmdName(cmd), err))
+	}
+	return b
+}
+
+// invoke runs a router command or forwards cmd; the reply carries ok.
+func (r *Router) invoke(conn *command.Conn, db string, cmd bson.D) (reply bson.D, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("command panicked", "command", cmdName(cmd), "panic", p, "stack", string(debug.Stack()))
+			reply, err = nil, mongoerr.New(mongoerr.InternalError, "internal error in %s: %v", cmdName(cmd), p)
+		}
+	}()
+	c := &call{r: r, conn: conn, db: db, cmd: cmd, name: cmdName(cmd), ctx: r.ctx}
+	if h, ok := localCommands[c.name]; ok {
+		if h.adminOnly && db != "admin" {
+			return nil, mongoerr.New(mongoerr.Unauthorized, "%s may only be run against the admin database.", c.name)
+		}
+		out, err := h.fn(c)
+		if err != nil {
+			return nil, err
+		}
+		return append(out, bson.E{Key: "ok", Value: 1.0}), nil
+	}
+	r.stats.forwarded.Add(1)
+	return r.forward(c)
+}
+
+// call is one command being served.
+type call struct {
+	r    *Router
+	conn *command.Conn
+	db   string
+	cmd  bson.D
+	name string
+	ctx  context.Context
+}
+
+// ErrorReply encodes err as {ok: 0, errmsg, code, codeName[, errorLabels]}.
+func (r *Router) ErrorReply(err error) []byte {
+	b, _ := bsonx.Encode(errorDoc(err))
+	return b
+}
+
+func errorDoc(err error) bson.D {
+	me := mongoerr.From(err)
+	doc := bson.D{
+		{Key: "ok", Value: 0.0},
+		{Key: "errmsg", Value: me.Msg},
+		{Key: "code", Value: int32(me.Code)},
+		{Key: "codeName", Value: codeName(me.Code)},
+	}
+	if len(me.Labels) > 0 {
+		labels := make(bson.A, len(me.Labels))
+		for i, l := range me.Labels {
+			labels[i] = l
+		}
+		doc = append(doc, bson.E{Key: "errorLabels", Value: labels})
+	}
+	return doc
+}
+
+func codeName(c mongoerr.Code) string {
+	switch c {
+	case codeFailedToSatisfyReadPreference:
+		return "FailedToSatisfyReadPreference"
+	case codeOperationNotSupportedInTransaction:
+		return "OperationNotSupportedInTransaction"
+	case configsvr.ShardNotFound:
+		return "ShardNotFound"
+	case configsvr.DatabaseDifferCase:
+		return "DatabaseDifferCase"
+	}
+	return c.Name()
+}
+
+// withoutField returns cmd without its key fields (a copy when found).
+func withoutField(cmd bson.D, key string) bson.D {
+	for i, e := range cmd {
+		if e.Key == key {
+			out := make(bson.D, 0, len(cmd)-1)
+			return append(append(out, cmd[:i]...), cmd[i+1:]...)
+		}
+	}
+	return cmd
+}

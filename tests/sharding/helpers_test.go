@@ -1,0 +1,158 @@
+package sharding
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/relaydb/relaydb/internal/cluster"
+	"github.com/relaydb/relaydb/tests/harness"
+)
+
+// upTimeout bounds starting one replica set (processes, initiate, primary).
+const upTimeout = 40 * time.Second
+
+// topo is a running sharded cluster: config servers, shards, a router.
+type topo struct {
+	cfg    *cluster.Cluster
+	shards map[string]*cluster.Cluster // by set name: sh0, sh1
+	router *harness.Router
+}
+
+// startTopo starts the config server set and two shard sets in parallel,
+// then the router; everything is stopped by t.Cleanup. No shard is added.
+func startTopo(t *testing.T) *topo {
+	t.Helper()
+	bin, err := harness.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := []cluster.Spec{
+		{Name: "cfg", ExtraArgs: []string{"--configsvr"}},
+		{Name: "sh0", ExtraArgs: []string{"--shardsvr"}},
+		{Name: "sh1", ExtraArgs: []string{"--shardsvr"}},
+	}
+	sets := make([]*cluster.Cluster, len(specs))
+	errs := make([]error, len(specs))
+	var wg sync.WaitGroup
+	for i, s := range specs {
+		s.Data, s.Bin, s.DieWithParent = 1, bin, true
+		s.Dir = filepath.Join(t.TempDir(), s.Name)
+		s.PrimaryTimeout = 20 * time.Second
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), upTimeout)
+			defer cancel()
+			sets[i], errs[i] = cluster.Up(ctx, s)
+		}()
+	}
+	wg.Wait()
+	for i, c := range sets {
+		if c == nil {
+			continue
+		}
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("%s member log:\n%s", specs[i].Name, logTail(c))
+			}
+			_ = c.Down(context.Background())
+		})
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("start %s: %v", specs[i].Name, err)
+		}
+	}
+	tp := &topo{cfg: sets[0], shards: map[string]*cluster.Cluster{"sh0": sets[1], "sh1": sets[2]}}
+	tp.router = harness.StartRouter(t, "cfg/"+sets[0].Members()[0].Host)
+	return tp
+}
+
+// seed is "setName/host" of a 1-member set.
+func seed(c *cluster.Cluster) string { return c.Spec().Name + "/" + c.Members()[0].Host }
+
+func logTail(c *cluster.Cluster) string {
+	m := c.Members()[0]
+	b, err := os.ReadFile(m.LogPath)
+	if err != nil {
+		return err.Error()
+	}
+	if len(b) > 3000 {
+		b = b[len(b)-3000:]
+	}
+	return string(b)
+}
+
+// topologyKinds records the driver's topology kinds (Unknown, Sharded, ...).
+type topologyKinds struct {
+	mu    sync.Mutex
+	kinds []string
+}
+
+func (k *topologyKinds) last() string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.kinds) == 0 {
+		return ""
+	}
+	return k.kinds[len(k.kinds)-1]
+}
+
+func (k *topologyKinds) String() string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return strings.Join(k.kinds, " -> ")
+}
+
+// connectRouter connects through the router as an application would (no
+// directConnection), recording the topology kinds the driver reports.
+func connectRouter(t *testing.T, tp *topo) (*mongo.Client, *topologyKinds) {
+	t.Helper()
+	kinds := &topologyKinds{}
+	mon := &event.ServerMonitor{TopologyDescriptionChanged: func(e *event.TopologyDescriptionChangedEvent) {
+		kinds.mu.Lock()
+		kinds.kinds = append(kinds.kinds, e.NewDescription.Kind)
+		kinds.mu.Unlock()
+	}}
+	cl, err := mongo.Connect(options.Client().ApplyURI(tp.router.URI()).
+		SetServerSelectionTimeout(10 * time.Second).SetServerMonitor(mon))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cl.Disconnect(context.Background()) })
+	return cl, kinds
+}
+
+// shardClient is a direct client to the (only) member of shard set name.
+func (tp *topo) shardClient(t *testing.T, name string) *mongo.Client {
+	t.Helper()
+	c := tp.shards[name]
+	cl, err := c.Client(c.Members()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func must(t *testing.T, err error, what string, args ...any) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", fmt.Sprintf(what, args...), err)
+	}
+}
