@@ -32,19 +32,12 @@ import (
 
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/oplog"
+	"github.com/relaydb/relaydb/internal/repl/clock"
 	"github.com/relaydb/relaydb/internal/repl/topology"
 )
 
 // Clock is the applier's time source (a manual clock in tests).
-type Clock interface {
-	Now() time.Time
-	After(d time.Duration) <-chan time.Time
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time                         { return time.Now() }
-func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+type Clock = clock.Sleeper
 
 // Options configure New.
 type Options struct {
@@ -76,7 +69,7 @@ func New(cat *catalog.Catalog, opts Options) *Applier {
 		opts.Logger = slog.Default()
 	}
 	if opts.Clock == nil {
-		opts.Clock = realClock{}
+		opts.Clock = clock.Real()
 	}
 	a := &Applier{cat: cat, opts: opts, delay: opts.SecondaryDelay}
 	a.Reset()
