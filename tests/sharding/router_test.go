@@ -115,6 +115,11 @@ func TestRouterUnsharded(t *testing.T) {
 		testCRUD(t, tp, cl)
 	})
 
+	t.Run("pass through", func(t *testing.T) { testPassThrough(t, tp, cl) })
+	t.Run("transactions", func(t *testing.T) { testTransactions(t, tp, cl) })
+	t.Run("admin", func(t *testing.T) { testAdmin(t, cl) })
+	t.Run("shard restart", func(t *testing.T) { testShardRestart(t, tp, cl) })
+
 	t.Run("getMore", func(t *testing.T) {
 		coll := cl.Database("dba").Collection("many")
 		docs := make([]any, 25)

@@ -1,0 +1,145 @@
+package sharding
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readconcern"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+)
+
+// testPassThrough: concerns, sessions and errors go through the router
+// unchanged. Runs after testCRUD (dba on sh0, dbb on sh1).
+func testPassThrough(t *testing.T, tp *topo, cl *mongo.Client) {
+	coll := cl.Database("dba").Collection("pass",
+		options.Collection().SetWriteConcern(writeconcern.Majority()).SetReadConcern(readconcern.Majority()))
+	_, err := coll.InsertOne(ctxT(t), bson.D{{Key: "_id", Value: "x"}, {Key: "v", Value: 1}})
+	must(t, err, "w:majority insert")
+	if n, err := coll.CountDocuments(ctxT(t), bson.D{}); err != nil || n != 1 {
+		t.Fatalf("majority read: %d %v", n, err)
+	}
+	// A duplicate key comes back as the shard reported it.
+	_, err = coll.InsertOne(ctxT(t), bson.D{{Key: "_id", Value: "x"}})
+	var we mongo.WriteException
+	if !errors.As(err, &we) || len(we.WriteErrors) != 1 || we.WriteErrors[0].Code != 11000 {
+		t.Fatalf("duplicate insert: %v, want a write error 11000", err)
+	}
+	// A command error too (the shard's code and message).
+	err = cl.Database("dba").RunCommand(ctxT(t), bson.D{{Key: "find", Value: int32(1)}}).Err()
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 73 {
+		t.Fatalf("find with a bad collection name: %v, want InvalidNamespace", err)
+	}
+	// findAndModify in a session (lsid and txnNumber go through: the driver
+	// retries writes against a mongos).
+	err = cl.UseSession(ctxT(t), func(ctx context.Context) error {
+		return coll.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: "x"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "v", Value: 1}}}}).Err()
+	})
+	must(t, err, "findAndModify in a session")
+	// The router's own view of config.shards, read on the config servers.
+	n, err := cl.Database("config").Collection("shards").CountDocuments(ctxT(t), bson.D{})
+	if err != nil || n != 2 {
+		t.Fatalf("config.shards through the router: %d %v", n, err)
+	}
+	// A shard's replication is not the router's client's to drive.
+	err = cl.Database("admin").RunCommand(ctxT(t), bson.D{{Key: "replSetGetStatus", Value: 1}}).Err()
+	if !errors.As(err, &ce) || ce.Code != 59 {
+		t.Fatalf("replSetGetStatus through the router: %v, want CommandNotFound", err)
+	}
+}
+
+// testTransactions: a transaction's statements go to its database's
+// shard, which answers as it would directly (relaydb's data nodes do not
+// run multi-document transactions yet, so today that answer is
+// NotImplemented either way); a statement for a second shard is refused
+// by the router.
+func testTransactions(t *testing.T, tp *topo, cl *mongo.Client) {
+	lsid := bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: []byte("txn-test-lsid-01")}}}
+	stmt := func(coll string, n int64, start bool) bson.D {
+		d := bson.D{{Key: "insert", Value: coll}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: n}}}},
+			{Key: "lsid", Value: lsid}, {Key: "txnNumber", Value: n}, {Key: "autocommit", Value: false}}
+		if start {
+			d = append(d, bson.E{Key: "startTransaction", Value: true})
+		}
+		return d
+	}
+	code := func(err error) int32 {
+		var ce mongo.CommandError
+		if errors.As(err, &ce) {
+			return ce.Code
+		}
+		return 0
+	}
+	viaRouter := cl.Database("dba").RunCommand(ctxT(t), stmt("txn", 1, true)).Err()
+	direct := tp.shardClient(t, "sh0").Database("dba").RunCommand(ctxT(t), stmt("txn", 2, true)).Err()
+	if code(viaRouter) != code(direct) {
+		t.Fatalf("first statement: router %v, shard directly %v", viaRouter, direct)
+	}
+	err := cl.Database("dbb").RunCommand(ctxT(t), stmt("txn", 1, false)).Err()
+	if code(err) != 263 {
+		t.Fatalf("a transaction's statement for a second shard: %v, want OperationNotSupportedInTransaction", err)
+	}
+	abort := bson.D{{Key: "abortTransaction", Value: 1}, {Key: "lsid", Value: lsid}, {Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false}}
+	_ = cl.Database("admin").RunCommand(ctxT(t), abort).Err()
+	// The transaction is forgotten: the same statement is no longer refused.
+	err = cl.Database("dbb").RunCommand(ctxT(t), stmt("txn", 1, false)).Err()
+	if code(err) == 263 {
+		t.Fatalf("after abortTransaction the router still pins the transaction: %v", err)
+	}
+}
+
+// testAdmin: enableSharding places a database (on a named shard when
+// asked), dropDatabase forgets the placement, flushRouterConfig answers.
+func testAdmin(t *testing.T, cl *mongo.Client) {
+	admin := cl.Database("admin")
+	primaryOf := func(db string) string {
+		var e struct {
+			Primary string `bson:"primary"`
+		}
+		err := cl.Database("config").Collection("databases").FindOne(ctxT(t), bson.D{{Key: "_id", Value: db}}).Decode(&e)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return ""
+		}
+		must(t, err, "config.databases %s", db)
+		return e.Primary
+	}
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "enableSharding", Value: "dbc"}, {Key: "primaryShard", Value: "sh1"}}).Err(), "enableSharding dbc")
+	if p := primaryOf("dbc"); p != "sh1" {
+		t.Fatalf("dbc primary = %q, want sh1", p)
+	}
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "enableSharding", Value: "dbc"}}).Err(), "enableSharding dbc again")
+	_, err := cl.Database("dbc").Collection("c").InsertOne(ctxT(t), bson.D{{Key: "x", Value: 1}})
+	must(t, err, "insert dbc")
+	must(t, cl.Database("dbc").Drop(ctxT(t)), "dropDatabase dbc")
+	if p := primaryOf("dbc"); p != "" {
+		t.Fatalf("dbc still placed on %q after dropDatabase", p)
+	}
+	var res bson.M
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "flushRouterConfig", Value: 1}}).Decode(&res), "flushRouterConfig")
+	err = admin.RunCommand(ctxT(t), bson.D{{Key: "enableSharding", Value: "config"}}).Err()
+	if err == nil {
+		t.Fatal("enableSharding config accepted")
+	}
+}
+
+// testShardRestart: after a shard's primary restarts (its pooled
+// connections die), reads through the router find it again.
+func testShardRestart(t *testing.T, tp *topo, cl *mongo.Client) {
+	c := tp.shards["sh1"]
+	ctx, cancel := context.WithTimeout(context.Background(), upTimeout)
+	defer cancel()
+	_, err := c.Restart(ctx, "m0")
+	must(t, err, "restart sh1")
+	_, err = c.WaitPrimary(ctx)
+	must(t, err, "sh1 primary after restart")
+	n, err := cl.Database("dbb").Collection("things").CountDocuments(ctxT(t), bson.D{})
+	if err != nil || n != 2 {
+		t.Fatalf("count through the router after the shard restarted: %d %v", n, err)
+	}
+	_, err = cl.Database("dbb").Collection("things").InsertOne(ctxT(t), bson.D{{Key: "after", Value: "restart"}})
+	must(t, err, "insert after restart")
+}
