@@ -20,6 +20,8 @@ const clusterUsage = `Usage:
   relaydb cluster up --dir DIR --data N [--name rs0] [--arbiter] [--hidden K]
                      [--delayed K --delay SECS] [--readonly K] [--base-port P]
                      [--chaining true|false|auto] [--bin PATH] [-- serve args...]
+  relaydb cluster up --dir DIR --shards N [--shard-members M] [--shard-arbiter]
+                     [--config-members C] [--routers R] [--base-port P] [--bin PATH]
   relaydb cluster status  --dir DIR
   relaydb cluster down    --dir DIR
   relaydb cluster kill    --dir DIR MEMBER   (SIGKILL; MEMBER is m0, m1, ... or primary)
@@ -27,7 +29,10 @@ const clusterUsage = `Usage:
 
 'up' starts a local replica set on 127.0.0.1 (members are detached and
 outlive the command), initiates it, waits for a primary and prints the
-connection string on stdout.
+connection string on stdout. With --shards it starts a sharded cluster
+instead: a config server replica set (C members, default 3), N shard
+replica sets (M members each, default 3), R routers (default 1), adds the
+shards, and prints a connection string naming every router.
 `
 
 // clusterMain runs `relaydb cluster ...` and returns the exit code.
@@ -44,7 +49,11 @@ func clusterMain(args []string) int {
 	var err error
 	switch args[0] {
 	case "up":
-		err = clusterUp(ctx, args[1:], os.Stdout, os.Stderr)
+		if wantsShards(args[1:]) {
+			err = shardedUp(ctx, args[1:], os.Stdout, os.Stderr)
+		} else {
+			err = clusterUp(ctx, args[1:], os.Stdout, os.Stderr)
+		}
 	case "status":
 		err = clusterStatus(ctx, args[1:], os.Stdout)
 	case "down":
@@ -162,6 +171,9 @@ func clusterStatus(ctx context.Context, args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if cluster.IsSharded(dir) {
+		return shardedStatus(ctx, dir, w)
+	}
 	c, err := cluster.Load(dir)
 	if err != nil {
 		return err
@@ -210,6 +222,9 @@ func clusterDown(ctx context.Context, args []string, w io.Writer) error {
 	dir, _, err := parseDirArgs("down", args, 0)
 	if err != nil {
 		return err
+	}
+	if cluster.IsSharded(dir) {
+		return shardedDown(ctx, dir, w)
 	}
 	c, err := cluster.Load(dir)
 	if err != nil {

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/relaydb/relaydb/internal/cluster"
+)
+
+// wantsShards reports whether `cluster up` arguments ask for a sharded
+// cluster.
+func wantsShards(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--shards" || a == "-shards" || strings.HasPrefix(a, "--shards=") || strings.HasPrefix(a, "-shards=") {
+			return true
+		}
+	}
+	return false
+}
+
+// parseShardedArgs turns `cluster up --shards N ...` into a ShardedSpec.
+func parseShardedArgs(args []string) (cluster.ShardedSpec, error) {
+	var s cluster.ShardedSpec
+	fs := flag.NewFlagSet("relaydb cluster up", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&s.Dir, "dir", "", "cluster directory (required)")
+	fs.IntVar(&s.Shards, "shards", 0, "shard replica sets")
+	fs.IntVar(&s.ShardMembers, "shard-members", 3, "data members per shard")
+	fs.BoolVar(&s.ShardArbiter, "shard-arbiter", false, "add an arbiter to every shard")
+	fs.IntVar(&s.ConfigMembers, "config-members", 3, "config server members")
+	fs.IntVar(&s.Routers, "routers", 1, "routers")
+	fs.IntVar(&s.BasePort, "base-port", 0, "first port (default: free ports)")
+	fs.StringVar(&s.Bin, "bin", "", "relaydb binary (default: this one)")
+	timeout := fs.Duration("timeout", 30*time.Second, "wait for each replica set's primary at most this long")
+	if err := fs.Parse(args); err != nil {
+		return s, usageError{err}
+	}
+	s.ExtraArgs = fs.Args()
+	s.PrimaryTimeout = *timeout
+	if err := s.Validate(); err != nil {
+		return s, usageError{err}
+	}
+	return s, nil
+}
+
+func shardedUp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	s, err := parseShardedArgs(args)
+	if err != nil {
+		return err
+	}
+	sc, err := cluster.UpSharded(ctx, s)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "sharded cluster is up in %s: %d shards, config servers %s\n", sc.Spec().Dir, len(sc.Shards), sc.ConfigDB())
+	printSharded(stderr, sc)
+	fmt.Fprintln(stdout, sc.URI())
+	return nil
+}
+
+func printSharded(w io.Writer, sc *cluster.Sharded) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PART\tMEMBER\tROLE\tHOST\tPID\tLOG")
+	for _, r := range sc.Routers {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", "routers", r.Name, r.Role, r.Host, r.PID, r.LogPath)
+	}
+	for _, c := range append([]*cluster.Cluster{sc.Config}, sc.Shards...) {
+		for _, m := range c.Members() {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", c.Spec().Name, m.Name, m.Role, m.Host, m.PID, m.LogPath)
+		}
+	}
+	tw.Flush()
+}
+
+func shardedStatus(ctx context.Context, dir string, w io.Writer) error {
+	sc, err := cluster.LoadSharded(dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "sharded cluster %s\nrouters:", sc.URI())
+	for _, r := range sc.Routers {
+		state := "down"
+		if sc.RouterAlive(r) {
+			state = "running"
+		}
+		fmt.Fprintf(w, " %s (%s, %s)", r.Name, r.Host, state)
+	}
+	fmt.Fprintln(w)
+	var failed []string
+	for _, c := range append([]*cluster.Cluster{sc.Config}, sc.Shards...) {
+		st := c.Status(ctx)
+		printStatus(w, c, st)
+		if st.From == "" {
+			failed = append(failed, c.Spec().Name)
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("no member of %s answered replSetGetStatus", strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+func shardedDown(ctx context.Context, dir string, w io.Writer) error {
+	sc, err := cluster.LoadSharded(dir)
+	if err != nil {
+		return err
+	}
+	if err := sc.Down(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "sharded cluster in %s stopped\n", dir)
+	return nil
+}
