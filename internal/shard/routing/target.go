@@ -1,0 +1,145 @@
+package routing
+
+import (
+	"slices"
+	"sort"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/shard/key"
+)
+
+// maxFlattenedBounds caps the key ranges a filter expands to ($in on
+// several fields multiplies); beyond it Target broadcasts, a superset.
+// MongoDB refuses such queries at 4,000,000 (error 17439).
+const maxFlattenedBounds = 100000
+
+// keyRange is a closed range [lo, hi] of whole shard keys.
+type keyRange struct{ lo, hi bson.D }
+
+// Target returns the sorted ids of the shards that may own documents
+// matching filter, and whether the filter's shard key bounds chose them.
+// As MongoDB's getShardIdsForQuery, it turns the filter into per-field
+// bounds on the shard key (equality and $in give points, $gt/$gte/$lt/
+// $lte ranges; a hashed field uses only points, hashed), flattens them in
+// key order into key ranges and returns the owners of the chunks those
+// ranges touch, max inclusive. targeted is false when the filter does not
+// constrain the key's first field: then every shard owning a chunk is
+// returned. A filter no document can match targets the first chunk's
+// shard (MongoDB's SERVER-4914 behaviour).
+func (m *ChunkManager) Target(filter bson.D) (shards []string, targeted bool) {
+	fields, ok := m.keyBounds(filter)
+	if !ok {
+		return m.Shards(), false
+	}
+	ranges, ok := flatten(m.coll.Key, fields)
+	if !ok {
+		return m.Shards(), false
+	}
+	if len(ranges) == 0 {
+		return []string{m.chunks[0].Shard}, true
+	}
+	return m.shardsFor(ranges), true
+}
+
+// keyBounds returns the bounds of every key field; false when the first
+// field is unconstrained.
+func (m *ChunkManager) keyBounds(filter bson.D) ([]intervals, bool) {
+	fields := m.coll.Key.Fields()
+	out := make([]intervals, len(fields))
+	for i, f := range fields {
+		l, ok := fieldBounds(filter, f.Path)
+		if ok && f.Hashed {
+			l, ok = hashedBounds(l)
+		}
+		if !ok {
+			if i == 0 {
+				return nil, false
+			}
+			l = intervals{fullInterval}
+		}
+		out[i] = l
+	}
+	return out, true
+}
+
+// hashedBounds maps point bounds to the points of their hashes; a range
+// says nothing about hashes.
+func hashedBounds(l intervals) (intervals, bool) {
+	if !l.isPoints() {
+		return nil, false
+	}
+	hashes := make([]any, 0, len(l))
+	for _, iv := range l {
+		h, err := key.Hash(iv.lo)
+		if err != nil {
+			return nil, false
+		}
+		hashes = append(hashes, h)
+	}
+	return points(hashes), true
+}
+
+// flatten is ShardKeyPattern::flattenBounds: leading single-point fields
+// prefix every range; the first field with several intervals (or a range)
+// multiplies the ranges; every later field only widens each range to its
+// first interval's start and last interval's end. false if there would be
+// more than maxFlattenedBounds ranges.
+func flatten(p key.Pattern, fields []intervals) ([]keyRange, bool) {
+	for _, l := range fields {
+		if len(l) == 0 {
+			return nil, true
+		}
+	}
+	ranges := []keyRange{{}}
+	equalityOnly := true
+	for i, l := range fields {
+		name := p.Fields()[i].Path
+		if equalityOnly && (len(l) != 1 || !l.isPoints()) {
+			equalityOnly = false
+			if len(ranges)*len(l) > maxFlattenedBounds {
+				return nil, false
+			}
+			ranges = multiply(ranges, l, name)
+			continue
+		}
+		for j := range ranges {
+			ranges[j] = extend(ranges[j], name, l[0].lo, l[len(l)-1].hi)
+		}
+	}
+	return ranges, true
+}
+
+func multiply(ranges []keyRange, l intervals, name string) []keyRange {
+	out := make([]keyRange, 0, len(ranges)*len(l))
+	for _, r := range ranges {
+		for _, iv := range l {
+			out = append(out, extend(r, name, iv.lo, iv.hi))
+		}
+	}
+	return out
+}
+
+func extend(r keyRange, name string, lo, hi any) keyRange {
+	return keyRange{
+		lo: append(slices.Clip(r.lo), bson.E{Key: name, Value: lo}),
+		hi: append(slices.Clip(r.hi), bson.E{Key: name, Value: hi}),
+	}
+}
+
+// shardsFor returns the sorted owners of the chunks meeting any range.
+func (m *ChunkManager) shardsFor(ranges []keyRange) []string {
+	seen := map[string]bool{}
+	for _, r := range ranges {
+		i := sort.Search(len(m.chunks), func(i int) bool { return key.Compare(r.lo, m.chunks[i].Max) < 0 })
+		for ; i < len(m.chunks) && m.chunks[i].overlaps(r.lo, r.hi); i++ {
+			seen[m.chunks[i].Shard] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for s := range seen {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
