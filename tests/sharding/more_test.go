@@ -40,6 +40,20 @@ func testPassThrough(t *testing.T, tp *topo, cl *mongo.Client) {
 		return coll.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: "x"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "v", Value: 1}}}}).Err()
 	})
 	must(t, err, "findAndModify in a session")
+	// TODO(#11): a causally consistent session over both shards hangs
+	// today: a data node does not advance its clock to a gossiped
+	// $clusterTime, so the no-op write for an afterClusterTime from the
+	// other shard can get a smaller timestamp (docs/sharding.md, stage 1).
+	// Compressed traffic (the router answers in the client's compressor).
+	for _, comp := range []string{"zstd", "snappy", "zlib"} {
+		cc, err := mongo.Connect(options.Client().ApplyURI(tp.router.URI()).SetCompressors([]string{comp}))
+		must(t, err, "connect with %s", comp)
+		n, err := cc.Database("dba").Collection("things").CountDocuments(ctxT(t), bson.D{})
+		_ = cc.Disconnect(context.Background())
+		if err != nil || n != 2 {
+			t.Fatalf("count over %s: %d %v", comp, n, err)
+		}
+	}
 	// The router's own view of config.shards, read on the config servers.
 	n, err := cl.Database("config").Collection("shards").CountDocuments(ctxT(t), bson.D{})
 	if err != nil || n != 2 {

@@ -33,6 +33,11 @@ type Options struct {
 	Pool *netclient.Pool
 }
 
+// maxIdlePerShardHost keeps enough idle connections to a shard primary for
+// a busy router's concurrent requests (netclient's default, 4, suits
+// replication's few streams).
+const maxIdlePerShardHost = 64
+
 // Router routes client commands to shards. It is safe for concurrent use.
 type Router struct {
 	opts     Options
@@ -79,7 +84,7 @@ func New(opts Options) (*Router, error) {
 		cursors: newCursorTable(), txns: newTxnTable(), start: time.Now(), done: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	if r.pool == nil {
-		r.pool, r.ownPool = netclient.NewPool(netclient.Options{Logger: opts.Logger}), true
+		r.pool, r.ownPool = netclient.NewPool(netclient.Options{Logger: opts.Logger, MaxIdle: maxIdlePerShardHost}), true
 	}
 	r.cfg = newReplSet(name, seeds, r.pool)
 	r.meta = configsvr.NewCatalog(configRunner{r.cfg})
