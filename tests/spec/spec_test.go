@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
 	"github.com/relaydb/relaydb/tests/harness"
 )
 
@@ -16,31 +18,61 @@ const (
 	suiteBudget = 7 * time.Minute // stays under go test's default 10m timeout
 )
 
-// TestSpec runs the four spec folders against one relaydb server.
+// TestSpec runs the four spec folders against one standalone relaydb
+// server.
 func TestSpec(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server")
 	}
+	srv := harness.Start(t)
+	runSpec(t, "single", srv.URI(), srv.Client(t))
+}
+
+// TestSpecReplicaSet runs them against a one-member replica set (the
+// replicaset requirements become applicable).
+func TestSpecReplicaSet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a replica set")
+	}
+	uri := startReplicaSet(t)
+	runSpec(t, "replicaset", uri, connect(t, uri))
+}
+
+// TestSpecSharded runs them through a router of a sharded cluster (one
+// config server, two one-member shards): the sharded requirements become
+// applicable.
+func TestSpecSharded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a sharded cluster")
+	}
+	uri := startSharded(t)
+	runSpec(t, "sharded", uri, connect(t, uri))
+}
+
+// runSpec runs every folder against uri, applies the topology's expected
+// failures and floors (files.go) and writes the summary.
+func runSpec(t *testing.T, topology, uri string, internal *mongo.Client) {
 	specDir, err := SpecDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	floors, err := LoadFloors("floor.json")
+	floors, err := LoadFloors(floorFile(topology))
 	if err != nil {
 		t.Fatal(err)
 	}
-	xfails, err := LoadExpectedFailures("expected_failures.json")
+	xfails, err := loadXFails(topology)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := harness.Start(t)
-	internal := srv.Client(t)
 	ctx := context.Background()
 	env, err := DetectEnv(ctx, internal, os.Getenv("RELAYDB_SPEC_SERVER_VERSION"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rn := &Runner{URI: srv.URI(), Env: env, Internal: internal, Timeout: caseTimeout,
+	if env.Topology != topology {
+		t.Fatalf("server reports topology %s, want %s", env.Topology, topology)
+	}
+	rn := &Runner{URI: uri, Env: env, Internal: internal, Timeout: caseTimeout,
 		Deadline: time.Now().Add(suiteBudget)}
 	sum := &Summary{ServerVersion: fmt.Sprintf("%d.%d.%d", env.Version[0], env.Version[1], env.Version[2])}
 	t.Logf("server version %s, topology %s", sum.ServerVersion, env.Topology)
@@ -51,7 +83,7 @@ func TestSpec(t *testing.T) {
 		t.Logf("TOTAL %-25s %s", f.Folder, Counts(f.Pass, f.Fail, f.XFail, f.XPass, f.Skip))
 	}
 	t.Logf("TOTAL %-25s %s", "all", Counts(sum.Pass, sum.Fail, sum.XFail, sum.XPass, sum.Skip))
-	path := ResultsPath()
+	path := resultsPath(topology)
 	if err := sum.Write(path); err != nil {
 		t.Error(err)
 	}
@@ -60,10 +92,10 @@ func TestSpec(t *testing.T) {
 		t.Errorf("below floor: %s", msg)
 	}
 	if sum.XPass > 0 {
-		t.Errorf("%d tests listed in expected_failures.json passed (XPASS): remove them from the list", sum.XPass)
+		t.Errorf("%d tests listed as expected failures passed (XPASS): remove them from the list", sum.XPass)
 	}
 	for _, k := range xfails.Unused() {
-		t.Errorf("expected_failures.json: no such test %q", k)
+		t.Errorf("expected failures of %s: no such test %q (or it did not run on this topology)", topology, k)
 	}
 }
 

@@ -97,3 +97,10 @@ func (ef *ExpectedFailures) Unused() []string {
 	sort.Strings(out)
 	return out
 }
+
+// merge adds other's entries (a topology's own list) to ef.
+func (ef *ExpectedFailures) merge(other *ExpectedFailures) {
+	for k, e := range other.entries {
+		ef.entries[k] = e
+	}
+}
