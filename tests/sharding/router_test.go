@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -89,19 +90,20 @@ func TestRouterUnsharded(t *testing.T) {
 		tests := []struct {
 			conn string
 			code int32
+			msg  string
 		}{
-			{sa, 96},                                 // OperationFailed: not a replica set
-			{"rsX/" + sa, 96},                        // OperationFailed: no set name
-			{tp.shards["sh0"].Members()[0].Host, 96}, // a set member without its set name
-			{"other/" + tp.shards["sh1"].Members()[0].Host, 96}, // wrong set name
-			{"rsY/" + dead, 6},     // HostUnreachable
-			{tp.router.Host(), 20}, // IllegalOperation: a mongos
+			{sa, 96, "did not return a set name"}, // OperationFailed: not a replica set
+			{"rsX/" + sa, 96, "did not return a set name"},
+			{tp.shards["sh0"].Members()[0].Host, 96, "host is part of set sh0"},
+			{"other/" + tp.shards["sh1"].Members()[0].Host, 96, "does not match the actual set name sh1"},
+			{"rsY/" + dead, 6, "couldn't connect"},        // HostUnreachable
+			{tp.router.Host(), 20, "cannot add a mongos"}, // IllegalOperation
 		}
 		for _, tt := range tests {
 			err := admin.RunCommand(ctxT(t), bson.D{{Key: "addShard", Value: tt.conn}}).Err()
 			var ce mongo.CommandError
-			if !errors.As(err, &ce) || ce.Code != tt.code {
-				t.Errorf("addShard %s: %v, want code %d", tt.conn, err, tt.code)
+			if !errors.As(err, &ce) || ce.Code != tt.code || !strings.Contains(ce.Message, tt.msg) {
+				t.Errorf("addShard %s: %v, want code %d and %q", tt.conn, err, tt.code, tt.msg)
 			}
 		}
 		err := cl.Database("test").RunCommand(ctxT(t), bson.D{{Key: "listShards", Value: 1}}).Err()

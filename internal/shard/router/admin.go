@@ -27,6 +27,9 @@ func addShard(c *call) (bson.D, error) {
 	name, _ := bsonx.Get(c.cmd, "name")
 	shardName, _ := name.(string)
 	providedSet, _, isSet := strings.Cut(conn, "/")
+	if !isSet {
+		providedSet = ""
+	}
 	seeds := configsvr.SplitHosts(conn)
 	if len(seeds) == 0 || (isSet && providedSet == "") {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "invalid connection string %q", conn)
@@ -59,7 +62,7 @@ func addShard(c *call) (bson.D, error) {
 	if err := c.r.adoptDatabases(c.ctx, shard); err != nil {
 		return nil, err
 	}
-	if err := c.r.meta.InsertShard(c.ctx, shard); err != nil {
+	if err := c.r.meta.InsertShard(c.ctx, shard); err != nil && !c.r.shardRecorded(c, shard, err) {
 		return nil, err
 	}
 	c.r.log.Info("added shard", "shard", shard.ID, "host", shard.Host)
@@ -67,6 +70,17 @@ func addShard(c *call) (bson.D, error) {
 		return nil, err
 	}
 	return bson.D{{Key: "shardAdded", Value: shard.ID}}, nil
+}
+
+// shardRecorded reports whether an insert that failed with DuplicateKey
+// had in fact recorded shard: a metadata write is resent after a network
+// failure, and the first attempt may have been applied.
+func (r *Router) shardRecorded(c *call, shard configsvr.Shard, err error) bool {
+	if !mongoerr.Is(err, mongoerr.DuplicateKey) {
+		return false
+	}
+	shards, rerr := r.meta.Shards(c.ctx)
+	return rerr == nil && slices.Contains(shards, shard)
 }
 
 // greet runs hello on the first reachable seed; none reachable is
