@@ -1,6 +1,7 @@
 package routing
 
 import (
+	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -82,7 +83,7 @@ func parentBounds(v any, rest string) []intervals {
 	if err != nil || !usablePoint(x) {
 		return nil
 	}
-	return []intervals{{point(x)}}
+	return []intervals{equality(x)}
 }
 
 // lookupStrict reports whether every part of path exists as a document
@@ -123,7 +124,7 @@ func operandBounds(v any) []intervals {
 		if !usablePoint(v) {
 			return nil
 		}
-		return []intervals{{point(v)}}
+		return []intervals{equality(v)}
 	}
 	var out []intervals
 	for _, e := range v.(bson.D) {
@@ -137,10 +138,13 @@ func operandBounds(v any) []intervals {
 func operatorBounds(op string, v any) (intervals, bool) {
 	switch op {
 	case "$eq":
-		return intervals{point(v)}, usablePoint(v)
+		return equality(v), usablePoint(v)
 	case "$in":
 		return inBounds(v)
 	case "$gt", "$gte", "$lt", "$lte":
+		if isNull(v) { // only null's bracket (with undefined); $gt/$lt widened
+			return equality(v), true
+		}
 		if !usablePoint(v) {
 			return nil, false
 		}
@@ -162,15 +166,38 @@ func inBounds(v any) (intervals, bool) {
 			return nil, false
 		}
 	}
-	return points(a), true
+	vals := []any(a)
+	if slices.ContainsFunc(vals, isNull) {
+		vals = append(slices.Clone(vals), bson.Undefined{})
+	}
+	return points(vals), true
+}
+
+// equality returns the values {f: v} matches: v, and for null also
+// undefined (MongoDB 7.0's null equality, which relaydb's matcher keeps;
+// MongoDB 8.0 dropped it).
+func equality(v any) intervals {
+	if isNull(v) {
+		return points([]any{bson.Undefined{}, nil})
+	}
+	return intervals{point(v)}
+}
+
+func isNull(v any) bool {
+	switch v.(type) {
+	case nil, bson.Null:
+		return true
+	}
+	return false
 }
 
 // usablePoint reports whether equality with v means "the field's value
 // is v": not for arrays (they also match elements), regexes (they match
-// strings), operator documents, or non-BSON Go values.
+// strings), undefined (relaydb's matcher treats it as null), operator
+// documents, or non-BSON Go values.
 func usablePoint(v any) bool {
 	switch v.(type) {
-	case bson.A, []any, bson.Regex:
+	case bson.A, []any, bson.Regex, bson.Undefined:
 		return false
 	case bson.D:
 		return !isOperatorDoc(v)

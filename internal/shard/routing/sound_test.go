@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/query"
+	"github.com/relaydb/relaydb/internal/shard/key"
 )
 
 // soundValues are the values random filters and documents draw from:
@@ -90,12 +91,16 @@ func checkGenerated(t *testing.T, managers []*ChunkManager, seed uint64) {
 	}
 	for _, m := range managers {
 		shards, _ := m.Target(filter)
+		pinned, exact := ShardKeyFromFilter(m.Pattern(), filter)
 		for _, doc := range soundDocs(m.Pattern().Len() == 2) {
 			if !matcher.Match(doc) {
 				continue
 			}
 			if shard, err := m.ShardFor(doc); err == nil && !slices.Contains(shards, shard) {
 				t.Fatalf("seed %d: %v matches %v on %s, Target says %v", seed, filter, doc, shard, shards)
+			}
+			if k, err := m.Pattern().Extract(doc); exact && err == nil && key.Compare(k, pinned) != 0 {
+				t.Fatalf("seed %d: %v matches %v with key %v, ShardKeyFromFilter says %v", seed, filter, doc, k, pinned)
 			}
 		}
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/shard/key"
 )
 
 // TestTargetGolden runs the scripts in testdata/target. Verbs:
@@ -23,6 +25,7 @@ import (
 //	target [filter=JSON]     the filter (or the input); prints the shards
 //	                         and whether the key chose them
 //	shard-for                one document per line; prints its shard
+//	shard-key                one filter per line; prints the key it pins
 //	versions                 the collection and placement versions
 //
 // Patterns, filters and bounds are Extended JSON without spaces (or input
@@ -44,7 +47,7 @@ type script struct {
 
 func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 	switch d.Cmd {
-	case "split", "target", "shard-for", "versions":
+	case "split", "target", "shard-for", "shard-key", "versions":
 		if s.m == nil {
 			return "error: no routing table\n"
 		}
@@ -63,6 +66,8 @@ func (s *script) run(t *testing.T, d *datadriven.TestData) string {
 		return s.target(t, d)
 	case "shard-for":
 		return s.shardFor(t, d)
+	case "shard-key":
+		return s.shardKey(t, d)
 	case "versions":
 		return s.versions()
 	}
@@ -149,6 +154,19 @@ func (s *script) versions() string {
 	for _, sh := range shards {
 		v := s.m.PlacementVersion(sh)
 		fmt.Fprintf(&b, "%s: %d|%d\n", sh, v.Major, v.Minor)
+	}
+	return b.String()
+}
+
+func (s *script) shardKey(t *testing.T, d *datadriven.TestData) string {
+	var b strings.Builder
+	for _, line := range nonEmptyLines(d.Input) {
+		k, ok := ShardKeyFromFilter(s.coll.Key, parseDoc(t, line))
+		if !ok {
+			b.WriteString("none\n")
+			continue
+		}
+		fmt.Fprintf(&b, "%s\n", key.Format(k))
 	}
 	return b.String()
 }
