@@ -107,7 +107,8 @@ func hashScalar(h hash.Hash, v any) error {
 // hashInt64 is BSONElement::safeNumberLongForHash: a double truncates
 // toward zero, NaN is 0, values at or beyond ±2^63 clamp to the int64
 // limits except the double 2^63 itself, which is math.MinInt64 (SERVER-37183
-// kept the old x86 conversion); a decimal rounds half to even and clamps.
+// kept the old x86 conversion); a decimal is NaN 0, clamps, and otherwise
+// rounds half to even (safeNumberLong's Decimal128::toLong default).
 func hashInt64(v any) int64 {
 	switch x := v.(type) {
 	case float64:

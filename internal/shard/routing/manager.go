@@ -76,6 +76,17 @@ func (m *ChunkManager) Pattern() key.Pattern { return m.coll.Key }
 // Chunks returns the chunks sorted by min. Callers must not modify them.
 func (m *ChunkManager) Chunks() []Chunk { return m.chunks }
 
+// ChunksOn returns the chunks shard owns, sorted by min.
+func (m *ChunkManager) ChunksOn(shard string) []Chunk {
+	var out []Chunk
+	for _, c := range m.chunks {
+		if c.Shard == shard {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // Shards returns the sorted ids of the shards that own at least one chunk.
 func (m *ChunkManager) Shards() []string { return slices.Clone(m.shards) }
 

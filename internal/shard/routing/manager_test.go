@@ -40,6 +40,9 @@ func TestNewSortsAndIndexes(t *testing.T) {
 	if got := m.Shards(); !slices.Equal(got, []string{"s0", "s1"}) {
 		t.Errorf("Shards = %v", got)
 	}
+	if on := m.ChunksOn("s0"); len(on) != 2 || on[0].Lastmod != version(1, 0) || len(m.ChunksOn("s9")) != 0 {
+		t.Errorf("ChunksOn(s0) = %s", formatChunks(on))
+	}
 }
 
 func TestNewRefuses(t *testing.T) {
