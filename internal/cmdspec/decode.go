@@ -97,6 +97,9 @@ func (s *Spec) decodeFields(v reflect.Value, doc bson.D, prefix string, top bool
 			}
 		case top && genericFields[e.Key]:
 			h := v.Field(s.header[0]).Addr().Interface().(*Cmd)
+			if h.Generic == nil { // drivers send a few ($db, lsid, $clusterTime, ...)
+				h.Generic = make(bson.D, 0, 4)
+			}
 			h.Generic = append(h.Generic, e)
 		case s.inline != nil:
 			in := v.Field(s.inline[0]).Addr().Interface().(*bson.D)
@@ -115,36 +118,49 @@ func (s *Spec) decodeFields(v reflect.Value, doc bson.D, prefix string, top bool
 	return nil
 }
 
+// pathIn is f's path in the document named prefix, without building a
+// string at the top level (the common case, decoded once per request).
+func (f *field) pathIn(prefix string) string {
+	if len(f.path) == len(prefix)+1+len(f.name) && f.path[:len(prefix)] == prefix {
+		return f.path
+	}
+	return prefix + "." + f.name
+}
+
 // decodeValue decodes one present value v of field f (in the document
 // named prefix) into dst, as kind k says.
 func decodeValue(f *field, k kind, dst reflect.Value, v any, prefix string) error {
 	if v == nil && f.notNull && k != kindDecoder {
-		return TypeError(prefix+"."+f.name, v, idlType(dst.Type()))
+		return TypeError(f.pathIn(prefix), v, idlType(dst.Type()))
 	}
 	switch k {
 	case kindDecoder:
-		return dst.Addr().Interface().(FieldDecoder).DecodeField(prefix+"."+f.name, v)
+		return dst.Addr().Interface().(FieldDecoder).DecodeField(f.pathIn(prefix), v)
 	case kindPointer:
 		return decodePointer(f, dst, v, prefix)
 	case kindDoc:
-		d, err := asDoc(prefix+"."+f.name, v)
+		if d, ok := v.(bson.D); ok {
+			*dst.Addr().Interface().(*bson.D) = d
+			return nil
+		}
+		d, err := asDoc(f.pathIn(prefix), v)
 		*dst.Addr().Interface().(*bson.D) = d
 		return err
 	case kindArray:
 		a, ok := v.(bson.A)
 		if !ok {
-			return TypeError(prefix+"."+f.name, v, "array")
+			return TypeError(f.pathIn(prefix), v, "array")
 		}
 		*dst.Addr().Interface().(*bson.A) = a
 		return nil
 	case kindDocs:
-		docs, err := asDocs(prefix+"."+f.name, v)
+		docs, err := asDocs(f.pathIn(prefix), v)
 		*dst.Addr().Interface().(*[]bson.D) = docs
 		return err
 	case kindNested:
-		return decodeNested(f.sub, dst, v, prefix+"."+f.name)
+		return decodeNested(f.sub, dst, v, f.pathIn(prefix))
 	}
-	return decodeScalar(dst, v, prefix, f.name)
+	return decodeScalar(dst, v, f, prefix)
 }
 
 // decodePointer allocates a pointer field's value; null leaves it nil
@@ -162,30 +178,49 @@ func decodePointer(f *field, dst reflect.Value, v any, prefix string) error {
 	return nil
 }
 
-func decodeScalar(dst reflect.Value, v any, prefix, name string) error {
+// decodeScalar sets a string, bool, int64 or any field; the common types
+// take a fast path that neither boxes v again nor builds the field's path.
+func decodeScalar(dst reflect.Value, v any, f *field, prefix string) error {
 	switch dst.Kind() {
 	case reflect.Interface:
-		if v != nil {
+		if v == nil {
+			return nil
+		}
+		if p, ok := dst.Addr().Interface().(*any); ok {
+			*p = v
+		} else {
 			dst.Set(reflect.ValueOf(v))
 		}
 		return nil
 	case reflect.String:
 		s, ok := v.(string)
 		if !ok {
-			return TypeError(prefix+"."+name, v, "string")
+			return TypeError(f.pathIn(prefix), v, "string")
 		}
 		dst.SetString(s)
 		return nil
 	case reflect.Bool:
-		b, err := Bool(prefix+"."+name, v)
+		if b, ok := v.(bool); ok {
+			dst.SetBool(b)
+			return nil
+		}
+		b, err := Bool(f.pathIn(prefix), v)
 		dst.SetBool(b)
 		return err
 	case reflect.Int64:
-		n, err := Int64(prefix+"."+name, v)
+		switch n := v.(type) {
+		case int64:
+			dst.SetInt(n)
+			return nil
+		case int32:
+			dst.SetInt(int64(n))
+			return nil
+		}
+		n, err := Int64(f.pathIn(prefix), v)
 		dst.SetInt(n)
 		return err
 	}
-	return fmt.Errorf("cmdspec: %s.%s: unsupported field type %s", prefix, name, dst.Type())
+	return fmt.Errorf("cmdspec: %s: unsupported field type %s", f.pathIn(prefix), dst.Type())
 }
 
 // decodeNested decodes a document or an array of documents into a struct

@@ -120,6 +120,7 @@ type Spec struct {
 
 type field struct {
 	name     string
+	path     string // "<command>.<name>": the field's path at the top level (errors, FieldDecoder)
 	index    []int
 	pos      int // position in Spec.fields
 	required bool
@@ -244,6 +245,9 @@ func build(t reflect.Type) (*Spec, error) {
 	}
 	if len(s.fields) > 64 {
 		return nil, fmt.Errorf("more than 64 fields")
+	}
+	for _, f := range s.fields {
+		f.path = s.Name + "." + f.name
 	}
 	return s, nil
 }
