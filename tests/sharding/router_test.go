@@ -98,6 +98,7 @@ func TestRouterUnsharded(t *testing.T) {
 			{"other/" + tp.shards["sh1"].Members()[0].Host, 96, "does not match the actual set name sh1"},
 			{"rsY/" + dead, 6, "couldn't connect"},        // HostUnreachable
 			{tp.router.Host(), 20, "cannot add a mongos"}, // IllegalOperation
+			{seed(tp.cfg), 96, "since it is a config server"},
 		}
 		for _, tt := range tests {
 			err := admin.RunCommand(ctxT(t), bson.D{{Key: "addShard", Value: tt.conn}}).Err()

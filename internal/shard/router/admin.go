@@ -41,6 +41,9 @@ func addShard(c *call) (bson.D, error) {
 	if err := validateShard(conn, providedSet, seeds, h); err != nil {
 		return nil, err
 	}
+	if h.setName == c.r.cfgName { // also caught by hello's configsvr field once data nodes report it
+		return nil, mongoerr.New(mongoerr.OperationFailed, "Cannot add %s as a shard since it is a config server", conn)
+	}
 	if shardName == "" {
 		shardName = h.setName
 	}
