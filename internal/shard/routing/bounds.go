@@ -14,8 +14,9 @@ import (
 // and whether the filter constrains it at all. It reads top-level
 // equality ({f: v}), $eq, $in, $gt/$gte/$lt/$lte (combined by
 // intersection), a parent's document equality ({a: {b: 1}} for "a.b"), and
-// $and (and a one-branch $or); everything else (other operators, $or,
-// $nor, $expr, paths below the field) is ignored, which widens the result
+// $and (and a one-branch $or); everything else (other operators, $or —
+// Target unions a top-level one itself —, $nor, $expr, paths below the
+// field) is ignored, which widens the result
 // and so never drops a matching document.
 func fieldBounds(filter bson.D, path string) (intervals, bool) {
 	var out intervals

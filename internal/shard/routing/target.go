@@ -25,9 +25,23 @@ type keyRange struct{ lo, hi bson.D }
 // key order into key ranges and returns the owners of the chunks those
 // ranges touch, max inclusive. targeted is false when the filter does not
 // constrain the key's first field: then every shard owning a chunk is
-// returned. A filter no document can match targets the first chunk's
-// shard (MongoDB's SERVER-4914 behaviour).
+// returned. A top-level $or whose every branch (with the rest of the
+// filter) is targeted targets the union of the branches. A filter no
+// document can match targets the first chunk's shard (MongoDB's
+// SERVER-4914 behaviour).
 func (m *ChunkManager) Target(filter bson.D) (shards []string, targeted bool) {
+	shards, targeted = m.target(filter)
+	if len(shards) == 0 {
+		return []string{m.chunks[0].Shard}, true
+	}
+	return shards, targeted
+}
+
+// target is Target, with no shards for a filter that matches nothing.
+func (m *ChunkManager) target(filter bson.D) (shards []string, targeted bool) {
+	if shards, ok := m.targetOr(filter); ok {
+		return shards, true
+	}
 	fields, ok := m.keyBounds(filter)
 	if !ok {
 		return m.Shards(), false
@@ -35,9 +49,6 @@ func (m *ChunkManager) Target(filter bson.D) (shards []string, targeted bool) {
 	ranges, ok := flatten(m.coll.Key, fields)
 	if !ok {
 		return m.Shards(), false
-	}
-	if len(ranges) == 0 {
-		return []string{m.chunks[0].Shard}, true
 	}
 	return m.shardsFor(ranges), true
 }
