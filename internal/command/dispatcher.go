@@ -61,8 +61,11 @@ func (d *Dispatcher) shuttingDown() <-chan struct{} { return d.done }
 // Metrics returns the per-request counters.
 func (d *Dispatcher) Metrics() *Metrics { return d.metrics }
 
-// ConnClosed releases what a connection held.
-func (d *Dispatcher) ConnClosed(c *Conn) {}
+// ConnOpened counts a new connection (serverStatus connections).
+func (d *Dispatcher) ConnOpened() { d.metrics.ConnOpened() }
+
+// ConnClosed counts a closed connection and releases what it held.
+func (d *Dispatcher) ConnClosed(c *Conn) { d.metrics.ConnClosed() }
 
 // Handle runs one OP_MSG request and returns the encoded reply document.
 func (d *Dispatcher) Handle(conn *Conn, req *Request) []byte {

@@ -38,10 +38,25 @@ func (c *Config) ensureDefaults() {
 	}
 }
 
+// Handler answers the requests of a connection: *command.Dispatcher on a
+// data node, the router (shard/router) on a router.
+type Handler interface {
+	// Handle runs one OP_MSG request and returns the encoded reply document.
+	Handle(conn *command.Conn, req *command.Request) []byte
+	// HandleLegacy runs a command sent as OP_QUERY on "<db>.$cmd".
+	HandleLegacy(conn *command.Conn, fullName string, query []byte) []byte
+	// ErrorReply encodes err as an {ok: 0} reply.
+	ErrorReply(err error) []byte
+	// ConnOpened and ConnClosed bracket every connection (ConnClosed also
+	// releases what the connection held).
+	ConnOpened()
+	ConnClosed(conn *command.Conn)
+}
+
 // Server accepts connections and serves the wire protocol.
 type Server struct {
 	cfg       Config
-	cmds      *command.Dispatcher
+	cmds      Handler
 	log       *slog.Logger
 	listeners []net.Listener
 
@@ -60,7 +75,7 @@ type Server struct {
 }
 
 // New returns a server; Listen binds its addresses.
-func New(cfg Config, cmds *command.Dispatcher) *Server {
+func New(cfg Config, cmds Handler) *Server {
 	cfg.ensureDefaults()
 	s := &Server{cfg: cfg, cmds: cmds, log: cfg.Logger, now: time.Now, sleep: time.Sleep}
 	s.mu.conns = map[*conn]struct{}{}
@@ -116,7 +131,7 @@ func (s *Server) newConn(nc net.Conn) *conn {
 	c := newConn(s, nc, s.nextConnID.Add(1))
 	s.mu.conns[c] = struct{}{}
 	s.open.Add(1)
-	s.cmds.Metrics().ConnOpened()
+	s.cmds.ConnOpened()
 	return c
 }
 
@@ -125,7 +140,6 @@ func (s *Server) dropConn(c *conn) {
 	delete(s.mu.conns, c)
 	s.mu.Unlock()
 	s.open.Add(-1)
-	s.cmds.Metrics().ConnClosed()
 }
 
 func (s *Server) isClosed() bool {
