@@ -3,6 +3,7 @@ package sharding
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -10,6 +11,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readconcern"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+
+	"github.com/relaydb/relaydb/tests/harness"
 )
 
 // testPassThrough: concerns, sessions and errors go through the router
@@ -156,4 +159,48 @@ func testShardRestart(t *testing.T, tp *topo, cl *mongo.Client) {
 	}
 	_, err = cl.Database("dbb").Collection("things").InsertOne(ctxT(t), bson.D{{Key: "after", Value: "restart"}})
 	must(t, err, "insert after restart")
+}
+
+// testTwoRouters: two routers creating the same databases at once agree
+// on each one's primary shard (one config.databases document wins), so
+// every write lands on one shard.
+func testTwoRouters(t *testing.T, tp *topo, cl *mongo.Client) {
+	r2 := harness.StartRouter(t, "cfg/"+tp.cfg.Members()[0].Host)
+	cl2, err := mongo.Connect(options.Client().ApplyURI(r2.URI()))
+	must(t, err, "connect to the second router")
+	defer cl2.Disconnect(context.Background())
+	const dbs, writers = 6, 4
+	errs := make(chan error, 2*writers)
+	for _, c := range []*mongo.Client{cl, cl2} {
+		for w := 0; w < writers; w++ {
+			go func() {
+				for d := 0; d < dbs; d++ {
+					name := "race" + strconv.Itoa(d)
+					if _, err := c.Database(name).Collection("c").InsertOne(context.Background(), bson.D{{Key: "w", Value: w}}); err != nil {
+						errs <- err
+						return
+					}
+				}
+				errs <- nil
+			}()
+		}
+	}
+	for i := 0; i < 2*writers; i++ {
+		must(t, <-errs, "concurrent insert")
+	}
+	for d := 0; d < dbs; d++ {
+		name := "race" + strconv.Itoa(d)
+		total := int64(0)
+		for shard := range tp.shards {
+			n, err := tp.shardClient(t, shard).Database(name).Collection("c").CountDocuments(ctxT(t), bson.D{})
+			must(t, err, "count %s on %s", name, shard)
+			if n != 0 && n != 2*writers {
+				t.Errorf("%s: %d of %d documents on %s: the routers disagreed on its primary", name, n, 2*writers, shard)
+			}
+			total += n
+		}
+		if total != 2*writers {
+			t.Errorf("%s: %d documents over the shards, want %d", name, total, 2*writers)
+		}
+	}
 }

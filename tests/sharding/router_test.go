@@ -122,6 +122,7 @@ func TestRouterUnsharded(t *testing.T) {
 	t.Run("transactions", func(t *testing.T) { testTransactions(t, tp, cl) })
 	t.Run("admin", func(t *testing.T) { testAdmin(t, cl) })
 	t.Run("shard restart", func(t *testing.T) { testShardRestart(t, tp, cl) })
+	t.Run("two routers", func(t *testing.T) { testTwoRouters(t, tp, cl) })
 
 	t.Run("getMore", func(t *testing.T) {
 		coll := cl.Database("dba").Collection("many")
