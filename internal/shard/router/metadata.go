@@ -44,7 +44,7 @@ func (r *Router) loadShards(ctx context.Context) error {
 	return nil
 }
 
-// shardIDs lists the known shards after reloading config.shards.
+// allShards returns every shard's target after reloading config.shards.
 func (r *Router) allShards(ctx context.Context) (map[string]*replSet, error) {
 	if err := r.loadShards(ctx); err != nil {
 		return nil, err
