@@ -10,7 +10,8 @@ import (
 // MongoDB's extractShardKeyFromQuery: every key field equal to one value
 // (by equality, $eq, a one-value $in, a parent document or a range closed
 // on one value), the hashed field replaced by its Hash. false when some
-// field is not pinned: a single-document write must then be targeted
+// field is not pinned (a hashed number whose equal values hash apart, as
+// 1.5 and NumberDecimal("1.5") do, is not): a single-document write must then be targeted
 // another way. Every document the filter matches has this key.
 func ShardKeyFromFilter(p key.Pattern, filter bson.D) (bson.D, bool) {
 	k := make(bson.D, p.Len())
@@ -19,15 +20,12 @@ func ShardKeyFromFilter(p key.Pattern, filter bson.D) (bson.D, bool) {
 		if !ok || len(l) != 1 || !l.isPoints() {
 			return nil, false
 		}
-		v := l[0].lo
 		if f.Hashed {
-			h, err := key.Hash(v)
-			if err != nil {
+			if l, ok = hashedBounds(l); !ok || len(l) != 1 {
 				return nil, false
 			}
-			v = h
 		}
-		k[i] = bson.E{Key: f.Path, Value: v}
+		k[i] = bson.E{Key: f.Path, Value: l[0].lo}
 	}
 	return k, true
 }

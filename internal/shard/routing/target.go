@@ -1,11 +1,13 @@
 package routing
 
 import (
+	"math"
 	"slices"
 	"sort"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/shard/key"
 )
 
@@ -80,15 +82,52 @@ func hashedBounds(l intervals) (intervals, bool) {
 	if !l.isPoints() {
 		return nil, false
 	}
-	hashes := make([]any, 0, len(l))
+	var hashes []any
 	for _, iv := range l {
-		h, err := key.Hash(iv.lo)
-		if err != nil {
+		hs, ok := hashesOf(iv.lo)
+		if !ok {
 			return nil, false
 		}
-		hashes = append(hashes, h)
+		hashes = append(hashes, hs...)
 	}
 	return points(hashes), true
+}
+
+// hashesOf returns the hashes of every value equal to v. Equal numbers of
+// different types can hash apart: a double truncates (1.5 as 1) where a
+// decimal rounds half to even (1.5 as 2), and the double 2^63 hashes as
+// math.MinInt64 where larger values clamp to math.MaxInt64. MongoDB
+// targets only v's own hash and so misses such documents; relaydb adds
+// the others.
+func hashesOf(v any) ([]any, bool) {
+	h, err := key.Hash(v)
+	if err != nil {
+		return nil, false
+	}
+	out := []any{h}
+	f, isNum := bsonx.AsFloat64(v)
+	if !isNum || math.IsNaN(f) {
+		return out, true
+	}
+	for _, w := range []any{f, decimalInt64(f)} {
+		if hw, err := key.Hash(w); err == nil {
+			out = append(out, hw)
+		}
+	}
+	return out, true
+}
+
+// decimalInt64 is the int64 a decimal equal to f hashes as: rounded half
+// to even, clamped.
+func decimalInt64(f float64) int64 {
+	switch r := math.RoundToEven(f); {
+	case r >= 1<<63:
+		return math.MaxInt64
+	case r < -(1 << 63):
+		return math.MinInt64
+	default:
+		return int64(r)
+	}
 }
 
 // flatten is ShardKeyPattern::flattenBounds: leading single-point fields
