@@ -42,7 +42,11 @@ func init() {
 		"enableSharding":    {fn: enableSharding, adminOnly: true},
 		"enablesharding":    {fn: enableSharding, adminOnly: true},
 		"endSessions":       {fn: noop},
+		"connectionStatus":  {fn: connectionStatus},
 		"flushRouterConfig": {fn: flushRouterConfig, adminOnly: true},
+		"getCmdLineOpts":    {fn: getCmdLineOpts, adminOnly: true},
+		"getLog":            {fn: getLog, adminOnly: true},
+		"hostInfo":          {fn: hostInfo},
 		"getParameter":      {fn: getParameter, adminOnly: true},
 		"hello":             {fn: hello},
 		"isMaster":          {fn: hello},
@@ -133,6 +137,43 @@ func negotiateCompression(cmd bson.D) bson.A {
 func isdbgrid(*call) (bson.D, error) {
 	host, _ := os.Hostname()
 	return bson.D{{Key: "isdbgrid", Value: int32(1)}, {Key: "hostname", Value: host}}, nil
+}
+
+// The commands shells ask on connecting, answered as mongos does.
+
+func connectionStatus(*call) (bson.D, error) {
+	return bson.D{{Key: "authInfo", Value: bson.D{
+		{Key: "authenticatedUsers", Value: bson.A{}},
+		{Key: "authenticatedUserRoles", Value: bson.A{}},
+	}}}, nil
+}
+
+func getCmdLineOpts(*call) (bson.D, error) {
+	argv := bson.A{}
+	for _, a := range os.Args {
+		argv = append(argv, a)
+	}
+	return bson.D{{Key: "argv", Value: argv}, {Key: "parsed", Value: bson.D{}}}, nil
+}
+
+// getLog returns no lines (startupWarnings and global are empty).
+func getLog(*call) (bson.D, error) {
+	return bson.D{{Key: "totalLinesWritten", Value: int32(0)}, {Key: "log", Value: bson.A{}}}, nil
+}
+
+func hostInfo(*call) (bson.D, error) {
+	host, _ := os.Hostname()
+	return bson.D{
+		{Key: "system", Value: bson.D{
+			{Key: "currentTime", Value: bson.NewDateTimeFromTime(time.Now())},
+			{Key: "hostname", Value: host},
+			{Key: "cpuAddrSize", Value: int32(64)},
+			{Key: "numCores", Value: int32(runtime.NumCPU())},
+			{Key: "cpuArch", Value: runtime.GOARCH},
+		}},
+		{Key: "os", Value: bson.D{{Key: "type", Value: runtime.GOOS}}},
+		{Key: "extra", Value: bson.D{}},
+	}, nil
 }
 
 func whatsMyURI(c *call) (bson.D, error) {

@@ -137,7 +137,7 @@ func (r *Router) forgetDatabase(c *call) {
 // shard's replication and internals are not the client's to drive.
 func notForwarded(name string) bool {
 	switch name {
-	case "configureFailPoint", "setParameter", "applyOps", "getCmdLineOpts", "hostInfo", "getLog":
+	case "configureFailPoint", "setParameter", "applyOps":
 		return true
 	}
 	return strings.HasPrefix(name, "replSet") || strings.HasPrefix(name, "_")

@@ -62,6 +62,10 @@ func TestHandleLocal(t *testing.T) {
 		{"admin", bson.D{{Key: "getParameter", Value: "*"}}, 0},
 		{"admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "nope", Value: 1}}, 72},
 		{"admin", bson.D{{Key: "endSessions", Value: bson.A{}}}, 0},
+		{"admin", bson.D{{Key: "getCmdLineOpts", Value: 1}}, 0},
+		{"admin", bson.D{{Key: "getLog", Value: "startupWarnings"}}, 0},
+		{"test", bson.D{{Key: "connectionStatus", Value: 1}}, 0},
+		{"admin", bson.D{{Key: "hostInfo", Value: 1}}, 0},
 		{"test", bson.D{{Key: "addShard", Value: "x/h:1"}}, 13},                                  // admin only
 		{"test", bson.D{{Key: "getMore", Value: int64(5)}, {Key: "collection", Value: "c"}}, 43}, // unknown cursor
 		{"admin", bson.D{{Key: "replSetGetStatus", Value: 1}}, 59},
