@@ -20,7 +20,8 @@ var soundValues = func() []any {
 		nil, int32(0), int32(5), int64(10), 1.5, -1.0, math.NaN(), math.Inf(1), dec("10"),
 		dec("1.5"), dec("-2.5"), -2.5, math.Pow(2, 63), dec("9223372036854775808"),
 		"a", "m", "z", bson.Symbol("m"), bson.D{}, bson.D{{Key: "c", Value: int32(5)}},
-		bson.D{{Key: "c", Value: int32(0)}}, bson.MinKey{}, bson.MaxKey{}, true,
+		bson.D{{Key: "c", Value: int32(0)}}, bson.D{{Key: "c", Value: 1.5}}, bson.D{{Key: "c", Value: dec("1.5")}},
+		bson.MinKey{}, bson.MaxKey{}, true,
 		bson.A{int32(0), int32(5)}, bson.Regex{Pattern: "^m"}, bson.Undefined{},
 	}
 }()

@@ -101,7 +101,7 @@ func hashedBounds(l intervals) (intervals, bool) {
 // the others.
 func hashesOf(v any) ([]any, bool) {
 	h, err := key.Hash(v)
-	if err != nil {
+	if err != nil || nestedAmbiguous(v) {
 		return nil, false
 	}
 	out := []any{h}
@@ -115,6 +115,29 @@ func hashesOf(v any) ([]any, bool) {
 		}
 	}
 	return out, true
+}
+
+// nestedAmbiguous reports whether a document or array holds a number
+// whose equal values hash apart (non-integral, or beyond ±2^63): the
+// combinations are too many to enumerate, so such a value does not
+// constrain a hashed field.
+func nestedAmbiguous(v any) bool {
+	switch x := v.(type) {
+	case bson.D:
+		return slices.ContainsFunc(x, func(e bson.E) bool { return ambiguous(e.Value) })
+	case bson.A:
+		return slices.ContainsFunc(x, ambiguous)
+	case bson.CodeWithScope:
+		return ambiguous(x.Scope)
+	}
+	return false
+}
+
+func ambiguous(v any) bool {
+	if f, ok := bsonx.AsFloat64(v); ok {
+		return f != math.Trunc(f) || math.Abs(f) >= 1<<63
+	}
+	return nestedAmbiguous(v)
 }
 
 // decimalInt64 is the int64 a decimal equal to f hashes as: rounded half
