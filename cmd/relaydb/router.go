@@ -52,6 +52,7 @@ func runRouter(cfg *config.Router, log *slog.Logger) int {
 	for _, w := range cfg.Warnings {
 		log.Warn("configuration", "warning", w)
 	}
+	defer startProfile(log, cfg.Port)()
 	stop := make(chan struct{}, 1)
 	r, err := router.New(router.Options{
 		ConfigDB: cfg.ConfigDB, Version: Version, GitCommit: gitCommit, Logger: log,
