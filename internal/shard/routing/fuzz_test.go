@@ -30,6 +30,7 @@ func fuzzManagers(t testing.TB) []*ChunkManager {
 		build(`{"a":1}`, "s0: MinKey\ns5: {\"a\":null}\ns1: {\"a\":0}\ns2: {\"a\":10}\ns3: {\"a\":\"m\"}\ns4: {\"a\":{}}"),
 		build(`{"a":1,"b.c":1}`, "s0: MinKey\ns1: {\"a\":0,\"b.c\":{\"$minKey\":1}}\ns2: {\"a\":0,\"b.c\":5}\ns3: {\"a\":1,\"b.c\":{\"$minKey\":1}}"),
 		hashed,
+		build(`{"a":1,"b.c":"hashed"}`, "s0: MinKey\ns1: {\"a\":0,\"b.c\":{\"$minKey\":1}}\ns2: {\"a\":0,\"b.c\":0}\ns3: {\"a\":\"m\",\"b.c\":{\"$minKey\":1}}"),
 	}
 }
 

@@ -112,7 +112,7 @@ func checkGenerated(t *testing.T, managers []*ChunkManager, seed uint64) {
 // on a shard Target returns.
 func TestTargetSound(t *testing.T) {
 	managers := fuzzManagers(t)
-	for seed := uint64(0); seed < 2000; seed++ {
+	for seed := uint64(0); seed < 1000; seed++ {
 		checkGenerated(t, managers, seed)
 	}
 }
