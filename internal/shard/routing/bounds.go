@@ -7,17 +7,16 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
-	"github.com/relaydb/relaydb/internal/shard/key"
 )
 
 // fieldBounds returns the values filter allows for the key field at path,
 // and whether the filter constrains it at all. It reads top-level
 // equality ({f: v}), $eq, $in, $gt/$gte/$lt/$lte (combined by
-// intersection), a parent's document equality ({a: {b: 1}} for "a.b"), and
-// $and (and a one-branch $or); everything else (other operators, $or —
-// Target unions a top-level one itself —, $nor, $expr, paths below the
-// field) is ignored, which widens the result
-// and so never drops a matching document.
+// intersection), a parent's document equality ({a: {b: 1}} for "a.b"),
+// and $and (and a one-branch $or). Everything else (other operators, $or,
+// which Target unions itself at the top level, $nor, $expr, paths below
+// the field) is ignored: that widens the result, so it never drops a
+// matching document.
 func fieldBounds(filter bson.D, path string) (intervals, bool) {
 	var out intervals
 	constrained := false
@@ -77,18 +76,15 @@ func parentBounds(v any, rest string) []intervals {
 	if !ok || isOperatorDoc(d) {
 		return nil
 	}
-	if _, found := lookupStrict(d, rest); !found {
-		return nil
-	}
-	x, err := key.Lookup(d, rest)
-	if err != nil || !usablePoint(x) {
+	x, found := lookupStrict(d, rest)
+	if !found || !usablePoint(x) {
 		return nil
 	}
 	return []intervals{equality(x)}
 }
 
-// lookupStrict reports whether every part of path exists as a document
-// field (key.Lookup turns a missing part into null).
+// lookupStrict returns the value at path through documents only, and
+// whether every part exists (key.Lookup turns a missing part into null).
 func lookupStrict(d bson.D, path string) (any, bool) {
 	var cur any = d
 	for _, part := range strings.Split(path, ".") {
