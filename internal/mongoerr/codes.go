@@ -48,6 +48,7 @@ const (
 	MultipleErrorsOccurred                   Code = 65
 	ImmutableField                           Code = 66
 	CannotCreateIndex                        Code = 67
+	ShardNotFound                            Code = 70
 	IndexAlreadyExists                       Code = 68
 	InvalidOptions                           Code = 72
 	InvalidNamespace                         Code = 73
@@ -76,6 +77,7 @@ const (
 	DocumentValidationFailure                Code = 121
 	NotAReplicaSet                           Code = 123
 	CommandFailed                            Code = 125
+	FailedToSatisfyReadPreference            Code = 133
 	CappedPositionLost                       Code = 136
 	InvalidPipelineOperator                  Code = 168
 	LinearizableReadConcernError             Code = 170
@@ -93,6 +95,7 @@ const (
 	ConversionFailure                        Code = 241
 	NoSuchTransaction                        Code = 251
 	ExceededTimeLimit                        Code = 262
+	OperationNotSupportedInTransaction       Code = 263
 	TooManyFilesOpen                         Code = 264
 	ChecksumMismatch                         Code = 288
 	QueryExceededMemoryLimitNoDiskUseAllowed Code = 292
@@ -106,6 +109,7 @@ const (
 	Interrupted                              Code = 11601
 	InterruptedDueToReplStateChange          Code = 11602
 	MergeStageNoMatchingDocument             Code = 13113
+	DatabaseDifferCase                       Code = 13297
 	StaleConfig                              Code = 13388
 	NotPrimaryNoSecondaryOk                  Code = 13435
 	NotPrimaryOrSecondary                    Code = 13436
@@ -152,6 +156,7 @@ var names = map[Code]string{
 	DottedFieldName:                          "DottedFieldName",
 	CommandNotFound:                          "CommandNotFound",
 	ShardKeyNotFound:                         "ShardKeyNotFound",
+	ShardNotFound:                            "ShardNotFound",
 	OplogOperationUnsupported:                "OplogOperationUnsupported",
 	WriteConcernFailed:                       "WriteConcernFailed",
 	MultipleErrorsOccurred:                   "MultipleErrorsOccurred",
@@ -185,6 +190,7 @@ var names = map[Code]string{
 	DocumentValidationFailure:                "DocumentValidationFailure",
 	NotAReplicaSet:                           "NotAReplicaSet",
 	CommandFailed:                            "CommandFailed",
+	FailedToSatisfyReadPreference:            "FailedToSatisfyReadPreference",
 	CappedPositionLost:                       "CappedPositionLost",
 	InvalidPipelineOperator:                  "InvalidPipelineOperator",
 	LinearizableReadConcernError:             "LinearizableReadConcernError",
@@ -202,6 +208,7 @@ var names = map[Code]string{
 	ConversionFailure:                        "ConversionFailure",
 	NoSuchTransaction:                        "NoSuchTransaction",
 	ExceededTimeLimit:                        "ExceededTimeLimit",
+	OperationNotSupportedInTransaction:       "OperationNotSupportedInTransaction",
 	TooManyFilesOpen:                         "TooManyFilesOpen",
 	ChecksumMismatch:                         "ChecksumMismatch",
 	QueryExceededMemoryLimitNoDiskUseAllowed: "QueryExceededMemoryLimitNoDiskUseAllowed",
@@ -215,6 +222,7 @@ var names = map[Code]string{
 	Interrupted:                              "Interrupted",
 	InterruptedDueToReplStateChange:          "InterruptedDueToReplStateChange",
 	MergeStageNoMatchingDocument:             "MergeStageNoMatchingDocument",
+	DatabaseDifferCase:                       "DatabaseDifferCase",
 	StaleConfig:                              "StaleConfig",
 	NotPrimaryNoSecondaryOk:                  "NotPrimaryNoSecondaryOk",
 	NotPrimaryOrSecondary:                    "NotPrimaryOrSecondary",

@@ -119,10 +119,10 @@ func (c *Catalog) CreateDatabase(ctx context.Context, name, primary string) (Dat
 	return db, err
 }
 
-// Codes the config metadata uses that mongoerr does not name yet.
+// Codes the config metadata answers with.
 const (
-	ShardNotFound      mongoerr.Code = 70
-	DatabaseDifferCase mongoerr.Code = 13297
+	ShardNotFound      = mongoerr.ShardNotFound
+	DatabaseDifferCase = mongoerr.DatabaseDifferCase
 )
 
 // find returns every document of config.<coll> matching filter, sorted by
