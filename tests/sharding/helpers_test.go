@@ -39,7 +39,9 @@ func startTopo(t *testing.T) *topo {
 	specs := []cluster.Spec{
 		{Name: "cfg", ExtraArgs: []string{"--configsvr"}},
 		{Name: "sh0", ExtraArgs: []string{"--shardsvr"}},
-		{Name: "sh1", ExtraArgs: []string{"--shardsvr"}},
+		// sh1 has a read-only (non-voting) secondary for secondary reads;
+		// its primary alone is the majority, so restarts keep it writable.
+		{Name: "sh1", ExtraArgs: []string{"--shardsvr"}, ReadOnly: 1},
 	}
 	sets := make([]*cluster.Cluster, len(specs))
 	errs := make([]error, len(specs))
@@ -53,7 +55,9 @@ func startTopo(t *testing.T) *topo {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), upTimeout)
 			defer cancel()
-			sets[i], errs[i] = cluster.Up(ctx, s)
+			if sets[i], errs[i] = cluster.Up(ctx, s); errs[i] == nil {
+				errs[i] = waitSteady(ctx, sets[i])
+			}
 		}()
 	}
 	wg.Wait()
@@ -78,7 +82,27 @@ func startTopo(t *testing.T) *topo {
 	return tp
 }
 
-// seed is "setName/host" of a 1-member set.
+// waitSteady waits until every member is PRIMARY or SECONDARY (a new
+// member stays in STARTUP2 until its initial sync is done).
+func waitSteady(ctx context.Context, c *cluster.Cluster) error {
+	for {
+		st := c.Status(ctx)
+		steady := len(st.Members) == len(c.Members())
+		for _, m := range st.Members {
+			steady = steady && (m.State == "PRIMARY" || m.State == "SECONDARY")
+		}
+		if steady {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: members not all PRIMARY/SECONDARY: %+v", c.Spec().Name, st.Members)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// seed is "setName/host" of a set's first member.
 func seed(c *cluster.Cluster) string { return c.Spec().Name + "/" + c.Members()[0].Host }
 
 func logTail(c *cluster.Cluster) string {

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readconcern"
+	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/relaydb/relaydb/tests/harness"
@@ -202,5 +203,56 @@ func testTwoRouters(t *testing.T, tp *topo, cl *mongo.Client) {
 		if total != 2*writers {
 			t.Errorf("%s: %d documents over the shards, want %d", name, total, 2*writers)
 		}
+	}
+}
+
+// testSecondaryReads: a read with $readPreference secondary goes to a
+// shard secondary, its cursor's getMores follow it there; a set without
+// a secondary fails mode secondary (FailedToSatisfyReadPreference) and
+// serves secondaryPreferred on its primary.
+func testSecondaryReads(t *testing.T, tp *topo, cl *mongo.Client) {
+	sec := tp.shards["sh1"].Members()[1]
+	secClient, err := tp.shards["sh1"].Client(sec)
+	must(t, err, "client to the sh1 secondary")
+	queries := func() int64 {
+		var ss struct {
+			Opcounters struct {
+				Query   int64 `bson:"query"`
+				GetMore int64 `bson:"getmore"`
+			} `bson:"opcounters"`
+		}
+		must(t, secClient.Database("admin").RunCommand(ctxT(t), bson.D{{Key: "serverStatus", Value: 1}}).Decode(&ss), "serverStatus")
+		return ss.Opcounters.Query + ss.Opcounters.GetMore
+	}
+	// Write to dbb (on sh1) so that the secondary has it: w:2.
+	coll := cl.Database("dbb").Collection("sec", options.Collection().SetWriteConcern(&writeconcern.WriteConcern{W: 2}))
+	docs := make([]any, 7)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: i}}
+	}
+	_, err = coll.InsertMany(ctxT(t), docs)
+	must(t, err, "insert w:2")
+
+	before := queries()
+	secColl := cl.Database("dbb", options.Database().SetReadPreference(readpref.Secondary())).Collection("sec")
+	cur, err := secColl.Find(ctxT(t), bson.D{}, options.Find().SetBatchSize(2))
+	must(t, err, "find on a secondary")
+	var got []bson.M
+	must(t, cur.All(ctxT(t), &got), "read on a secondary")
+	if len(got) != 7 {
+		t.Fatalf("read %d documents on the secondary, want 7", len(got))
+	}
+	if n := queries() - before; n < 4 { // find + 3 getMores
+		t.Fatalf("the secondary served %d query/getMore operations, want at least 4", n)
+	}
+	// sh0 has no secondary.
+	err = cl.Database("dba", options.Database().SetReadPreference(readpref.Secondary())).Collection("things").FindOne(ctxT(t), bson.D{}).Err()
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 133 {
+		t.Fatalf("mode secondary on a set without one: %v, want FailedToSatisfyReadPreference", err)
+	}
+	n, err := cl.Database("dba", options.Database().SetReadPreference(readpref.SecondaryPreferred())).Collection("things").CountDocuments(ctxT(t), bson.D{})
+	if err != nil || n != 2 {
+		t.Fatalf("secondaryPreferred on a set without a secondary: %d %v", n, err)
 	}
 }

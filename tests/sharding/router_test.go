@@ -123,6 +123,7 @@ func TestRouterUnsharded(t *testing.T) {
 	t.Run("admin", func(t *testing.T) { testAdmin(t, cl) })
 	t.Run("shard restart", func(t *testing.T) { testShardRestart(t, tp, cl) })
 	t.Run("two routers", func(t *testing.T) { testTwoRouters(t, tp, cl) })
+	t.Run("secondary reads", func(t *testing.T) { testSecondaryReads(t, tp, cl) })
 
 	t.Run("getMore", func(t *testing.T) {
 		coll := cl.Database("dba").Collection("many")

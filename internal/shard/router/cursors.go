@@ -8,6 +8,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/netclient"
 )
 
 // cursorIdle is how long an unused cursor entry is kept: a shard times its
@@ -30,6 +31,7 @@ type cursorTable struct {
 
 type cursorEntry struct {
 	t    target
+	host string // the member holding the cursor
 	used time.Time
 }
 
@@ -45,8 +47,9 @@ func (ct *cursorTable) len() int {
 	return len(ct.mu.byID)
 }
 
-// addFrom records the cursor a reply opened on t ({cursor: {id, ...}}).
-func (ct *cursorTable) addFrom(reply bson.D, t target) {
+// addFrom records the cursor a reply from host (a member of t) opened
+// ({cursor: {id, ...}}).
+func (ct *cursorTable) addFrom(reply bson.D, t target, host string) {
 	id := cursorID(reply)
 	if id == 0 {
 		return
@@ -54,7 +57,7 @@ func (ct *cursorTable) addFrom(reply bson.D, t target) {
 	now := time.Now()
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
-	ct.mu.byID[id] = cursorEntry{t: t, used: now}
+	ct.mu.byID[id] = cursorEntry{t: t, host: host, used: now}
 	if ct.mu.inserts++; ct.mu.inserts%1024 == 0 {
 		for k, e := range ct.mu.byID {
 			if now.Sub(e.used) > cursorIdle {
@@ -64,7 +67,7 @@ func (ct *cursorTable) addFrom(reply bson.D, t target) {
 	}
 }
 
-func (ct *cursorTable) lookup(id int64) (target, bool) {
+func (ct *cursorTable) lookup(id int64) (cursorEntry, bool) {
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
 	e, ok := ct.mu.byID[id]
@@ -72,7 +75,7 @@ func (ct *cursorTable) lookup(id int64) (target, bool) {
 		e.used = time.Now()
 		ct.mu.byID[id] = e
 	}
-	return e.t, ok
+	return e, ok
 }
 
 func (ct *cursorTable) remove(ids ...int64) {
@@ -92,18 +95,32 @@ func cursorID(reply bson.D) int64 {
 	return id
 }
 
-// getMore goes to the shard that opened the cursor. It is never resent
-// after a network failure: the shard may have advanced the cursor.
+// runOnCursorHost sends a cursor command to the member holding the cursor
+// (a primary that stepped down keeps it; so does a secondary). It is never
+// resent: the member may have advanced the cursor.
+func (r *Router) runOnCursorHost(c *call, e cursorEntry, cmd bson.D) (bson.D, error) {
+	if e.host == "" {
+		return e.t.set.Run(c.ctx, c.db, cmd, false)
+	}
+	reply, err := r.pool.Run(c.ctx, e.host, c.db, cmd)
+	if netclient.IsNetworkError(err) {
+		r.pool.Forget(e.host)
+		return nil, mongoerr.New(mongoerr.HostUnreachable, "network error while sending %s to %s: %v", cmdName(cmd), e.host, err)
+	}
+	return reply, err
+}
+
+// getMore goes to the member that opened the cursor.
 func (r *Router) getMore(c *call) (bson.D, error) {
 	id, ok := bsonx.AsInt64(c.cmd[0].Value)
 	if !ok {
 		return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'getMore.getMore' is the wrong type, expected type 'long'")
 	}
-	t, found := r.cursors.lookup(id)
+	e, found := r.cursors.lookup(id)
 	if !found {
 		return nil, mongoerr.New(mongoerr.CursorNotFound, "cursor id %d not found", id)
 	}
-	reply, err := t.set.Run(c.ctx, c.db, c.cmd, false)
+	reply, err := r.runOnCursorHost(c, e, c.cmd)
 	if reply == nil {
 		return nil, err
 	}
@@ -113,28 +130,29 @@ func (r *Router) getMore(c *call) (bson.D, error) {
 	return reply, nil
 }
 
-// killCursors goes to the shard of the listed cursors (one collection's
-// cursors are on one shard); ids the router never saw are reported as not
-// found without asking anyone.
+// killCursors goes to the member holding the listed cursors (one
+// collection's cursors opened together are on one member); ids the router
+// never saw, or held elsewhere, are reported as not found without asking
+// anyone.
 func (r *Router) killCursors(c *call) (bson.D, error) {
 	v, _ := bsonx.Get(c.cmd, "cursors")
 	arr, _ := v.(bson.A)
 	var ids []int64
-	var t target
+	var held cursorEntry
 	unknown := bson.A{}
 	for _, e := range arr {
 		id, ok := bsonx.AsInt64(e)
 		if !ok {
 			return nil, mongoerr.New(mongoerr.TypeMismatch, "killCursors: cursor ids must be longs, got %v", e)
 		}
-		if et, found := r.cursors.lookup(id); found && (t.set == nil || et.set == t.set) {
-			t = et
+		if e, found := r.cursors.lookup(id); found && (held.t.set == nil || (e.t.set == held.t.set && e.host == held.host)) {
+			held = e
 			ids = append(ids, id)
 			continue
 		}
 		unknown = append(unknown, id)
 	}
-	if t.set == nil {
+	if held.t.set == nil {
 		return bson.D{{Key: "cursorsKilled", Value: bson.A{}}, {Key: "cursorsNotFound", Value: unknown},
 			{Key: "cursorsAlive", Value: bson.A{}}, {Key: "cursorsUnknown", Value: bson.A{}}, {Key: "ok", Value: 1.0}}, nil
 	}
@@ -146,7 +164,7 @@ func (r *Router) killCursors(c *call) (bson.D, error) {
 		}
 		cmd = replaceField(c.cmd, "cursors", list)
 	}
-	reply, err := t.set.Run(c.ctx, c.db, cmd, true)
+	reply, err := r.runOnCursorHost(c, held, cmd)
 	if reply == nil {
 		return nil, err
 	}

@@ -7,14 +7,16 @@
 //
 // Stage 1 of docs/sharding.md: every collection is unsharded, so a
 // database lives on one shard and so does every cursor. The router
-// remembers which shard each cursor id came from (getMore and killCursors
-// go there) and which shard each transaction runs on (a transaction that
-// would touch a second shard is refused). Router cursors merging several
-// shards' cursors, versioned requests and StaleConfig retries come with
-// sharded collections (TODO(#11)).
+// remembers which member each cursor id came from (getMore and
+// killCursors go there) and which shard each transaction runs on (a
+// transaction that would touch a second shard is refused). Router cursors
+// merging several shards' cursors, versioned requests and StaleConfig
+// retries come with sharded collections (TODO(#11)).
 //
 // Invariants:
-//   - A command is forwarded to one shard primary only; writeConcern,
+//   - A command is forwarded to one shard member only (the primary; a
+//     secondary for reads with $readPreference secondary or
+//     secondaryPreferred, outside transactions); writeConcern,
 //     readConcern, lsid/txnNumber, $readPreference and $clusterTime go
 //     through untouched, and the shard's reply comes back unchanged.
 //   - A command is resent to a newly discovered primary only when the old

@@ -42,11 +42,17 @@ func (r *Router) forward(c *call) (bson.D, error) {
 	if err := r.txns.check(c.cmd, t.id); err != nil {
 		return nil, err
 	}
-	reply, err := t.set.Run(c.ctx, c.db, c.cmd, idempotent(c))
+	var reply bson.D
+	var host string
+	if wantsSecondary(c) {
+		reply, host, err = t.set.RunSecondary(c.ctx, c.db, c.cmd, readMode(c.cmd))
+	} else {
+		reply, host, err = t.set.RunOnPrimary(c.ctx, c.db, c.cmd, idempotent(c))
+	}
 	if reply == nil {
 		return nil, labelRetryable(c.cmd, err)
 	}
-	r.cursors.addFrom(reply, t)
+	r.cursors.addFrom(reply, t, host)
 	r.txns.record(c.cmd, t)
 	if err == nil && c.name == "dropDatabase" && t.id != configShard {
 		r.forgetDatabase(c)

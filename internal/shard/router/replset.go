@@ -41,8 +41,11 @@ type replSet struct {
 	pool *netclient.Pool
 	mu   struct {
 		sync.Mutex
-		hosts   []string // seeds plus every host a member reported
-		primary string   // "" when unknown
+		hosts         []string // seeds plus every host a member reported
+		primary       string   // "" when unknown
+		secondaries   []string // members in state SECONDARY at secondariesAt
+		secondariesAt time.Time
+		next          int // round robin over secondaries
 	}
 }
 
@@ -60,29 +63,35 @@ func newReplSet(name string, seeds []string, pool *netclient.Pool) *replSet {
 // HostUnreachable, labelled RetryableWriteError when the command is a
 // retryable write, so drivers retry it as they would against mongos.
 func (s *replSet) Run(ctx context.Context, db string, cmd bson.D, idempotent bool) (bson.D, error) {
+	reply, _, err := s.RunOnPrimary(ctx, db, cmd, idempotent)
+	return reply, err
+}
+
+// RunOnPrimary is Run, also returning the host that answered.
+func (s *replSet) RunOnPrimary(ctx context.Context, db string, cmd bson.D, idempotent bool) (bson.D, string, error) {
 	var last error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		host, err := s.primary(ctx)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		reply, err := s.pool.Run(ctx, host, db, cmd)
 		if err == nil || (!netclient.IsNetworkError(err) && !notPrimary(err)) {
-			return reply, err
+			return reply, host, err
 		}
 		s.forget(host)
 		last = err
 		if netclient.IsNetworkError(err) && !isDialError(err) && !idempotent {
-			return nil, mongoerr.New(mongoerr.HostUnreachable, "network error while sending %s to %s (set %s): %v", cmdName(cmd), host, s.name, err)
+			return nil, "", mongoerr.New(mongoerr.HostUnreachable, "network error while sending %s to %s (set %s): %v", cmdName(cmd), host, s.name, err)
 		}
 		if ctx.Err() != nil {
 			break
 		}
 	}
 	if me := (*mongoerr.Error)(nil); errors.As(last, &me) {
-		return nil, me
+		return nil, "", me
 	}
-	return nil, mongoerr.New(mongoerr.HostUnreachable, "cannot reach the primary of %s after %d attempts: %v", s.name, maxAttempts, last)
+	return nil, "", mongoerr.New(mongoerr.HostUnreachable, "cannot reach the primary of %s after %d attempts: %v", s.name, maxAttempts, last)
 }
 
 // Primary returns the current primary's host, discovering it if needed.
@@ -171,6 +180,7 @@ func (s *replSet) probe(ctx context.Context, host string) (string, error) {
 type helloInfo struct {
 	setName         string
 	writablePrimary bool
+	secondary       bool
 	msg             string
 	configsvr       bool
 	hosts           []string // hosts, passives and arbiters
@@ -185,6 +195,8 @@ func parseHello(reply bson.D) helloInfo {
 		wp, _ = bsonx.Get(reply, "ismaster")
 	}
 	h.writablePrimary, _ = wp.(bool)
+	sec, _ := bsonx.Get(reply, "secondary")
+	h.secondary, _ = sec.(bool)
 	msg, _ := bsonx.Get(reply, "msg")
 	h.msg, _ = msg.(string)
 	_, h.configsvr = bsonx.Get(reply, "configsvr")

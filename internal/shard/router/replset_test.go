@@ -198,3 +198,40 @@ func TestReplSetNoPrimary(t *testing.T) {
 		t.Fatal("a member of rs served set elsewhere")
 	}
 }
+
+func TestRunSecondary(t *testing.T) {
+	var primaryA, never atomic.Bool
+	primaryA.Store(true)
+	var hosts []string
+	a := startMember(t, nil)
+	b := startMember(t, nil)
+	hosts = []string{a.addr(), b.addr()}
+	a.set(member("a", &primaryA, &hosts))
+	secondaryB := func(cmd bson.D) bson.D {
+		if cmd[0].Key == "hello" {
+			hs := bson.A{a.addr(), b.addr()}
+			return ok(bson.E{Key: "isWritablePrimary", Value: false}, bson.E{Key: "secondary", Value: true},
+				bson.E{Key: "setName", Value: "rs"}, bson.E{Key: "hosts", Value: hs})
+		}
+		return ok(bson.E{Key: "served", Value: "b"})
+	}
+	b.set(secondaryB)
+	pool := netclient.NewPool(netclient.Options{})
+	defer pool.Close()
+	ctx := context.Background()
+	s := newReplSet("rs", []string{a.addr()}, pool)
+	reply, host, err := s.RunSecondary(ctx, "db", bson.D{{Key: "find", Value: "c"}}, "secondary")
+	if err != nil || host != b.addr() || mustGet(reply, "served") != "b" {
+		t.Fatalf("secondary read: %v from %s, %v", reply, host, err)
+	}
+	// No secondary: mode secondary fails, secondaryPreferred reads the primary.
+	b.set(member("b", &never, &hosts)) // now a member answering hello as neither
+	s = newReplSet("rs", []string{a.addr(), b.addr()}, pool)
+	if _, _, err := s.RunSecondary(ctx, "db", bson.D{{Key: "find", Value: "c"}}, "secondary"); !mongoerr.Is(err, codeFailedToSatisfyReadPreference) {
+		t.Fatalf("mode secondary without one: %v", err)
+	}
+	reply, host, err = s.RunSecondary(ctx, "db", bson.D{{Key: "find", Value: "c"}}, "secondaryPreferred")
+	if err != nil || host != a.addr() || mustGet(reply, "served") != "a" {
+		t.Fatalf("secondaryPreferred without a secondary: %v from %s, %v", reply, host, err)
+	}
+}

@@ -48,9 +48,9 @@ func TestValidateShard(t *testing.T) {
 func TestCursorTable(t *testing.T) {
 	ct := newCursorTable()
 	t0 := target{id: "sh0"}
-	ct.addFrom(bson.D{{Key: "cursor", Value: bson.D{{Key: "id", Value: int64(42)}, {Key: "firstBatch", Value: bson.A{}}}}}, t0)
-	ct.addFrom(bson.D{{Key: "cursor", Value: bson.D{{Key: "id", Value: int64(0)}}}}, t0) // exhausted: not kept
-	if got, ok := ct.lookup(42); !ok || got.id != "sh0" || ct.len() != 1 {
+	ct.addFrom(bson.D{{Key: "cursor", Value: bson.D{{Key: "id", Value: int64(42)}, {Key: "firstBatch", Value: bson.A{}}}}}, t0, "h:1")
+	ct.addFrom(bson.D{{Key: "cursor", Value: bson.D{{Key: "id", Value: int64(0)}}}}, t0, "h:1") // exhausted: not kept
+	if got, ok := ct.lookup(42); !ok || got.t.id != "sh0" || got.host != "h:1" || ct.len() != 1 {
 		t.Fatalf("lookup 42 = %v %v, len %d", got, ok, ct.len())
 	}
 	ct.remove(42)
@@ -118,5 +118,33 @@ func TestSumSizes(t *testing.T) {
 	got := sumSizes(a, b)
 	if mustGet(got, "sizeOnDisk") != int64(15) || mustGet(got, "empty") != false || mustGet(a, "sizeOnDisk") != int64(10) {
 		t.Fatalf("sumSizes = %v (a now %v)", got, a)
+	}
+}
+
+func TestReadPreferenceRouting(t *testing.T) {
+	find := func(mode string, extra ...bson.E) *call {
+		cmd := bson.D{{Key: "find", Value: "c"}}
+		if mode != "" {
+			cmd = append(cmd, bson.E{Key: "$readPreference", Value: bson.D{{Key: "mode", Value: mode}}})
+		}
+		return &call{name: "find", cmd: append(cmd, extra...)}
+	}
+	tests := []struct {
+		c    *call
+		want bool
+	}{
+		{find(""), false},
+		{find("primary"), false},
+		{find("primaryPreferred"), false},
+		{find("nearest"), false},
+		{find("secondary"), true},
+		{find("secondaryPreferred"), true},
+		{find("secondary", bson.E{Key: "lsid", Value: bson.D{}}, bson.E{Key: "txnNumber", Value: int64(1)}, bson.E{Key: "autocommit", Value: false}), false},
+		{&call{name: "insert", cmd: bson.D{{Key: "insert", Value: "c"}, {Key: "$readPreference", Value: bson.D{{Key: "mode", Value: "secondary"}}}}}, false},
+	}
+	for i, tt := range tests {
+		if got := wantsSecondary(tt.c); got != tt.want {
+			t.Errorf("%d: wantsSecondary(%v) = %v", i, tt.c.cmd, got)
+		}
 	}
 }

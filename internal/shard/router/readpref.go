@@ -1,0 +1,138 @@
+package router
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/netclient"
+)
+
+// secondariesTTL is how long a set's list of secondaries is trusted
+// before hello is asked again.
+const secondariesTTL = 5 * time.Second
+
+// readMode is the $readPreference mode of cmd ("primary" when absent).
+func readMode(cmd bson.D) string {
+	rp, _ := bsonx.Get(cmd, "$readPreference")
+	d, _ := rp.(bson.D)
+	mode, _ := bsonx.Get(d, "mode")
+	if s, _ := mode.(string); s != "" {
+		return s
+	}
+	return "primary"
+}
+
+// wantsSecondary reports a read the router may send to a secondary:
+// mode secondary or secondaryPreferred, outside a transaction. The other
+// modes (primaryPreferred, nearest) are served by the primary for now.
+func wantsSecondary(c *call) bool {
+	if txnKey(c.cmd) != "" || !isRead(c) {
+		return false
+	}
+	m := readMode(c.cmd)
+	return m == "secondary" || m == "secondaryPreferred"
+}
+
+// isRead: commands that only read (a $readPreference applies to them).
+func isRead(c *call) bool {
+	switch c.name {
+	case "find", "count", "distinct", "listCollections", "listIndexes", "dbStats", "collStats":
+		return true
+	case "aggregate":
+		return !writesOut(c.cmd)
+	}
+	return false
+}
+
+// RunSecondary sends a read to a secondary (round robin), retrying on
+// another member after a network failure. With mode secondaryPreferred and
+// no secondary it goes to the primary; with mode secondary it fails with
+// FailedToSatisfyReadPreference, as mongos does. host is where it ran.
+func (s *replSet) RunSecondary(ctx context.Context, db string, cmd bson.D, mode string) (reply bson.D, host string, err error) {
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		host = s.secondary(ctx)
+		if host == "" {
+			if mode == "secondaryPreferred" {
+				return s.RunOnPrimary(ctx, db, cmd, true)
+			}
+			return nil, "", mongoerr.New(codeFailedToSatisfyReadPreference,
+				"Could not find host matching read preference { mode: \"secondary\" } for set %s", s.name)
+		}
+		reply, err = s.pool.Run(ctx, host, db, cmd)
+		if err == nil || (!netclient.IsNetworkError(err) && !mongoerr.Is(err, mongoerr.NotPrimaryOrSecondary)) {
+			return reply, host, err
+		}
+		s.dropSecondary(host)
+	}
+	return nil, "", mongoerr.New(mongoerr.HostUnreachable, "no secondary of %s answered: %v", s.name, err)
+}
+
+// secondary returns a secondary's host, refreshing the list when it is
+// older than secondariesTTL; "" when the set has none.
+func (s *replSet) secondary(ctx context.Context) string {
+	s.mu.Lock()
+	fresh := time.Since(s.mu.secondariesAt) < secondariesTTL
+	list := s.mu.secondaries
+	s.mu.Unlock()
+	if !fresh {
+		list = s.findSecondaries(ctx)
+	}
+	if len(list) == 0 {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mu.next++
+	return list[s.mu.next%len(list)]
+}
+
+// findSecondaries asks every known member hello and keeps those in state
+// SECONDARY.
+func (s *replSet) findSecondaries(ctx context.Context) []string {
+	s.mu.Lock()
+	hosts := slices.Clone(s.mu.hosts)
+	s.mu.Unlock()
+	var found []string
+	for i := 0; i < len(hosts); i++ { // hosts grows with the members replies list
+		h := hosts[i]
+		hctx, cancel := context.WithTimeout(ctx, helloTimeout)
+		reply, err := s.pool.Run(hctx, h, "admin", bson.D{{Key: "hello", Value: int32(1)}})
+		cancel()
+		if err != nil {
+			continue
+		}
+		info := parseHello(reply)
+		if info.setName != s.name {
+			continue
+		}
+		if info.secondary {
+			found = append(found, h)
+		}
+		for _, m := range info.hosts {
+			if !slices.Contains(hosts, m) {
+				hosts = append(hosts, m)
+			}
+		}
+	}
+	s.mu.Lock()
+	s.mu.secondaries, s.mu.secondariesAt = found, time.Now()
+	for _, h := range hosts {
+		if !slices.Contains(s.mu.hosts, h) {
+			s.mu.hosts = append(s.mu.hosts, h)
+		}
+	}
+	s.mu.Unlock()
+	return found
+}
+
+func (s *replSet) dropSecondary(host string) {
+	s.mu.Lock()
+	s.mu.secondaries = slices.DeleteFunc(slices.Clone(s.mu.secondaries), func(h string) bool { return h == host })
+	s.mu.Unlock()
+	s.pool.Forget(host)
+}
