@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/relaydb/relaydb/internal/config"
+	"github.com/relaydb/relaydb/internal/server"
 	"github.com/relaydb/relaydb/internal/shard/router"
 )
 
@@ -74,17 +75,17 @@ func runRouter(cfg *config.Router, log *slog.Logger) int {
 			addrs = append(addrs, net.JoinHostPort(ip, strconv.Itoa(cfg.Port)))
 		}
 	}
-	ln, err := router.Listen(r, addrs, cfg.MaxConns, log)
-	if err != nil {
+	srv := server.New(server.Config{Addrs: addrs, MaxConns: cfg.MaxConns, Logger: log}, r)
+	if err := srv.Listen(); err != nil {
 		log.Error("cannot listen", "err", err)
 		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)
-		if errors.Is(err, syscall.EADDRINUSE) {
+		if errors.Is(err, server.ErrAddrInUse) {
 			return exitNetError
 		}
 		return exitError
 	}
-	go ln.Serve()
-	log.Info("waiting for connections", "addr", ln.Addr().String())
+	go srv.Serve()
+	log.Info("waiting for connections", "addr", srv.Addr().String())
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	select {
@@ -96,7 +97,7 @@ func runRouter(cfg *config.Router, log *slog.Logger) int {
 	r.BeginShutdown()
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	ln.Shutdown(ctx)
+	srv.Shutdown(ctx)
 	log.Info("shutdown complete")
 	return exitOK
 }

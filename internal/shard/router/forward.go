@@ -8,7 +8,6 @@ import (
 
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
-	"github.com/relaydb/relaydb/internal/shard/configsvr"
 )
 
 // configShard is the target id of the config servers (admin and config
@@ -122,7 +121,7 @@ func (r *Router) anyShard(c *call) (target, error) {
 		ids = append(ids, id)
 	}
 	if len(ids) == 0 {
-		return target{}, mongoerr.New(configsvr.ShardNotFound, "no shards found; add one with addShard")
+		return target{}, mongoerr.New(mongoerr.ShardNotFound, "no shards found; add one with addShard")
 	}
 	slices.Sort(ids)
 	return target{id: ids[0], set: all[ids[0]]}, nil

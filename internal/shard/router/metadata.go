@@ -22,7 +22,7 @@ func (r *Router) shard(ctx context.Context, id string) (*replSet, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s = r.mu.shards[id]; s == nil {
-		return nil, mongoerr.New(configsvr.ShardNotFound, "Shard %s not found", id)
+		return nil, mongoerr.New(mongoerr.ShardNotFound, "Shard %s not found", id)
 	}
 	return s, nil
 }

@@ -60,7 +60,7 @@ func (s *replSet) RunSecondary(ctx context.Context, db string, cmd bson.D, mode 
 			if mode == "secondaryPreferred" {
 				return s.RunOnPrimary(ctx, db, cmd, true)
 			}
-			return nil, "", mongoerr.New(codeFailedToSatisfyReadPreference,
+			return nil, "", mongoerr.New(mongoerr.FailedToSatisfyReadPreference,
 				"Could not find host matching read preference { mode: \"secondary\" } for set %s", s.name)
 		}
 		reply, err = s.pool.Run(ctx, host, db, cmd)

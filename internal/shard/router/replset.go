@@ -28,12 +28,6 @@ const (
 	maxAttempts = 4
 )
 
-// Codes mongoerr does not name yet.
-const (
-	codeFailedToSatisfyReadPreference      mongoerr.Code = 133
-	codeOperationNotSupportedInTransaction mongoerr.Code = 263
-)
-
 // replSet reaches the primary of one replica set (a shard, or the config
 // servers) from its seed list, rediscovering it when it moves.
 type replSet struct {
@@ -142,7 +136,7 @@ func (s *replSet) discover(ctx context.Context) (string, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return "", mongoerr.New(codeFailedToSatisfyReadPreference,
+			return "", mongoerr.New(mongoerr.FailedToSatisfyReadPreference,
 				"Could not find host matching read preference { mode: \"primary\" } for set %s (last error: %v)", s.name, last)
 		case <-time.After(wait):
 		}

@@ -188,7 +188,7 @@ func TestReplSetNoPrimary(t *testing.T) {
 	defer cancel()
 	_, err := s.Run(ctx, "db", bson.D{{Key: "find", Value: "c"}}, true)
 	var me *mongoerr.Error
-	if !errors.As(err, &me) || me.Code != codeFailedToSatisfyReadPreference {
+	if !errors.As(err, &me) || me.Code != mongoerr.FailedToSatisfyReadPreference {
 		t.Fatalf("no primary: %v, want FailedToSatisfyReadPreference", err)
 	}
 	// A member of another set is never taken for the primary.
@@ -227,7 +227,7 @@ func TestRunSecondary(t *testing.T) {
 	// No secondary: mode secondary fails, secondaryPreferred reads the primary.
 	b.set(member("b", &never, &hosts)) // now a member answering hello as neither
 	s = newReplSet("rs", []string{a.addr(), b.addr()}, pool)
-	if _, _, err := s.RunSecondary(ctx, "db", bson.D{{Key: "find", Value: "c"}}, "secondary"); !mongoerr.Is(err, codeFailedToSatisfyReadPreference) {
+	if _, _, err := s.RunSecondary(ctx, "db", bson.D{{Key: "find", Value: "c"}}, "secondary"); !mongoerr.Is(err, mongoerr.FailedToSatisfyReadPreference) {
 		t.Fatalf("mode secondary without one: %v", err)
 	}
 	reply, host, err = s.RunSecondary(ctx, "db", bson.D{{Key: "find", Value: "c"}}, "secondaryPreferred")

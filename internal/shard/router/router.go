@@ -114,7 +114,7 @@ func (r *Router) Close() {
 	}
 }
 
-// ConnOpened and ConnClosed count client connections.
+// ConnOpened and ConnClosed count client connections (server.Handler).
 func (r *Router) ConnOpened() { r.stats.connCurrent.Add(1); r.stats.connTotal.Add(1) }
 
 // ConnClosed is called when a client connection ends.
@@ -227,7 +227,7 @@ func errorDoc(err error) bson.D {
 		{Key: "ok", Value: 0.0},
 		{Key: "errmsg", Value: me.Msg},
 		{Key: "code", Value: int32(me.Code)},
-		{Key: "codeName", Value: codeName(me.Code)},
+		{Key: "codeName", Value: me.Code.Name()},
 	}
 	if len(me.Labels) > 0 {
 		labels := make(bson.A, len(me.Labels))
@@ -237,20 +237,6 @@ func errorDoc(err error) bson.D {
 		doc = append(doc, bson.E{Key: "errorLabels", Value: labels})
 	}
 	return doc
-}
-
-func codeName(c mongoerr.Code) string {
-	switch c {
-	case codeFailedToSatisfyReadPreference:
-		return "FailedToSatisfyReadPreference"
-	case codeOperationNotSupportedInTransaction:
-		return "OperationNotSupportedInTransaction"
-	case configsvr.ShardNotFound:
-		return "ShardNotFound"
-	case configsvr.DatabaseDifferCase:
-		return "DatabaseDifferCase"
-	}
-	return c.Name()
 }
 
 // withoutField returns cmd without its key fields (a copy when found).

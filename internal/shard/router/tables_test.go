@@ -76,7 +76,7 @@ func TestTxnTable(t *testing.T) {
 	if err := tt.check(stmt(1, false), "sh0"); err != nil {
 		t.Fatalf("same shard refused: %v", err)
 	}
-	if err := tt.check(stmt(1, false), "sh1"); !mongoerr.Is(err, codeOperationNotSupportedInTransaction) {
+	if err := tt.check(stmt(1, false), "sh1"); !mongoerr.Is(err, mongoerr.OperationNotSupportedInTransaction) {
 		t.Fatalf("second shard: %v", err)
 	}
 	if err := tt.check(stmt(2, true), "sh1"); err != nil { // a new transaction

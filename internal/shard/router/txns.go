@@ -70,7 +70,7 @@ func (tt *txnTable) check(cmd bson.D, id string) error {
 		return nil
 	}
 	if e.t.id != id {
-		return mongoerr.New(codeOperationNotSupportedInTransaction,
+		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction,
 			"a transaction on the router may touch one shard for now: it runs on %s and this statement is for %s", e.t.id, id)
 	}
 	return nil
