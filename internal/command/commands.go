@@ -14,13 +14,14 @@ import (
 // find_and_modify.go, ..., or its family's (replset.go, sessions.go,
 // info.go).
 //
-// TODO(#10): what is still read by hand rather than through a struct's
-// fields: the replSet* commands' arguments (the coordinator parses the
+// Read by hand rather than through a struct's fields, on purpose: the
+// replSet* commands' arguments (the coordinator parses the
 // request it is given: config documents, heartbeat, vote and position
 // fields, stepDown's secs/force); configureFailPoint's mode and data
 // documents; create's options (kept as sent for the catalog); the
 // parameter names of getParameter/setParameter (dynamic by nature); the
-// command explain wraps (only find's is decoded by its struct); and the
+// command explain wraps (only find's is decoded by its struct;
+// TODO(#11): the router explains the others per shard); and the
 // generic arguments writeConcern, readConcern, lsid/txnNumber/stmtIds
 // (writeconcern.go, readconcern_parse.go, retry.go). Fields typed any are
 // accepted as sent because relaydb reads them leniently or not at all.

@@ -195,8 +195,8 @@ const (
 	ArrayToObjectPairBadSize       Code = 40397   // location code: codeName Location40397
 	ArrayToObjectBadElement        Code = 40398   // location code: codeName Location40398
 	MergeObjectsNotObject          Code = 40400   // location code: codeName Location40400
-	IDLMissingField                Code = 40414   // "BSON field 'x.y' is missing but a required field" (codeName Location40414; TODO(#10): newer error_codes.yml names 40414 IDLFailedToParse)
-	IDLUnknownField                Code = 40415   // "BSON field 'x.y' is an unknown field." (codeName Location40415; TODO(#10): newer error_codes.yml names 40415 IDLUnknownField)
+	IDLMissingField                Code = 40414   // "BSON field 'x.y' is missing but a required field" (codeName Location40414; TODO(#14): newer error_codes.yml names 40414 IDLFailedToParse)
+	IDLUnknownField                Code = 40415   // "BSON field 'x.y' is an unknown field." (codeName Location40415; TODO(#14): newer error_codes.yml names 40415 IDLUnknownField)
 	OpMsgMultipleBodies            Code = 40430   // location code: codeName Location40430
 	OpMsgDuplicateSequence         Code = 40431   // location code: codeName Location40431
 	OpMsgUnknownSectionKind        Code = 40432   // location code: codeName Location40432

@@ -76,7 +76,7 @@ const (
 
 // Codes MongoDB names (ClientMetadataCannotBeMutated, UnsupportedOpQueryCommand)
 // that relaydb has always reported as Location<code>; kept that way here.
-// TODO(#10): decide whether to report MongoDB's codeNames for 186 and 352.
+// TODO(#14): report MongoDB's codeNames for 186 and 352 (compatibility).
 const (
 	ClientMetadataImmutable   Code = 186 // a second hello tried to change the client metadata
 	UnsupportedOpQueryCommand Code = 352 // a legacy OP_QUERY command other than hello

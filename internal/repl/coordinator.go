@@ -84,7 +84,7 @@ type Coordinator struct {
 	// out before it is released; messages to other members are only
 	// queued (Transport.Send). Methods that need it say REQUIRES: c.mu.
 	//
-	// TODO(#10): storage I/O still runs under mu: the vote and config
+	// TODO(#15): storage I/O still runs under mu: the vote and config
 	// writes with their WAL sync (persistVoteLocked, installConfigLocked:
 	// a vote must be durable before it is answered), the new primary's
 	// no-op (becomePrimaryLocked), the config, vote and flag reads of
