@@ -35,39 +35,53 @@ var localCommands map[string]handler
 
 func init() {
 	localCommands = map[string]handler{
-		"addShard":          {fn: addShard, adminOnly: true},
-		"addshard":          {fn: addShard, adminOnly: true},
-		"buildInfo":         {fn: buildInfo},
-		"buildinfo":         {fn: buildInfo},
-		"enableSharding":    {fn: enableSharding, adminOnly: true},
-		"enablesharding":    {fn: enableSharding, adminOnly: true},
-		"endSessions":       {fn: noop},
-		"connectionStatus":  {fn: connectionStatus},
-		"flushRouterConfig": {fn: flushRouterConfig, adminOnly: true},
-		"getCmdLineOpts":    {fn: getCmdLineOpts, adminOnly: true},
-		"getLog":            {fn: getLog, adminOnly: true},
-		"hostInfo":          {fn: hostInfo},
-		"getParameter":      {fn: getParameter, adminOnly: true},
-		"hello":             {fn: hello},
-		"isMaster":          {fn: hello},
-		"isdbgrid":          {fn: isdbgrid},
-		"ismaster":          {fn: hello},
-		"listDatabases":     {fn: listDatabases, adminOnly: true},
-		"listShards":        {fn: listShards, adminOnly: true},
-		"listshards":        {fn: listShards, adminOnly: true},
-		"ping":              {fn: noop},
-		"refreshSessions":   {fn: noop},
-		"serverStatus":      {fn: serverStatus},
-		"shutdown":          {fn: shutdown, adminOnly: true},
-		"whatsmyuri":        {fn: whatsMyURI},
+		"addShard":                 {fn: addShard, adminOnly: true},
+		"addshard":                 {fn: addShard, adminOnly: true},
+		"buildInfo":                {fn: buildInfo},
+		"buildinfo":                {fn: buildInfo},
+		"enableSharding":           {fn: enableSharding, adminOnly: true},
+		"enablesharding":           {fn: enableSharding, adminOnly: true},
+		"endSessions":              {fn: noop},
+		"checkMetadataConsistency": {fn: checkMetadataConsistency},
+		"configureFailPoint":       {fn: configureFailPoint, adminOnly: true},
+		"connectionStatus":         {fn: connectionStatus},
+		"flushRouterConfig":        {fn: flushRouterConfig, adminOnly: true},
+		"getCmdLineOpts":           {fn: getCmdLineOpts, adminOnly: true},
+		"getLog":                   {fn: getLog, adminOnly: true},
+		"hostInfo":                 {fn: hostInfo},
+		"getParameter":             {fn: getParameter, adminOnly: true},
+		"hello":                    {fn: hello},
+		"isMaster":                 {fn: hello},
+		"isdbgrid":                 {fn: isdbgrid},
+		"ismaster":                 {fn: hello},
+		"listDatabases":            {fn: listDatabases, adminOnly: true},
+		"listShards":               {fn: listShards, adminOnly: true},
+		"listshards":               {fn: listShards, adminOnly: true},
+		"ping":                     {fn: noop},
+		"refreshSessions":          {fn: noop},
+		"serverStatus":             {fn: serverStatus},
+		"shutdown":                 {fn: shutdown, adminOnly: true},
+		"whatsmyuri":               {fn: whatsMyURI},
 	}
 }
 
 func noop(*call) (bson.D, error) { return bson.D{}, nil }
 
+// checkMetadataConsistency reports no inconsistency: with unsharded
+// databases only there is no chunk or collection metadata to disagree.
+// TODO(#11): compare config.databases/collections/chunks with the shards.
+func checkMetadataConsistency(c *call) (bson.D, error) {
+	return bson.D{{Key: "cursor", Value: bson.D{
+		{Key: "id", Value: int64(0)},
+		{Key: "ns", Value: c.db + ".$cmd.checkMetadataConsistency"},
+		{Key: "firstBatch", Value: bson.A{}},
+	}}}, nil
+}
+
 // hello answers as mongos: a writable primary, msg "isdbgrid", no setName.
 func hello(c *call) (bson.D, error) {
 	c.awaitHello()
+	c.recordClient()
 	key := "isWritablePrimary"
 	if c.name != "hello" {
 		key = "ismaster"
@@ -97,6 +111,22 @@ func hello(c *call) (bson.D, error) {
 		reply = append(reply, bson.E{Key: "compression", Value: comp})
 	}
 	return reply, nil
+}
+
+// recordClient keeps the client's application name (failCommand's
+// appName filter) from the hello that carries client metadata.
+func (c *call) recordClient() {
+	v, ok := bsonx.Get(c.cmd, "client")
+	if !ok {
+		return
+	}
+	d, _ := v.(bson.D)
+	app, _ := bsonx.Get(d, "application")
+	ad, _ := app.(bson.D)
+	name, _ := bsonx.Get(ad, "name")
+	if s, _ := name.(string); s != "" {
+		c.r.appNames.Store(c.conn, s)
+	}
 }
 
 // awaitHello implements awaitable hello (topologyVersion +

@@ -54,7 +54,13 @@ type Router struct {
 	cancel   context.CancelFunc
 	done     chan struct{} // closed by BeginShutdown: wakes awaitable hellos
 	stopOnce sync.Once
-	stats    stats
+
+	failCommand failPoint
+	appNames    sync.Map // *command.Conn -> client.application.name from hello
+
+	ctMu        sync.Mutex
+	clusterTime bson.D // newest $clusterTime seen (clustertime.go); REQUIRES: ctMu
+	stats       stats
 
 	mu struct {
 		sync.Mutex
@@ -87,19 +93,22 @@ func New(opts Options) (*Router, error) {
 		r.pool, r.ownPool = netclient.NewPool(netclient.Options{Logger: opts.Logger, MaxIdle: maxIdlePerShardHost}), true
 	}
 	r.cfg = newReplSet(name, seeds, r.pool)
-	r.meta = configsvr.NewCatalog(configRunner{r.cfg})
+	r.meta = configsvr.NewCatalog(configRunner{r})
 	r.mu.shards = map[string]*replSet{}
 	r.mu.dbs = map[string]configsvr.Database{}
+	go r.learnClusterTime()
 	return r, nil
 }
 
 // configRunner runs metadata commands on the config server primary; they
 // are reads or idempotent inserts (an _id collision is detected), so a
 // network failure may be retried.
-type configRunner struct{ s *replSet }
+type configRunner struct{ r *Router }
 
 func (c configRunner) Run(ctx context.Context, db string, cmd bson.D) (bson.D, error) {
-	return c.s.Run(ctx, db, cmd, true)
+	reply, err := c.r.cfg.Run(ctx, db, cmd, true)
+	c.r.observeClusterTime(reply)
+	return reply, err
 }
 
 // BeginShutdown wakes waiting hellos; Close releases connections.
@@ -118,7 +127,10 @@ func (r *Router) Close() {
 func (r *Router) ConnOpened() { r.stats.connCurrent.Add(1); r.stats.connTotal.Add(1) }
 
 // ConnClosed is called when a client connection ends.
-func (r *Router) ConnClosed(*command.Conn) { r.stats.connCurrent.Add(-1) }
+func (r *Router) ConnClosed(c *command.Conn) {
+	r.stats.connCurrent.Add(-1)
+	r.appNames.Delete(c)
+}
 
 // Handle runs one OP_MSG request and returns the encoded reply document.
 func (r *Router) Handle(conn *command.Conn, req *command.Request) []byte {
@@ -142,7 +154,7 @@ func (r *Router) Handle(conn *command.Conn, req *command.Request) []byte {
 	if !ok {
 		return r.ErrorReply(mongoerr.New(mongoerr.FailedToParse, "OP_MSG requests require a $db argument"))
 	}
-	return r.run(conn, dbName, withoutField(cmd, "$db"))
+	return r.run(conn, dbName, withoutField(cmd, "$db"), req)
 }
 
 // HandleLegacy answers the OP_QUERY handshake (hello, isMaster) drivers
@@ -162,15 +174,15 @@ func (r *Router) HandleLegacy(conn *command.Conn, fullName string, query []byte)
 	if coll != "$cmd" || (name != "hello" && name != "isMaster" && name != "ismaster") {
 		return r.ErrorReply(mongoerr.New(mongoerr.UnsupportedOpQueryCommand, "Unsupported OP_QUERY command: %s. The client driver may require an upgrade.", name))
 	}
-	return r.run(conn, db, cmd)
+	return r.run(conn, db, cmd, nil)
 }
 
-func (r *Router) run(conn *command.Conn, db string, cmd bson.D) []byte {
+func (r *Router) run(conn *command.Conn, db string, cmd bson.D, req *command.Request) []byte {
 	if len(cmd) == 0 {
 		return r.ErrorReply(mongoerr.New(mongoerr.FailedToParse, "Empty command object"))
 	}
 	r.stats.commands.Add(1)
-	reply, err := r.invoke(conn, db, cmd)
+	reply, err := r.invoke(conn, db, cmd, req)
 	if err != nil {
 		r.stats.failed.Add(1)
 		return r.ErrorReply(err)
@@ -183,7 +195,7 @@ func (r *Router) run(conn *command.Conn, db string, cmd bson.D) []byte {
 }
 
 // invoke runs a router command or forwards cmd; the reply carries ok.
-func (r *Router) invoke(conn *command.Conn, db string, cmd bson.D) (reply bson.D, err error) {
+func (r *Router) invoke(conn *command.Conn, db string, cmd bson.D, req *command.Request) (reply bson.D, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.log.Error("command panicked", "command", cmdName(cmd), "panic", p, "stack", string(debug.Stack()))
@@ -191,6 +203,12 @@ func (r *Router) invoke(conn *command.Conn, db string, cmd bson.D) (reply bson.D
 		}
 	}()
 	c := &call{r: r, conn: conn, db: db, cmd: cmd, name: cmdName(cmd), ctx: r.ctx}
+	fp := r.failCommand.check(c.name, r.appName(conn))
+	if fp != nil {
+		if err := fp.before(req); err != nil {
+			return nil, err
+		}
+	}
 	if h, ok := localCommands[c.name]; ok {
 		if h.adminOnly && db != "admin" {
 			return nil, mongoerr.New(mongoerr.Unauthorized, "%s may only be run against the admin database.", c.name)
@@ -199,10 +217,25 @@ func (r *Router) invoke(conn *command.Conn, db string, cmd bson.D) (reply bson.D
 		if err != nil {
 			return nil, err
 		}
-		return append(out, bson.E{Key: "ok", Value: 1.0}), nil
+		reply = r.gossip(append(out, bson.E{Key: "ok", Value: 1.0}))
+	} else {
+		r.stats.forwarded.Add(1)
+		if reply, err = r.forward(c); err != nil {
+			return nil, err
+		}
+		r.observeClusterTime(reply)
 	}
-	r.stats.forwarded.Add(1)
-	return r.forward(c)
+	if fp != nil {
+		reply = fp.after(reply)
+	}
+	return reply, nil
+}
+
+// appName is the client's application name from its first hello.
+func (r *Router) appName(conn *command.Conn) string {
+	v, _ := r.appNames.Load(conn)
+	s, _ := v.(string)
+	return s
 }
 
 // call is one command being served.

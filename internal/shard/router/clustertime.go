@@ -1,0 +1,72 @@
+package router
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+)
+
+// The router gossips cluster time as mongos does: it keeps the newest
+// $clusterTime any shard or config server reply carried and adds it to the
+// replies of the commands it answers itself (hello, ping, ...), so a
+// driver always has one to send. Forwarded replies keep the shard's own.
+
+// observeClusterTime keeps reply's $clusterTime when it is newer.
+func (r *Router) observeClusterTime(reply bson.D) {
+	v, ok := bsonx.Get(reply, "$clusterTime")
+	if !ok {
+		return
+	}
+	doc, _ := v.(bson.D)
+	ts, ok := clusterTimeOf(doc)
+	if !ok {
+		return
+	}
+	r.ctMu.Lock()
+	defer r.ctMu.Unlock()
+	if cur, known := clusterTimeOf(r.clusterTime); !known || ts.After(cur) {
+		r.clusterTime = doc
+	}
+}
+
+// gossip appends the router's $clusterTime to a reply it built.
+func (r *Router) gossip(reply bson.D) bson.D {
+	r.ctMu.Lock()
+	ct := r.clusterTime
+	r.ctMu.Unlock()
+	if ct == nil {
+		return reply
+	}
+	return append(reply, bson.E{Key: "$clusterTime", Value: ct})
+}
+
+func clusterTimeOf(doc bson.D) (bson.Timestamp, bool) {
+	v, ok := bsonx.Get(doc, "clusterTime")
+	ts, isTS := v.(bson.Timestamp)
+	return ts, ok && isTS
+}
+
+// learnClusterTime asks the config servers for a cluster time until one
+// answers (or the router closes), so even a router's first replies gossip
+// one.
+func (r *Router) learnClusterTime() {
+	wait := 100 * time.Millisecond
+	for {
+		ctx, cancel := context.WithTimeout(r.ctx, discoverTimeout)
+		reply, err := r.cfg.Run(ctx, "admin", bson.D{{Key: "ping", Value: int32(1)}}, true)
+		cancel()
+		if err == nil {
+			r.observeClusterTime(reply)
+			return
+		}
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
+}
