@@ -15,6 +15,8 @@ import (
 	"github.com/relaydb/relaydb/internal/oplog"
 	"github.com/relaydb/relaydb/internal/repl"
 	"github.com/relaydb/relaydb/internal/session"
+	"github.com/relaydb/relaydb/internal/shard/configsvr"
+	"github.com/relaydb/relaydb/internal/shard/shardsvr"
 )
 
 // startReplication starts the replica-set coordinator when --replSet is
@@ -71,4 +73,23 @@ func observeRetryable(sessions *session.Table) func([]*oplog.Entry) {
 			}
 		}
 	}
+}
+
+// startSharding attaches a shard's version check to disp when this member
+// is a shard (--shardsvr): it learns its name and the config servers from
+// the shardIdentity document addShard writes, and reads their metadata
+// over its own pool; stop closes the pool.
+func startSharding(cfg *config.Serve, disp *command.Dispatcher, log *slog.Logger) (stop func()) {
+	if cfg.ClusterRole != config.RoleShardServer {
+		return func() {}
+	}
+	pool := netclient.NewPool(netclient.Options{Logger: log, Latency: cfg.SimulatedLatency, LatencyTo: cfg.SimulatedLatencyTo})
+	disp.SetShardVersioner(shardsvr.New(shardsvr.Options{
+		Identity: shardsvr.LocalIdentity(disp.Engine()),
+		Connect: func(conn string) shardsvr.Source {
+			return configsvr.NewCatalog(configsvr.NewPrimaryRunner(pool, conn))
+		},
+		Logger: log,
+	}))
+	return pool.Close
 }

@@ -108,6 +108,7 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 		return exitError
 	}
 	defer stopRepl()
+	defer startSharding(cfg, disp, log)()
 	srv := server.New(server.Config{Addrs: listenAddrs(cfg), MaxConns: cfg.MaxConns, MessageTimeout: cfg.MessageTimeout(), Logger: log}, disp)
 	if err := srv.Listen(); err != nil {
 		log.Error("cannot listen", "err", err)

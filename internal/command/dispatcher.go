@@ -37,6 +37,8 @@ type Dispatcher struct {
 	sessions sessionCache
 	done     chan struct{} // closed when the process begins shutting down
 	once     sync.Once
+
+	shardVersioner ShardVersioner // nil unless a shard (--shardsvr)
 }
 
 // NewDispatcher returns a dispatcher over eng.
@@ -178,7 +180,13 @@ func (d *Dispatcher) invoke(c *Command, ctx *Ctx) (reply bson.D, err error) {
 	if err := d.checkRole(c, ctx); err != nil {
 		return nil, err
 	}
-	reply, err = d.callWriting(c, ctx)
+	reply, handled, err := d.checkShardVersion(c, ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !handled {
+		reply, err = d.callWriting(c, ctx)
+	}
 	if err == nil && d.repl != nil {
 		reply = d.opTimeFields(reply)
 	}
@@ -207,6 +215,7 @@ func errorDoc(err error) bson.D {
 	if errors.As(err, &dk) {
 		doc = append(doc, bson.E{Key: "keyPattern", Value: dk.KeyPattern}, bson.E{Key: "keyValue", Value: dk.KeyValue})
 	}
+	doc = append(doc, extraInfo(err)...)
 	if len(me.Labels) > 0 {
 		labels := make(bson.A, len(me.Labels))
 		for i, l := range me.Labels {

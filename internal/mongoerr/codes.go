@@ -85,6 +85,7 @@ const (
 	QueryPlanKilled                          Code = 175
 	PrimarySteppedDown                       Code = 189
 	InvalidIndexSpecificationOption          Code = 197
+	ShardingStateNotInitialized              Code = 203
 	InvalidUUID                              Code = 207
 	ElectionInProgress                       Code = 216
 	IncompleteTransactionHistory             Code = 217
@@ -93,6 +94,7 @@ const (
 	NotImplemented                           Code = 238
 	StaleTerm                                Code = 239
 	ConversionFailure                        Code = 241
+	StaleDbVersion                           Code = 249
 	NoSuchTransaction                        Code = 251
 	ExceededTimeLimit                        Code = 262
 	OperationNotSupportedInTransaction       Code = 263
@@ -198,6 +200,7 @@ var names = map[Code]string{
 	QueryPlanKilled:                          "QueryPlanKilled",
 	PrimarySteppedDown:                       "PrimarySteppedDown",
 	InvalidIndexSpecificationOption:          "InvalidIndexSpecificationOption",
+	ShardingStateNotInitialized:              "ShardingStateNotInitialized",
 	InvalidUUID:                              "InvalidUUID",
 	ElectionInProgress:                       "ElectionInProgress",
 	IncompleteTransactionHistory:             "IncompleteTransactionHistory",
@@ -206,6 +209,7 @@ var names = map[Code]string{
 	NotImplemented:                           "NotImplemented",
 	StaleTerm:                                "StaleTerm",
 	ConversionFailure:                        "ConversionFailure",
+	StaleDbVersion:                           "StaleDbVersion",
 	NoSuchTransaction:                        "NoSuchTransaction",
 	ExceededTimeLimit:                        "ExceededTimeLimit",
 	OperationNotSupportedInTransaction:       "OperationNotSupportedInTransaction",

@@ -1,0 +1,93 @@
+package command
+
+import (
+	"context"
+	"errors"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// ShardVersioner checks the shardVersion and databaseVersion a router
+// sends with a request (package shard/shardsvr). It is nil on a node that
+// is not a shard, which ignores the fields as before. See docs/sharding.md.
+type ShardVersioner interface {
+	// CheckShardVersion returns nil when cmd, run on db, may be served: it
+	// carries no version or versions matching this shard's metadata.
+	// Otherwise the error is StaleConfig, StaleDbVersion or
+	// ShardingStateNotInitialized, possibly carrying ExtraInfo.
+	CheckShardVersion(ctx context.Context, db string, cmd bson.D) error
+}
+
+// extraInfoer is an error carrying MongoDB's ErrorExtraInfo (StaleConfig's
+// ns, vReceived, vWanted, shardId): fields serialized inline after
+// codeName in an error reply and after errmsg in a write error.
+type extraInfoer interface{ ExtraInfo() bson.D }
+
+// extraInfo returns err's extra info fields, or nil.
+func extraInfo(err error) bson.D {
+	var x extraInfoer
+	if errors.As(err, &x) {
+		return x.ExtraInfo()
+	}
+	return nil
+}
+
+// SetShardVersioner attaches a shard's version check (before serving).
+func (d *Dispatcher) SetShardVersioner(v ShardVersioner) { d.shardVersioner = v }
+
+// versionedCommands are the commands a router sends with shardVersion or
+// databaseVersion whose versions a shard checks (getMore is not: its
+// cursor was opened by a checked request).
+var versionedCommands = map[string]bool{
+	"find": true, "insert": true, "update": true, "delete": true,
+	"findAndModify": true, "aggregate": true, "count": true, "distinct": true,
+}
+
+// writeCommands answer a stale version as a write error, as MongoDB's
+// write path does: {n: 0, writeErrors: [{index: 0, code, errmsg, ...}]},
+// ok: 1; the rest of the batch is not run.
+var writeCommands = map[string]bool{"insert": true, "update": true, "delete": true}
+
+// checkShardVersion runs the shard version check for a versioned command.
+// A write command's failure is returned as its reply (handled true).
+func (d *Dispatcher) checkShardVersion(c *Command, ctx *Ctx) (reply bson.D, handled bool, err error) {
+	if d.shardVersioner == nil || !versionedCommands[c.Name] {
+		return nil, false, nil
+	}
+	cctx, cancel := ctx.replContext()
+	defer cancel()
+	err = d.shardVersioner.CheckShardVersion(cctx, ctx.DB, ctx.Cmd)
+	if err == nil || !writeCommands[c.Name] {
+		return nil, false, err
+	}
+	reply = bson.D{{Key: "n", Value: int32(0)}}
+	if c.Name == "update" {
+		reply = append(reply, bson.E{Key: "nModified", Value: int32(0)})
+	}
+	return append(reply, bson.E{Key: "writeErrors", Value: staleWriteErrors(ctx.Cmd, err)}), true, nil
+}
+
+// staleWriteErrors is err as the write errors of a batch none of whose
+// statements ran: statement 0 of an ordered batch, every statement of an
+// unordered one (MongoDB repeats a stale error for each remaining
+// statement, so the router retries them all).
+func staleWriteErrors(cmd bson.D, err error) bson.A {
+	me := mongoerr.From(err)
+	n := 1
+	if ordered, ok := bsonx.Get(cmd, "ordered"); ok && ordered == false {
+		for _, f := range []string{"documents", "updates", "deletes"} {
+			if v, ok := bsonx.Get(cmd, f); ok {
+				arr, _ := v.(bson.A)
+				n = max(len(arr), 1)
+			}
+		}
+	}
+	out := make(bson.A, n)
+	for i := range n {
+		out[i] = append(bson.D{{Key: "index", Value: int32(i)}, {Key: "code", Value: int32(me.Code)}, {Key: "errmsg", Value: me.Msg}}, extraInfo(err)...)
+	}
+	return out
+}

@@ -1,0 +1,29 @@
+// Package shardsvr is the shard side of a sharded cluster: a shard's
+// sharding state (MongoDB's ShardingState and CollectionShardingRuntime).
+// A shard learns its name and the config servers from the shardIdentity
+// document addShard writes into its admin.system.version; per namespace
+// it keeps the filtering metadata it knows (the routing table, or
+// unsharded), loaded from the config servers on first use. Every request
+// a router sends for a collection carries shardVersion (and, for an
+// unsharded one, databaseVersion); the shard serves it only when the
+// version matches its own, and otherwise answers StaleConfig (13388) or
+// StaleDbVersion (249) with MongoDB's extra info, so the router refreshes
+// and retries.
+//
+// Invariants:
+//   - A request is served only if its shard version is write-compatible
+//     (MongoDB's isWriteCompatibleWith: same epoch, timestamp and major)
+//     with this shard's placement version after at most one refresh from
+//     the config servers; a collection this shard believes unsharded
+//     wants Unsharded (epoch 0, Timestamp(0, 0), 0|0).
+//   - Concurrent requests that find the same namespace stale cause one
+//     read of the config servers, not one each.
+//   - Metadata is read with readConcern majority, so it never goes back
+//     to a version a config server failover could roll back.
+//   - Without a shardIdentity document, versioned requests fail with
+//     ShardingStateNotInitialized (203); unversioned ones are served.
+//
+// TODO(#11): filtering orphaned documents out of reads by the chunks this
+// shard owns (Metadata gives the routing table); TODO(#12): the migration
+// critical section.
+package shardsvr

@@ -1,0 +1,64 @@
+package shardsvr
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/shard/configsvr"
+	"github.com/relaydb/relaydb/internal/shard/routing"
+)
+
+// Codes the shard version check answers with.
+const (
+	StaleConfig                 = mongoerr.StaleConfig                 // 13388
+	StaleDbVersion              = mongoerr.StaleDbVersion              // 249
+	ShardingStateNotInitialized = mongoerr.ShardingStateNotInitialized // 203
+)
+
+// Error is a client-visible error with MongoDB's ErrorExtraInfo: the
+// fields a command's error reply (and a write error) carries beside code
+// and errmsg. errors.As finds its *mongoerr.Error.
+type Error struct {
+	err  *mongoerr.Error
+	info bson.D
+}
+
+func (e *Error) Error() string { return e.err.Error() }
+
+// Unwrap returns the coded error.
+func (e *Error) Unwrap() error { return e.err }
+
+// ExtraInfo returns the fields MongoDB serializes inline after codeName.
+func (e *Error) ExtraInfo() bson.D { return e.info }
+
+// staleConfig is StaleConfig with MongoDB's StaleConfigInfo: {ns,
+// vReceived, vWanted, shardId}; vWanted is left out when the shard does
+// not know its version.
+func staleConfig(ns string, received routing.ChunkVersion, wanted *routing.ChunkVersion, shardID string) *Error {
+	info := bson.D{{Key: "ns", Value: ns}, {Key: "vReceived", Value: ShardVersionDoc(received)}}
+	if wanted != nil {
+		info = append(info, bson.E{Key: "vWanted", Value: ShardVersionDoc(*wanted)})
+	}
+	info = append(info, bson.E{Key: "shardId", Value: shardID})
+	msg := "placement version mismatch detected for " + ns
+	if wanted != nil && !received.IsSet() && wanted.IsSet() {
+		msg = "For " + ns + ", the shard version is not set and this shard has chunks (" + wanted.String() + ")"
+	}
+	return &Error{err: mongoerr.New(StaleConfig, "%s", msg), info: info}
+}
+
+// staleDB is StaleDbVersion with MongoDB's StaleDbRoutingVersion: {db,
+// vReceived, vWanted}; vWanted is left out when this shard is not the
+// database's primary (it knows no version of it).
+func staleDB(db string, received configsvr.DatabaseVersion, wanted *configsvr.DatabaseVersion) *Error {
+	info := bson.D{{Key: "db", Value: db}, {Key: "vReceived", Value: received.Doc()}}
+	if wanted != nil {
+		info = append(info, bson.E{Key: "vWanted", Value: wanted.Doc()})
+	}
+	return &Error{err: mongoerr.New(StaleDbVersion, "Version mismatch for the database %s", db), info: info}
+}
+
+func notInitialized() error {
+	return mongoerr.New(ShardingStateNotInitialized,
+		"Cannot accept sharding commands if sharding state has not been initialized with a shardIdentity document")
+}
