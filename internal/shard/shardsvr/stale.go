@@ -62,3 +62,36 @@ func notInitialized() error {
 	return mongoerr.New(ShardingStateNotInitialized,
 		"Cannot accept sharding commands if sharding state has not been initialized with a shardIdentity document")
 }
+
+// StaleConfigInfo is MongoDB's StaleConfigInfo as a router reads it from a
+// shard's StaleConfig reply or write error.
+type StaleConfigInfo struct {
+	NS       string
+	Received routing.ChunkVersion
+	Wanted   *routing.ChunkVersion // nil when the shard did not know its version
+	ShardID  string
+}
+
+// ParseStaleConfigInfo reads the StaleConfigInfo fields of an error reply
+// or of one writeErrors entry; ok is false when they are missing or
+// malformed.
+func ParseStaleConfigInfo(d bson.D) (info StaleConfigInfo, ok bool) {
+	info.NS, _ = get[string](d, "ns")
+	info.ShardID, _ = get[string](d, "shardId")
+	rv, hasR := get[bson.D](d, "vReceived")
+	if info.NS == "" || info.ShardID == "" || !hasR {
+		return StaleConfigInfo{}, false
+	}
+	var err error
+	if info.Received, err = ParseShardVersion(rv); err != nil {
+		return StaleConfigInfo{}, false
+	}
+	if wv, hasW := get[bson.D](d, "vWanted"); hasW {
+		w, err := ParseShardVersion(wv)
+		if err != nil {
+			return StaleConfigInfo{}, false
+		}
+		info.Wanted = &w
+	}
+	return info, true
+}

@@ -203,3 +203,20 @@ func checkStale(t *testing.T, err error, code mongoerr.Code, want bson.D) {
 		t.Fatalf("extra info\n got %s\nwant %s", got, w)
 	}
 }
+
+func TestParseStaleConfigInfo(t *testing.T) {
+	wanted := ver(2, 1)
+	e := staleConfig("db.c", ver(1, 1), &wanted, "sh0")
+	reply := append(bson.D{{Key: "ok", Value: 0.0}, {Key: "code", Value: int32(13388)}}, e.ExtraInfo()...)
+	info, ok := ParseStaleConfigInfo(reply)
+	if !ok || info.NS != "db.c" || info.ShardID != "sh0" || info.Received != ver(1, 1) || info.Wanted == nil || *info.Wanted != wanted {
+		t.Fatalf("parsed %+v %v", info, ok)
+	}
+	info, ok = ParseStaleConfigInfo(staleConfig("db.c", ver(1, 1), nil, "sh0").ExtraInfo())
+	if !ok || info.Wanted != nil {
+		t.Fatalf("without vWanted: %+v %v", info, ok)
+	}
+	if _, ok := ParseStaleConfigInfo(bson.D{{Key: "ns", Value: "db.c"}}); ok {
+		t.Fatal("accepted an incomplete info")
+	}
+}
