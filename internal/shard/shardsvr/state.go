@@ -141,7 +141,7 @@ func (s *State) CheckShardVersion(ctx context.Context, db string, cmd bson.D) er
 // metadata is refreshed once from the config servers and compared again,
 // and a mismatch still is StaleConfig with MongoDB's StaleConfigInfo.
 func (s *State) CheckCollection(ctx context.Context, ns string, received routing.ChunkVersion) error {
-	if received == Ignored {
+	if isIgnored(received) {
 		return nil
 	}
 	id, src, err := s.identity(ctx)

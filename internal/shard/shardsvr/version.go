@@ -17,12 +17,19 @@ import (
 // {e: ObjectId("000000000000000000000000"), t: Timestamp(0, 0), v: Timestamp(0, 0)}.
 var Unsharded = routing.ChunkVersion{}
 
-// Ignored is MongoDB's ChunkVersion::IGNORED() (epoch OID::max(),
-// timestamp Timestamp::max(), 0|0): a router's broadcast writes carry it
-// and the shard skips the placement check.
+// Ignored is MongoDB's ChunkVersion::IGNORED(): epoch of zero time and
+// maximal machine id and counter (00000000ffffffffffffffff), timestamp
+// Timestamp::max(), 0|0. A router's broadcast writes carry it and the
+// shard skips the placement check.
 var Ignored = routing.ChunkVersion{
-	Epoch:     bson.ObjectID{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
+	Epoch:     bson.ObjectID{0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
 	Timestamp: bson.Timestamp{T: ^uint32(0), I: ^uint32(0)},
+}
+
+// isIgnored is MongoDB's ChunkVersion::isIgnoredVersion: 0|0 with the
+// IGNORED epoch (the timestamp is not compared).
+func isIgnored(v routing.ChunkVersion) bool {
+	return v.Epoch == Ignored.Epoch && !v.IsSet()
 }
 
 // ShardVersionDoc renders v as a request's shardVersion (and StaleConfig's

@@ -50,6 +50,19 @@ func TestParseShardVersion(t *testing.T) {
 	}
 }
 
+func TestIgnored(t *testing.T) {
+	got, _ := bson.MarshalExtJSON(ShardVersionDoc(Ignored), true, false)
+	want := `{"e":{"$oid":"00000000ffffffffffffffff"},"t":{"$timestamp":{"t":4294967295,"i":4294967295}},"v":{"$timestamp":{"t":0,"i":0}}}`
+	if string(got) != want {
+		t.Fatalf("IGNORED = %s, want %s", got, want)
+	}
+	noTS := Ignored
+	noTS.Timestamp = bson.Timestamp{}
+	if !isIgnored(Ignored) || !isIgnored(noTS) || isIgnored(Unsharded) {
+		t.Fatal("isIgnored")
+	}
+}
+
 func TestShardVersionDoc(t *testing.T) {
 	got, _ := bson.MarshalExtJSON(ShardVersionDoc(Unsharded), true, false)
 	want := `{"e":{"$oid":"000000000000000000000000"},"t":{"$timestamp":{"t":0,"i":0}},"v":{"$timestamp":{"t":0,"i":0}}}`
