@@ -40,11 +40,23 @@ func staleConfig(ns string, received routing.ChunkVersion, wanted *routing.Chunk
 		info = append(info, bson.E{Key: "vWanted", Value: ShardVersionDoc(*wanted)})
 	}
 	info = append(info, bson.E{Key: "shardId", Value: shardID})
-	msg := "placement version mismatch detected for " + ns
-	if wanted != nil && !received.IsSet() && wanted.IsSet() {
-		msg = "For " + ns + ", the shard version is not set and this shard has chunks (" + wanted.String() + ")"
+	return &Error{err: mongoerr.New(StaleConfig, "%s", staleMessage(ns, received, wanted)), info: info}
+}
+
+// staleMessage is the errmsg MongoDB 7.0's CollectionShardingRuntime gives
+// for each way received can differ from wanted, checked in its order.
+func staleMessage(ns string, received routing.ChunkVersion, wanted *routing.ChunkVersion) string {
+	switch {
+	case wanted == nil:
+		return "sharding status of collection " + ns + " is not currently known and needs to be recovered"
+	case !wanted.SameCollection(received):
+		return "timestamp mismatch detected for " + ns
+	case !wanted.IsSet() && received.IsSet():
+		return "this shard no longer contains chunks for " + ns + ", the collection may have been dropped"
+	case wanted.IsSet() && !received.IsSet():
+		return "this shard contains chunks for " + ns + ", but the client expects unsharded collection"
 	}
-	return &Error{err: mongoerr.New(StaleConfig, "%s", msg), info: info}
+	return "placement version mismatch detected for " + ns
 }
 
 // staleDB is StaleDbVersion with MongoDB's StaleDbRoutingVersion: {db,

@@ -111,8 +111,15 @@ func TestCheckShardVersion(t *testing.T) {
 		{Key: "shardId", Value: "sh0"},
 	}
 	checkStale(t, err, StaleConfig, want)
+	if msg := mongoerr.From(err).Msg; msg != "placement version mismatch detected for db.c" {
+		t.Errorf("errmsg %q", msg)
+	}
 	// UNSHARDED for a sharded collection is stale too; IGNORED passes.
-	checkStale(t, s.CheckShardVersion(ctx, "db", find(Unsharded)), StaleConfig, nil)
+	err = s.CheckShardVersion(ctx, "db", find(Unsharded))
+	checkStale(t, err, StaleConfig, nil)
+	if msg := mongoerr.From(err).Msg; msg != "timestamp mismatch detected for db.c" {
+		t.Errorf("errmsg %q", msg)
+	}
 	if err := s.CheckShardVersion(ctx, "db", find(Ignored)); err != nil {
 		t.Fatalf("IGNORED: %v", err)
 	}

@@ -96,3 +96,25 @@ func TestCompatible(t *testing.T) {
 }
 
 var fixedTime = time.Unix(1700000000, 0)
+
+func TestStaleMessage(t *testing.T) {
+	other := ver(1, 0)
+	other.Epoch[11] = 7
+	other.Timestamp.I = 9
+	empty := ver(0, 0)
+	tests := []struct {
+		received, wanted routing.ChunkVersion
+		want             string
+	}{
+		{ver(1, 0), other, "timestamp mismatch detected for db.c"},
+		{ver(1, 0), Unsharded, "timestamp mismatch detected for db.c"},
+		{ver(1, 0), empty, "this shard no longer contains chunks for db.c, the collection may have been dropped"},
+		{empty, ver(1, 0), "this shard contains chunks for db.c, but the client expects unsharded collection"},
+		{ver(1, 0), ver(2, 0), "placement version mismatch detected for db.c"},
+	}
+	for _, tt := range tests {
+		if got := staleMessage("db.c", tt.received, &tt.wanted); got != tt.want {
+			t.Errorf("received %s wanted %s: %q, want %q", tt.received, tt.wanted, got, tt.want)
+		}
+	}
+}
