@@ -99,7 +99,7 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 		default:
 		}
 	}
-	info := command.Info{Host: hostPort(cfg), Version: Version, GitCommit: gitCommit, StartTime: time.Now(), DBPath: cfg.DBPath, Shutdown: requestStop}
+	info := command.Info{Host: hostPort(cfg), Version: Version, GitCommit: gitCommit, StartTime: time.Now(), DBPath: cfg.DBPath, Shutdown: requestStop, ClusterRole: cfg.ClusterRole}
 	disp := command.NewDispatcher(eng, info, log)
 	stopRepl, err := startReplication(cfg, cat, disp, log)
 	if err != nil {

@@ -25,6 +25,8 @@ type Info struct {
 	StartTime time.Time
 	DBPath    string
 	Shutdown  func() // asks the process to shut down gracefully
+	// ClusterRole is "configsvr", "shardsvr" or "" (config.Serve.ClusterRole).
+	ClusterRole string
 }
 
 // Dispatcher routes requests to commands.

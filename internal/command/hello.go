@@ -41,6 +41,9 @@ func hello(c *Ctx, p *request.Hello) (bson.D, error) {
 	c.Conn.mu.Unlock()
 
 	reply := c.roleFields()
+	if c.D.info.ClusterRole == "configsvr" {
+		reply = append(reply, bson.E{Key: "configsvr", Value: int32(2)}) // as mongod --configsvr
+	}
 	if lenient(p.HelloOk) {
 		reply = append(reply, bson.E{Key: "helloOk", Value: true})
 	}

@@ -19,7 +19,7 @@ func serverStatus(c *Ctx, _ *request.ServerStatus) (bson.D, error) {
 	runtime.ReadMemStats(&ms)
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return bson.D{
+	doc := bson.D{
 		{Key: "host", Value: host},
 		{Key: "version", Value: c.D.info.Version},
 		{Key: "process", Value: "relaydb"},
@@ -65,7 +65,11 @@ func serverStatus(c *Ctx, _ *request.ServerStatus) (bson.D, error) {
 		}},
 		{Key: "storageEngine", Value: bson.D{{Key: "name", Value: "pebble"}, {Key: "persistent", Value: true}}},
 		{Key: "relaydb", Value: storageStats(c)},
-	}, nil
+	}
+	if role := c.D.info.ClusterRole; role != "" {
+		doc = append(doc, bson.E{Key: "sharding", Value: bson.D{{Key: "clusterRole", Value: role}}})
+	}
+	return doc, nil
 }
 
 func latencyDoc(l *latencyStat) bson.D {

@@ -40,6 +40,14 @@ func TestRouterUnsharded(t *testing.T) {
 			}
 		}
 		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "ping", Value: 1}}).Err(), "ping")
+		// A config server member says so, as mongod --configsvr.
+		cfgc, err := tp.cfg.Client(tp.cfg.Members()[0])
+		must(t, err, "config server client")
+		var ch bson.M
+		must(t, cfgc.Database("admin").RunCommand(ctxT(t), bson.D{{Key: "hello", Value: 1}}).Decode(&ch), "config server hello")
+		if ch["configsvr"] != int32(2) {
+			t.Errorf("config server hello configsvr = %v, want 2", ch["configsvr"])
+		}
 		var ss bson.M
 		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "serverStatus", Value: 1}}).Decode(&ss), "serverStatus")
 		if ss["process"] != "mongos" {
