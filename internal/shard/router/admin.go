@@ -62,6 +62,9 @@ func addShard(c *call) (bson.D, error) {
 			return nil, mongoerr.New(mongoerr.IllegalOperation, "'%s' is already a member of the existing shard '%s'", conn, s.ID)
 		}
 	}
+	if err := c.r.setShardIdentity(c.ctx, shard); err != nil {
+		return nil, err
+	}
 	if err := c.r.adoptDatabases(c.ctx, shard); err != nil {
 		return nil, err
 	}
@@ -73,6 +76,28 @@ func addShard(c *call) (bson.D, error) {
 		return nil, err
 	}
 	return bson.D{{Key: "shardAdded", Value: shard.ID}}, nil
+}
+
+// setShardIdentity writes the shard's shardIdentity document (its name,
+// the cluster id and the config servers' connection string) to its
+// primary with a majority write, as MongoDB's addShard does, so the shard
+// can check the versions routers send and read the routing tables.
+func (r *Router) setShardIdentity(ctx context.Context, shard configsvr.Shard) error {
+	clusterID, err := r.meta.ClusterID(ctx)
+	if err != nil {
+		return err
+	}
+	s := newReplSet(shard.SetName(), shard.Seeds(), r.pool)
+	id := configsvr.ShardIdentity{ShardName: shard.ID, ClusterID: clusterID, ConfigsvrConnectionString: r.opts.ConfigDB}
+	return configsvr.InsertShardIdentity(ctx, primaryRunner{s}, id)
+}
+
+// primaryRunner runs commands on a replica set's primary (resending only
+// what is safe to resend).
+type primaryRunner struct{ s *replSet }
+
+func (p primaryRunner) Run(ctx context.Context, db string, cmd bson.D) (bson.D, error) {
+	return p.s.Run(ctx, db, cmd, false)
 }
 
 // shardRecorded reports whether an insert that failed with DuplicateKey
