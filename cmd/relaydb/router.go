@@ -1,17 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
-	"os/signal"
-	"strconv"
-	"strings"
-	"syscall"
 
 	"github.com/relaydb/relaydb/internal/config"
 	"github.com/relaydb/relaydb/internal/server"
@@ -54,50 +48,16 @@ func runRouter(cfg *config.Router, log *slog.Logger) int {
 		log.Warn("configuration", "warning", w)
 	}
 	defer startProfile(log, cfg.Port)()
-	stop := make(chan struct{}, 1)
+	stop := newStopRequest()
 	r, err := router.New(router.Options{
 		ConfigDB: cfg.ConfigDB, Version: Version, GitCommit: gitCommit, Logger: log,
-		Shutdown: func() {
-			select {
-			case stop <- struct{}{}:
-			default:
-			}
-		},
+		Shutdown: stop.Request,
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)
 		return exitBadOptions
 	}
 	defer r.Close()
-	var addrs []string
-	for _, ip := range strings.Split(cfg.BindIP, ",") {
-		if ip = strings.TrimSpace(ip); ip != "" {
-			addrs = append(addrs, net.JoinHostPort(ip, strconv.Itoa(cfg.Port)))
-		}
-	}
-	srv := server.New(server.Config{Addrs: addrs, MaxConns: cfg.MaxConns, Logger: log}, r)
-	if err := srv.Listen(); err != nil {
-		log.Error("cannot listen", "err", err)
-		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)
-		if errors.Is(err, server.ErrAddrInUse) {
-			return exitNetError
-		}
-		return exitError
-	}
-	go srv.Serve()
-	log.Info("waiting for connections", "addr", srv.Addr().String())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	select {
-	case s := <-sigs:
-		log.Info("received signal; shutting down", "signal", s.String())
-	case <-stop:
-		log.Info("shutting down on request")
-	}
-	r.BeginShutdown()
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	srv.Shutdown(ctx)
-	log.Info("shutdown complete")
-	return exitOK
+	srv := server.New(server.Config{Addrs: bindAddrs(cfg.BindIP, cfg.Port), MaxConns: cfg.MaxConns, Logger: log}, r)
+	return serveUntilStopped("relaydb router", srv, stop, r.BeginShutdown, log)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,11 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/relaydb/relaydb/internal/agg"
@@ -92,14 +88,8 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 		return exitError
 	}
 
-	stop := make(chan struct{}, 1)
-	requestStop := func() {
-		select {
-		case stop <- struct{}{}:
-		default:
-		}
-	}
-	info := command.Info{Host: hostPort(cfg), Version: Version, GitCommit: gitCommit, StartTime: time.Now(), DBPath: cfg.DBPath, Shutdown: requestStop, ClusterRole: cfg.ClusterRole}
+	stop := newStopRequest()
+	info := command.Info{Host: hostPort(cfg), Version: Version, GitCommit: gitCommit, StartTime: time.Now(), DBPath: cfg.DBPath, Shutdown: stop.Request, ClusterRole: cfg.ClusterRole}
 	disp := command.NewDispatcher(eng, info, log)
 	stopRepl, err := startReplication(cfg, cat, disp, log)
 	if err != nil {
@@ -110,42 +100,10 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 	defer stopRepl()
 	defer startSharding(cfg, disp, log)()
 	srv := server.New(server.Config{Addrs: listenAddrs(cfg), MaxConns: cfg.MaxConns, MessageTimeout: cfg.MessageTimeout(), Logger: log}, disp)
-	if err := srv.Listen(); err != nil {
-		log.Error("cannot listen", "err", err)
-		fmt.Fprintf(os.Stderr, "relaydb serve: %v\n", err)
-		if errors.Is(err, server.ErrAddrInUse) {
-			return exitNetError
-		}
-		return exitError
-	}
-	go srv.Serve()
-	log.Info("waiting for connections", "addr", srv.Addr().String())
-
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	select {
-	case s := <-sigs:
-		log.Info("received signal; shutting down", "signal", s.String())
-	case <-stop:
-		log.Info("shutting down on request")
-	}
-	disp.BeginShutdown()
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	srv.Shutdown(ctx)
-	log.Info("shutdown complete")
-	return exitOK
+	return serveUntilStopped("relaydb serve", srv, stop, disp.BeginShutdown, log)
 }
 
-func listenAddrs(cfg *config.Serve) []string {
-	var out []string
-	for _, ip := range strings.Split(cfg.BindIP, ",") {
-		if ip = strings.TrimSpace(ip); ip != "" {
-			out = append(out, net.JoinHostPort(ip, strconv.Itoa(cfg.Port)))
-		}
-	}
-	return out
-}
+func listenAddrs(cfg *config.Serve) []string { return bindAddrs(cfg.BindIP, cfg.Port) }
 
 func hostPort(cfg *config.Serve) string {
 	host, _ := os.Hostname()
