@@ -32,16 +32,26 @@ type topo struct {
 // then the router; everything is stopped by t.Cleanup. No shard is added.
 func startTopo(t *testing.T) *topo {
 	t.Helper()
-	bin, err := harness.Binary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	specs := []cluster.Spec{
+	sets := startSets(t, []cluster.Spec{
 		{Name: "cfg", ExtraArgs: []string{"--configsvr"}},
 		{Name: "sh0", ExtraArgs: []string{"--shardsvr"}},
 		// sh1 has a read-only (non-voting) secondary for secondary reads;
 		// its primary alone is the majority, so restarts keep it writable.
 		{Name: "sh1", ExtraArgs: []string{"--shardsvr"}, ReadOnly: 1},
+	})
+	tp := &topo{cfg: sets[0], shards: map[string]*cluster.Cluster{"sh0": sets[1], "sh1": sets[2]}}
+	tp.router = harness.StartRouter(t, "cfg/"+sets[0].Members()[0].Host)
+	return tp
+}
+
+// startSets starts one-data-member replica sets of specs in parallel and
+// waits until each is steady; all are stopped by t.Cleanup (with their
+// log tails when t failed).
+func startSets(t *testing.T, specs []cluster.Spec) []*cluster.Cluster {
+	t.Helper()
+	bin, err := harness.Binary()
+	if err != nil {
+		t.Fatal(err)
 	}
 	sets := make([]*cluster.Cluster, len(specs))
 	errs := make([]error, len(specs))
@@ -77,9 +87,7 @@ func startTopo(t *testing.T) *topo {
 			t.Fatalf("start %s: %v", specs[i].Name, err)
 		}
 	}
-	tp := &topo{cfg: sets[0], shards: map[string]*cluster.Cluster{"sh0": sets[1], "sh1": sets[2]}}
-	tp.router = harness.StartRouter(t, "cfg/"+sets[0].Members()[0].Host)
-	return tp
+	return sets
 }
 
 // waitSteady waits until every member is PRIMARY or SECONDARY (a new

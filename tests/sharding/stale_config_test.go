@@ -1,10 +1,7 @@
 package sharding
 
 import (
-	"context"
 	"errors"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +14,6 @@ import (
 	"github.com/relaydb/relaydb/internal/shard/key"
 	"github.com/relaydb/relaydb/internal/shard/routing"
 	"github.com/relaydb/relaydb/internal/shard/shardsvr"
-	"github.com/relaydb/relaydb/tests/harness"
 )
 
 // TestShardVersionCheck talks to a shard directly as a router would: a
@@ -132,47 +128,9 @@ func bsonValue(t *testing.T, v any) bson.RawValue {
 // 1-member shard set (sh0) in parallel; both are stopped by t.Cleanup.
 func startConfigAndShard(t *testing.T) (cfgSet, sh0 *cluster.Cluster) {
 	t.Helper()
-	bin, err := harness.Binary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	specs := []cluster.Spec{
+	sets := startSets(t, []cluster.Spec{
 		{Name: "cfg", ExtraArgs: []string{"--configsvr"}},
 		{Name: "sh0", ExtraArgs: []string{"--shardsvr"}},
-	}
-	sets := make([]*cluster.Cluster, len(specs))
-	errs := make([]error, len(specs))
-	var wg sync.WaitGroup
-	for i, s := range specs {
-		s.Data, s.Bin, s.DieWithParent = 1, bin, true
-		s.Dir = filepath.Join(t.TempDir(), s.Name)
-		s.PrimaryTimeout = 20 * time.Second
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), upTimeout)
-			defer cancel()
-			if sets[i], errs[i] = cluster.Up(ctx, s); errs[i] == nil {
-				errs[i] = waitSteady(ctx, sets[i])
-			}
-		}()
-	}
-	wg.Wait()
-	for i, c := range sets {
-		if c == nil {
-			continue
-		}
-		t.Cleanup(func() {
-			if t.Failed() {
-				t.Logf("%s member log:\n%s", specs[i].Name, logTail(c))
-			}
-			_ = c.Down(context.Background())
-		})
-	}
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("start %s: %v", specs[i].Name, err)
-		}
-	}
+	})
 	return sets[0], sets[1]
 }
