@@ -79,6 +79,7 @@ const (
 	CommandFailed                            Code = 125
 	FailedToSatisfyReadPreference            Code = 133
 	CappedPositionLost                       Code = 136
+	CommandNotSupportedOnView                Code = 166
 	InvalidPipelineOperator                  Code = 168
 	LinearizableReadConcernError             Code = 170
 	CannotIndexParallelArrays                Code = 171
@@ -194,6 +195,7 @@ var names = map[Code]string{
 	CommandFailed:                            "CommandFailed",
 	FailedToSatisfyReadPreference:            "FailedToSatisfyReadPreference",
 	CappedPositionLost:                       "CappedPositionLost",
+	CommandNotSupportedOnView:                "CommandNotSupportedOnView",
 	InvalidPipelineOperator:                  "InvalidPipelineOperator",
 	LinearizableReadConcernError:             "LinearizableReadConcernError",
 	CannotIndexParallelArrays:                "CannotIndexParallelArrays",

@@ -252,5 +252,6 @@ func enableSharding(c *call) (bson.D, error) {
 
 func flushRouterConfig(c *call) (bson.D, error) {
 	c.r.flush()
+	c.r.catalog.flush()
 	return bson.D{{Key: "flushed", Value: true}}, nil
 }

@@ -60,6 +60,8 @@ func init() {
 		"ping":                     {fn: noop},
 		"refreshSessions":          {fn: noop},
 		"serverStatus":             {fn: serverStatus},
+		"shardCollection":          {fn: shardCollection, adminOnly: true},
+		"shardcollection":          {fn: shardCollection, adminOnly: true},
 		"shutdown":                 {fn: shutdown, adminOnly: true},
 		"whatsmyuri":               {fn: whatsMyURI},
 	}

@@ -116,6 +116,9 @@ func (r *Router) getMore(c *call) (bson.D, error) {
 	if !ok {
 		return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'getMore.getMore' is the wrong type, expected type 'long'")
 	}
+	if mc := r.merged.get(id); mc != nil {
+		return r.mergedGetMore(c, mc)
+	}
 	e, found := r.cursors.lookup(id)
 	if !found {
 		return nil, mongoerr.New(mongoerr.CursorNotFound, "cursor id %d not found", id)
@@ -140,10 +143,16 @@ func (r *Router) killCursors(c *call) (bson.D, error) {
 	var ids []int64
 	var held cursorEntry
 	unknown := bson.A{}
+	killed := bson.A{} // router cursors
 	for _, e := range arr {
 		id, ok := bsonx.AsInt64(e)
 		if !ok {
 			return nil, mongoerr.New(mongoerr.TypeMismatch, "killCursors: cursor ids must be longs, got %v", e)
+		}
+		if mc := r.merged.get(id); mc != nil {
+			r.killMerged(c, mc)
+			killed = append(killed, id)
+			continue
 		}
 		if e, found := r.cursors.lookup(id); found && (held.t.set == nil || (e.t.set == held.t.set && e.host == held.host)) {
 			held = e
@@ -153,7 +162,7 @@ func (r *Router) killCursors(c *call) (bson.D, error) {
 		unknown = append(unknown, id)
 	}
 	if held.t.set == nil {
-		return bson.D{{Key: "cursorsKilled", Value: bson.A{}}, {Key: "cursorsNotFound", Value: unknown},
+		return bson.D{{Key: "cursorsKilled", Value: killed}, {Key: "cursorsNotFound", Value: unknown},
 			{Key: "cursorsAlive", Value: bson.A{}}, {Key: "cursorsUnknown", Value: bson.A{}}, {Key: "ok", Value: 1.0}}, nil
 	}
 	cmd := c.cmd
@@ -171,6 +180,9 @@ func (r *Router) killCursors(c *call) (bson.D, error) {
 	r.cursors.remove(ids...)
 	if len(unknown) > 0 {
 		reply = appendToArray(reply, "cursorsNotFound", unknown)
+	}
+	if len(killed) > 0 {
+		reply = appendToArray(reply, "cursorsKilled", killed)
 	}
 	return reply, nil
 }

@@ -48,6 +48,8 @@ type Router struct {
 	cfgName  string
 	meta     *configsvr.Catalog
 	cursors  *cursorTable
+	merged   *mergedCursors // router cursors over several shards (mergecursor.go)
+	catalog  *catalogCache  // routing tables of sharded collections
 	txns     *txnTable
 	start    time.Time
 	ctx      context.Context // cancelled by Close: ends shard calls
@@ -94,6 +96,8 @@ func New(opts Options) (*Router, error) {
 	}
 	r.cfg = newReplSet(name, seeds, r.pool)
 	r.meta = configsvr.NewCatalog(configRunner{r})
+	r.catalog = newCatalogCache(r.meta)
+	r.merged = newMergedCursors()
 	r.mu.shards = map[string]*replSet{}
 	r.mu.dbs = map[string]configsvr.Database{}
 	go r.learnClusterTime()

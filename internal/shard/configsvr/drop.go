@@ -1,0 +1,29 @@
+package configsvr
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/shard/routing"
+)
+
+// DropShardedCollection removes coll's metadata: its config.collections
+// entry first (readers then see the collection unsharded), then its
+// chunks, each with w:"majority". The router's drop calls it after the
+// shards dropped the collection (the _configsvr* commands will move it to
+// the config server primary).
+func (c *Catalog) DropShardedCollection(ctx context.Context, coll routing.Collection) error {
+	reply, err := c.run.Run(ctx, DB, bson.D{
+		{Key: "delete", Value: CollectionsColl},
+		{Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: coll.NS}, {Key: "uuid", Value: coll.UUID}}}, {Key: "limit", Value: int32(1)}}}},
+		{Key: "writeConcern", Value: majority()},
+	})
+	if err == nil {
+		err = WriteError(reply)
+	}
+	if err != nil {
+		return err
+	}
+	return c.deleteChunks(ctx, coll.UUID)
+}

@@ -1,0 +1,266 @@
+package router
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/shard/routing"
+	"github.com/relaydb/relaydb/internal/shard/shardsvr"
+)
+
+// The router's side of sharded collections (docs/sharding.md, stage 2):
+// a command on a collection the config servers list as sharded is sent to
+// the shards its routing table targets, each with that shard's
+// shardVersion, and the replies are combined here. A shard answering
+// StaleConfig makes the router reload the routing table and resend (at
+// most maxStaleRetries times).
+
+// shardedCommands are the commands routed by a routing table.
+var shardedCommands = map[string]func(r *Router, c *call, ns string, cm *routing.ChunkManager) (bson.D, error){
+	"insert":        (*Router).shardedInsert,
+	"update":        (*Router).shardedUpdate,
+	"delete":        (*Router).shardedDelete,
+	"find":          (*Router).shardedFind,
+	"count":         (*Router).shardedCount,
+	"distinct":      (*Router).shardedDistinct,
+	"aggregate":     (*Router).shardedAggregate,
+	"findAndModify": (*Router).shardedFindAndModify,
+	"findandmodify": (*Router).shardedFindAndModify,
+	"drop":          (*Router).shardedDrop,
+	"createIndexes": (*Router).shardedBroadcast,
+	"dropIndexes":   (*Router).shardedBroadcast,
+	"deleteIndexes": (*Router).shardedBroadcast,
+}
+
+// routeSharded serves c when it is a command on a sharded collection;
+// handled is false for everything else (forwarded to the primary shard).
+func (r *Router) routeSharded(c *call) (reply bson.D, handled bool, err error) {
+	fn, ok := shardedCommands[c.name]
+	if !ok || c.db == "admin" || c.db == "config" || c.db == "local" {
+		return nil, false, nil
+	}
+	coll, ok := c.cmd[0].Value.(string)
+	if !ok || coll == "" {
+		return nil, false, nil
+	}
+	ns := c.db + "." + coll
+	cm, err := r.catalog.get(c.ctx, ns)
+	if err != nil {
+		return nil, true, err
+	}
+	if cm == nil {
+		return nil, false, nil
+	}
+	if txnKey(c.cmd) != "" {
+		return nil, true, mongoerr.New(mongoerr.OperationNotSupportedInTransaction,
+			"transactions on sharded collections are not supported by the router yet (%s on %s)", c.name, ns)
+	}
+	reply, err = fn(r, c, ns, cm)
+	if err != nil {
+		return nil, true, err
+	}
+	if _, has := bsonx.Get(reply, "$clusterTime"); has { // a shard's reply passed through
+		return reply, true, nil
+	}
+	return r.gossip(reply), true, nil
+}
+
+// withVersion returns cmd with shardVersion set to shard's placement
+// version in cm (a copy; any shardVersion the client sent is replaced).
+func withVersion(cmd bson.D, cm *routing.ChunkManager, shard string) bson.D {
+	out := make(bson.D, 0, len(cmd)+1)
+	for _, e := range cmd {
+		if e.Key != "shardVersion" && e.Key != "databaseVersion" {
+			out = append(out, e)
+		}
+	}
+	return append(out, bson.E{Key: "shardVersion", Value: shardsvr.ShardVersionDoc(cm.PlacementVersion(shard))})
+}
+
+// setField returns cmd with key set to v (replaced or appended; a copy).
+func setField(cmd bson.D, key string, v any) bson.D {
+	out := make(bson.D, 0, len(cmd)+1)
+	found := false
+	for _, e := range cmd {
+		if e.Key == key {
+			found = true
+			e.Value = v
+		}
+		out = append(out, e)
+	}
+	if !found {
+		out = append(out, bson.E{Key: key, Value: v})
+	}
+	return out
+}
+
+// shardReply is one shard's answer.
+type shardReply struct {
+	shard string
+	t     target
+	host  string
+	reply bson.D
+	err   error
+}
+
+// send runs cmd (already versioned) on shard: reads may go to a
+// secondary as the client's $readPreference asks.
+func (r *Router) send(c *call, shard string, cmd bson.D, read bool) shardReply {
+	s, err := r.shard(c.ctx, shard)
+	if err != nil {
+		return shardReply{shard: shard, err: err}
+	}
+	t := target{id: shard, set: s}
+	var reply bson.D
+	var host string
+	if read && wantsSecondary(c) {
+		reply, host, err = s.RunSecondary(c.ctx, c.db, cmd, readMode(c.cmd))
+	} else {
+		reply, host, err = s.RunOnPrimary(c.ctx, c.db, cmd, read || retryableWrite(cmd))
+	}
+	r.observeClusterTime(reply)
+	return shardReply{shard: shard, t: t, host: host, reply: reply, err: err}
+}
+
+// sendAll runs build(shard) on every shard in parallel.
+func (r *Router) sendAll(c *call, shards []string, read bool, build func(shard string) bson.D) []shardReply {
+	out := make([]shardReply, len(shards))
+	if len(shards) == 1 {
+		out[0] = r.send(c, shards[0], build(shards[0]), read)
+		return out
+	}
+	var wg sync.WaitGroup
+	for i, s := range shards {
+		cmd := build(s)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = r.send(c, s, cmd, read)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// isStale reports a StaleConfig answer: the command's error or one of its
+// write errors (the shard checks the version before writing anything).
+func isStale(sr shardReply) bool {
+	if mongoerr.Is(sr.err, mongoerr.StaleConfig) {
+		return true
+	}
+	return staleWriteIndex(sr.reply) >= 0
+}
+
+// staleWriteIndex is the index of the first StaleConfig write error, -1
+// if none.
+func staleWriteIndex(reply bson.D) int {
+	for _, we := range writeErrors(reply) {
+		if errCode(we) == int64(mongoerr.StaleConfig) {
+			i, _ := bsonx.Get(we, "index")
+			n, _ := bsonx.AsInt64(i)
+			return int(n)
+		}
+	}
+	return -1
+}
+
+func writeErrors(reply bson.D) []bson.D {
+	v, _ := bsonx.Get(reply, "writeErrors")
+	arr, _ := v.(bson.A)
+	out := make([]bson.D, 0, len(arr))
+	for _, e := range arr {
+		if d, ok := e.(bson.D); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func errCode(d bson.D) int64 {
+	v, _ := bsonx.Get(d, "code")
+	n, _ := bsonx.AsInt64(v)
+	return n
+}
+
+func int64Field(d bson.D, name string) int64 {
+	v, _ := bsonx.Get(d, name)
+	n, _ := bsonx.AsInt64(v)
+	return n
+}
+
+// refreshAfterStale reloads ns after a StaleConfig; attempt counts the
+// retries so far. The collection no longer sharded (dropped meanwhile) is
+// ConflictingOperationInProgress: the client may retry the whole request.
+func (r *Router) refreshAfterStale(ctx context.Context, ns string, cm *routing.ChunkManager, attempt int) (*routing.ChunkManager, error) {
+	if attempt >= maxStaleRetries {
+		return nil, mongoerr.New(mongoerr.StaleConfig, "routing information for %s is still stale after %d refreshes", ns, maxStaleRetries)
+	}
+	next, err := r.catalog.refresh(ctx, ns, cm)
+	if err != nil {
+		return nil, err
+	}
+	if next == nil {
+		return nil, mongoerr.New(mongoerr.ConflictingOperationInProgress, "collection %s was dropped or unsharded while the request ran", ns)
+	}
+	return next, nil
+}
+
+// shardedDrop drops the collection on every shard, then its metadata.
+func (r *Router) shardedDrop(c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {
+	ids, err := r.allShardIDs(c)
+	if err != nil {
+		return nil, err
+	}
+	for _, sr := range r.sendAll(c, ids, false, func(string) bson.D { return c.cmd }) {
+		if sr.err != nil && !mongoerr.Is(sr.err, mongoerr.NamespaceNotFound) {
+			return nil, sr.err
+		}
+	}
+	if err := r.meta.DropShardedCollection(c.ctx, cm.Collection()); err != nil {
+		return nil, err
+	}
+	r.catalog.invalidate(ns)
+	return bson.D{{Key: "ns", Value: ns}, {Key: "ok", Value: 1.0}}, nil
+}
+
+// shardedBroadcast sends an index command to every shard (a shard that
+// owns no chunk yet must have the index when one arrives) and returns the
+// primary shard's reply; the first error wins.
+func (r *Router) shardedBroadcast(c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {
+	ids, err := r.allShardIDs(c)
+	if err != nil {
+		return nil, err
+	}
+	db, _, err := r.database(c.ctx, c.db, false)
+	if err != nil {
+		return nil, err
+	}
+	var primary bson.D
+	for _, sr := range r.sendAll(c, ids, false, func(string) bson.D { return c.cmd }) {
+		if sr.err != nil {
+			return nil, sr.err
+		}
+		if sr.shard == db.Primary || primary == nil {
+			primary = sr.reply
+		}
+	}
+	return primary, nil
+}
+
+func (r *Router) allShardIDs(c *call) ([]string, error) {
+	all, err := r.allShards(c.ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(all))
+	for id := range all {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
