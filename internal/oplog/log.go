@@ -13,6 +13,14 @@
 //     (entry N+1 is never visible before N commits). Slots are tracked in
 //     allocation order, so this stays correct if commits become concurrent.
 //   - Truncation deletes the oldest entries only, and never past Visible().
+//   - Cluster time: Reserve never allocates a timestamp at or below the
+//     highest cluster time the node has seen (AdvanceClusterTime, from a
+//     gossiped $clusterTime), so a causal read after a time learned from
+//     another replica set is reached by this node's next write. The floor
+//     never moves backwards (not even on TruncateAfter) and is not
+//     persisted: after a restart the oplog top seeds it again, as MongoDB's
+//     clock. ReserveAt (a secondary copying its source's entries) is not
+//     held to it.
 package oplog
 
 import (
@@ -47,6 +55,7 @@ type Log struct {
 	mu struct {
 		sync.Mutex
 		last     bson.Timestamp // last allocated ts
+		floor    bson.Timestamp // highest cluster time seen (AdvanceClusterTime)
 		term     int64
 		lastTerm int64          // term of the entry at the visibility point
 		visible  bson.Timestamp // visibility point
@@ -125,7 +134,11 @@ func (l *Log) SetTerm(term int64) {
 func (l *Log) Reserve() *Slot {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.mu.last = nextTS(l.mu.last, l.now())
+	base := l.mu.last
+	if l.mu.floor.After(base) {
+		base = l.mu.floor
+	}
+	l.mu.last = nextTS(base, l.now())
 	s := &Slot{TS: l.mu.last, term: l.mu.term}
 	l.mu.slots = append(l.mu.slots, s)
 	return s
