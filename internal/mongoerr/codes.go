@@ -87,6 +87,7 @@ const (
 	PrimarySteppedDown                       Code = 189
 	InvalidIndexSpecificationOption          Code = 197
 	ShardingStateNotInitialized              Code = 203
+	ClusterTimeFailsRateLimiter              Code = 205
 	InvalidUUID                              Code = 207
 	ElectionInProgress                       Code = 216
 	IncompleteTransactionHistory             Code = 217
@@ -203,6 +204,7 @@ var names = map[Code]string{
 	PrimarySteppedDown:                       "PrimarySteppedDown",
 	InvalidIndexSpecificationOption:          "InvalidIndexSpecificationOption",
 	ShardingStateNotInitialized:              "ShardingStateNotInitialized",
+	ClusterTimeFailsRateLimiter:              "ClusterTimeFailsRateLimiter",
 	InvalidUUID:                              "InvalidUUID",
 	ElectionInProgress:                       "ElectionInProgress",
 	IncompleteTransactionHistory:             "IncompleteTransactionHistory",
