@@ -179,6 +179,9 @@ func (d *Dispatcher) invoke(c *Command, ctx *Ctx) (reply bson.D, err error) {
 	if err := checkUnknown(c, ctx.Cmd); err != nil {
 		return nil, err
 	}
+	if err := d.gossipIn(ctx.Cmd); err != nil {
+		return nil, err
+	}
 	if err := d.checkRole(c, ctx); err != nil {
 		return nil, err
 	}

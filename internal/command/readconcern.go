@@ -119,16 +119,14 @@ func (c *Ctx) checkReplicaSetRead(rc readConcern) error {
 	return nil
 }
 
-// clusterTime is the newest cluster time this member knows: its own oplog
-// top or what the client gossiped in $clusterTime.
+// clusterTime is the newest cluster time this member knows: its oplog
+// top, its own allocations and every $clusterTime gossiped to it (the
+// request's was taken in by gossipIn before the command ran).
 func (c *Ctx) clusterTime() bson.Timestamp {
-	top, _ := c.D.eng.Catalog().Oplog().Top()
-	ct, _ := bsonx.Get(c.Cmd, "$clusterTime")
-	doc, _ := ct.(bson.D)
-	if v, ok := bsonx.Get(doc, "clusterTime"); ok {
-		if ts, ok := v.(bson.Timestamp); ok && ts.After(top) {
-			return ts
-		}
+	log := c.D.eng.Catalog().Oplog()
+	top, _ := log.Top()
+	if ct := log.ClusterTime(); ct.After(top) {
+		return ct
 	}
 	return top
 }
@@ -154,10 +152,17 @@ func (c *Ctx) waitReadConcern(ctx context.Context, rc readConcern) (*catalog.Sna
 
 // noopIfAhead writes a no-op on a primary asked to read after a time it
 // has not reached (the client learned it elsewhere), so the wait ends, as
-// MongoDB's makeNoopWriteIfNeeded.
+// MongoDB's makeNoopWriteIfNeeded. The cluster time is first raised to
+// after (checkReplicaSetRead bounded it by the known cluster time), so
+// the no-op's timestamp is after it even when this member's wall clock
+// is behind the member that wrote at after.
 func (c *Ctx) noopIfAhead(after bson.Timestamp) {
 	cat := c.D.eng.Catalog()
 	if top, _ := cat.Oplog().Top(); !after.After(top) || c.D.repl.CheckWrite("admin") != nil {
+		return
+	}
+	if err := advanceClusterTime(cat.Oplog(), after); err != nil {
+		c.D.log.Warn("advancing the cluster time for afterClusterTime failed", "err", err)
 		return
 	}
 	if _, err := cat.WriteNoop(bson.D{{Key: "noop write for afterClusterTime read concern", Value: int32(1)}}); err != nil {
@@ -237,15 +242,26 @@ func (c *Ctx) confirmLinearizable() error {
 // read's operationTime). Both are raised to this member's oplog top: the
 // coordinator learns its own writes asynchronously, and a client's
 // operationTime must cover its write for causal consistency.
+// $clusterTime is raised further to the member's cluster time (a newer
+// $clusterTime gossiped to it), which it gossips on as MongoDB's nodes do.
 func (d *Dispatcher) opTimeFields(reply bson.D) bson.D {
 	fields := d.repl.OpTimeFields()
 	if len(fields) == 0 {
 		return reply
 	}
-	top, _ := d.eng.Catalog().Oplog().Top()
+	log := d.eng.Catalog().Oplog()
+	top, _ := log.Top()
+	clock := top
+	if ct := log.ClusterTime(); ct.After(clock) {
+		clock = ct
+	}
 	for _, f := range fields {
 		if _, ok := bsonx.Get(reply, f.Key); !ok {
-			reply = append(reply, raiseOpTime(f, top))
+			to := top
+			if f.Key == "$clusterTime" {
+				to = clock
+			}
+			reply = append(reply, raiseOpTime(f, to))
 		}
 	}
 	return reply
