@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -11,6 +12,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/relaydb/relaydb/tests/harness"
 )
 
 // TestShardedCollections is stage 2's router side end to end: sharding
@@ -274,6 +277,51 @@ func TestShardedCollections(t *testing.T) {
 	})
 
 	t.Run("differential", func(t *testing.T) { testDifferential(t, cl, admin) })
+	t.Run("stale router", func(t *testing.T) { testStaleRouter(t, tp, cl, admin) })
+}
+
+// testStaleRouter: a second router that cached st.v as unsharded learns
+// from the shard (StaleConfig for UNSHARDED) that the first router
+// sharded it, and after the first router drops it and shards it again on
+// another key, learns the new generation the same way.
+func testStaleRouter(t *testing.T, tp *topo, cl *mongo.Client, admin *mongo.Database) {
+	r2 := harness.StartRouter(t, "cfg/"+tp.cfg.Members()[0].Host)
+	cl2, err := mongo.Connect(options.Client().ApplyURI(r2.URI()))
+	must(t, err, "connect to the second router")
+	t.Cleanup(func() { _ = cl2.Disconnect(context.Background()) })
+	v2 := cl2.Database("st").Collection("v")
+	_, err = cl2.Database("st").Collection("other").InsertOne(ctxT(t), bson.D{{Key: "a", Value: 1}})
+	must(t, err, "create st")
+	if n, err := v2.CountDocuments(ctxT(t), bson.D{}); err != nil || n != 0 {
+		t.Fatalf("count st.v before sharding: %d, %v", n, err)
+	}
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "st.v"}, {Key: "key", Value: bson.D{{Key: "x", Value: "hashed"}}}}).Err(), "shard st.v")
+	insertN := func(field string) {
+		docs := make([]any, 60)
+		for i := range docs {
+			docs[i] = bson.D{{Key: field, Value: i}}
+		}
+		_, err := v2.InsertMany(ctxT(t), docs)
+		must(t, err, "insert through the stale router")
+		for _, s := range []string{"sh0", "sh1"} {
+			n, err := tp.shardClient(t, s).Database("st").Collection("v").CountDocuments(ctxT(t), bson.D{})
+			must(t, err, "count on %s", s)
+			if n == 0 {
+				t.Fatalf("no documents of st.v on %s: the stale router did not route by the new table", s)
+			}
+		}
+		var doc bson.M
+		must(t, v2.FindOne(ctxT(t), bson.D{{Key: field, Value: 33}}).Decode(&doc), "findOne %s: 33", field)
+	}
+	insertN("x")
+	_, err = cl.Database("st").Collection("v").Indexes().CreateOne(ctxT(t), mongo.IndexModel{Keys: bson.D{{Key: "q", Value: 1}}})
+	must(t, err, "createIndex on a sharded collection")
+	must(t, cl.Database("st").Collection("v").Drop(ctxT(t)), "drop st.v through the first router")
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "st.v"}, {Key: "key", Value: bson.D{{Key: "y", Value: "hashed"}}}}).Err(), "shard st.v again")
+	insertN("y")
+	if n, err := v2.CountDocuments(ctxT(t), bson.D{}); err != nil || n != 60 {
+		t.Fatalf("count st.v after resharding: %d, %v", n, err)
+	}
 }
 
 // testDifferential runs the same seeded random operations on a sharded

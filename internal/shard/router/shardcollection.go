@@ -158,6 +158,11 @@ func shardCollection(c *call) (bson.D, error) {
 		return nil, err
 	}
 	c.r.catalog.invalidate(ns)
+	if cm, err := c.r.catalog.get(c.ctx, ns); err == nil && cm != nil {
+		if ids, err := c.r.allShardIDs(c); err == nil {
+			c.r.refreshShards(&call{r: c.r, conn: c.conn, db: dbName, cmd: c.cmd, name: c.name, ctx: c.ctx}, ids, dbName, collName, cm.PlacementVersion)
+		}
+	}
 	c.r.log.Info("sharded collection", "ns", ns, "key", pattern.String(), "chunks", len(chunks), "primary", db.Primary)
 	return bson.D{{Key: "collectionsharded", Value: ns}, {Key: "collectionUUID", Value: coll.UUID}}, nil
 }

@@ -54,6 +54,9 @@ func (r *Router) routeSharded(c *call) (reply bson.D, handled bool, err error) {
 		return nil, true, err
 	}
 	if cm == nil {
+		if versionedUnsharded(c) {
+			return r.forwardUnsharded(c, ns)
+		}
 		return nil, false, nil
 	}
 	if txnKey(c.cmd) != "" {
@@ -225,6 +228,7 @@ func (r *Router) shardedDrop(c *call, ns string, cm *routing.ChunkManager) (bson
 		return nil, err
 	}
 	r.catalog.invalidate(ns)
+	r.refreshShards(c, ids, c.db, c.cmd[0].Value.(string), func(string) routing.ChunkVersion { return shardsvr.Unsharded })
 	return bson.D{{Key: "ns", Value: ns}, {Key: "ok", Value: 1.0}}, nil
 }
 
@@ -263,4 +267,99 @@ func (r *Router) allShardIDs(c *call) ([]string, error) {
 	}
 	slices.Sort(ids)
 	return ids, nil
+}
+
+// versionedUnsharded reports a command on an unsharded collection that is
+// sent with shardVersion UNSHARDED and the database's databaseVersion,
+// as mongos does, so that a shard tells a router whose cache is stale
+// (StaleConfig: the collection was sharded through another router;
+// StaleDbVersion: the database moved or was dropped and made again).
+// Statements of transactions and reads sent to secondaries go unversioned
+// as before.
+func versionedUnsharded(c *call) bool {
+	switch c.name {
+	case "insert", "update", "delete", "find", "count", "distinct", "findAndModify", "findandmodify":
+	case "aggregate":
+		if writesOut(c.cmd) || truthy(c.cmd, "explain") {
+			return false
+		}
+	default:
+		return false
+	}
+	return txnKey(c.cmd) == "" && !wantsSecondary(c)
+}
+
+// forwardUnsharded sends c to its database's primary shard with UNSHARDED
+// and the database version, refreshing and resending (at most
+// maxStaleRetries times) when the shard says the router is stale; a
+// collection found sharded meanwhile is routed as one. handled is false
+// for a read of a database that does not exist (forward answers it).
+func (r *Router) forwardUnsharded(c *call, ns string) (bson.D, bool, error) {
+	for attempt := 0; ; attempt++ {
+		d, found, err := r.database(c.ctx, c.db, !readOnly(c))
+		if err != nil {
+			return nil, true, err
+		}
+		if !found {
+			return nil, false, nil
+		}
+		s, err := r.shard(c.ctx, d.Primary)
+		if err != nil {
+			return nil, true, err
+		}
+		t := target{id: d.Primary, set: s}
+		cmd := append(withoutField(withoutField(c.cmd, "shardVersion"), "databaseVersion"),
+			bson.E{Key: "shardVersion", Value: shardsvr.ShardVersionDoc(shardsvr.Unsharded)},
+			bson.E{Key: "databaseVersion", Value: d.Version.Doc()})
+		reply, host, err := s.RunOnPrimary(c.ctx, c.db, cmd, idempotent(c))
+		if reply == nil {
+			return nil, true, labelRetryable(c.cmd, err)
+		}
+		staleColl := mongoerr.Is(err, mongoerr.StaleConfig) || (err == nil && staleWriteIndex(reply) >= 0)
+		staleDB := mongoerr.Is(err, mongoerr.StaleDbVersion)
+		if (staleColl || staleDB) && attempt < maxStaleRetries {
+			r.observeClusterTime(reply)
+			if staleDB {
+				r.mu.Lock()
+				delete(r.mu.dbs, c.db)
+				r.mu.Unlock()
+				continue
+			}
+			cm, err := r.catalog.refresh(c.ctx, ns, nil)
+			if err != nil {
+				return nil, true, err
+			}
+			if cm != nil {
+				reply, err := shardedCommands[c.name](r, c, ns, cm)
+				if err != nil {
+					return nil, true, err
+				}
+				if _, has := bsonx.Get(reply, "$clusterTime"); !has {
+					reply = r.gossip(reply)
+				}
+				return reply, true, nil
+			}
+			continue
+		}
+		r.cursors.addFrom(reply, t, host)
+		return reply, true, nil
+	}
+}
+
+// refreshShards makes every shard in ids reload coll's filtering metadata
+// after the router changed it (shardCollection, drop): a versioned read
+// carrying the new version (which a shard's cached one differs from)
+// makes the shard refresh from the config servers, as MongoDB's shards
+// refresh at the end of those commands. Otherwise a shard would keep
+// serving a router whose cache is as old as its own. Failures are only
+// logged: a shard refreshes anyway on the next mismatch it sees.
+func (r *Router) refreshShards(c *call, ids []string, db, coll string, version func(shard string) routing.ChunkVersion) {
+	for _, sr := range r.sendAll(c, ids, false, func(s string) bson.D {
+		return bson.D{{Key: "find", Value: coll}, {Key: "filter", Value: bson.D{}}, {Key: "limit", Value: int32(1)},
+			{Key: "singleBatch", Value: true}, {Key: "shardVersion", Value: shardsvr.ShardVersionDoc(version(s))}}
+	}) {
+		if sr.err != nil {
+			r.log.Warn("shard did not refresh its filtering metadata", "shard", sr.shard, "ns", db+"."+coll, "err", sr.err)
+		}
+	}
 }
