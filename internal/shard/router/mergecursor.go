@@ -94,12 +94,13 @@ func (mc *mergedCursors) remove(id int64) {
 	delete(mc.byID, id)
 }
 
-// next returns up to n documents (n <= 0: as many as fit in a batch) and
-// whether the cursor is exhausted.
+// nextBatch returns up to n documents (n < 0: as many as fit in a
+// batch; n == 0: none, as a batchSize of 0 asks) and whether the cursor
+// is exhausted.
 func (r *Router) nextBatch(c *call, mc *mergedCursor, n int64, lsid any) ([]bson.D, bool, error) {
 	var out []bson.D
 	size := 0
-	for n <= 0 || int64(len(out)) < n {
+	for n < 0 || int64(len(out)) < n {
 		if mc.limit == 0 {
 			return out, true, nil
 		}
@@ -124,19 +125,17 @@ func (r *Router) nextBatch(c *call, mc *mergedCursor, n int64, lsid any) ([]bson
 		}
 		rm := mc.remotes[best]
 		doc := rm.buf[0]
-		rm.buf = rm.buf[1:]
 		if mc.skip > 0 {
+			rm.buf = rm.buf[1:]
 			mc.skip--
 			continue
 		}
 		doc = stripPaths(doc, mc.strip, mc.keep)
-		if n <= 0 {
-			b, _ := bsonx.Encode(doc)
-			if size += len(b); size > maxBatchBytes && len(out) > 0 {
-				rm.buf = append([]bson.D{doc}, rm.buf...) // not stripped twice: strip is idempotent
-				return out, false, nil
-			}
+		b, _ := bsonx.Encode(doc)
+		if size += len(b); size > maxBatchBytes && len(out) > 0 {
+			return out, false, nil // the document stays buffered for the next batch
 		}
+		rm.buf = rm.buf[1:]
 		out = append(out, doc)
 		if mc.limit > 0 {
 			mc.limit--
@@ -267,6 +266,9 @@ func (r *Router) mergedGetMore(c *call, mc *mergedCursor) (bson.D, error) {
 	}
 	bs, _ := bsonx.Get(c.cmd, "batchSize")
 	n, _ := bsonx.AsInt64(bs)
+	if n <= 0 { // getMore's batchSize 0 or none: a full batch
+		n = -1
+	}
 	lsid, _ := bsonx.Get(c.cmd, "lsid")
 	mc.mu.Lock()
 	defer mc.mu.Unlock()
