@@ -199,6 +199,16 @@ func TestShardedCollections(t *testing.T) {
 		if len(groups) != 7 || groups[0].N != 29 || groups[0].Max != 196 || groups[6].N != 28 || groups[6].Max != 195 {
 			t.Fatalf("groups = %+v", groups)
 		}
+		cur, err = coll.Aggregate(ctxT(t), mongo.Pipeline{
+			{{Key: "$match", Value: bson.D{{Key: "g", Value: bson.D{{Key: "$in", Value: bson.A{1, 2}}}}}}},
+			{{Key: "$count", Value: "total"}},
+		})
+		must(t, err, "aggregate $count")
+		var counted []bson.M
+		must(t, cur.All(ctxT(t), &counted), "aggregate $count")
+		if len(counted) != 1 || counted[0]["total"] != int32(58) || len(counted[0]) != 1 {
+			t.Fatalf("$count = %v", counted)
+		}
 		_, err = coll.Aggregate(ctxT(t), mongo.Pipeline{{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "x"}, {Key: "as", Value: "y"}, {Key: "localField", Value: "a"}, {Key: "foreignField", Value: "b"}}}}})
 		checkCode(t, err, 115, "$lookup across shards")
 	})

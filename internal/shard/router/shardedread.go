@@ -376,7 +376,7 @@ var mergeAccumulators = map[string]bool{"$sum": true, "$min": true, "$max": true
 
 func notMergeable(what string) error {
 	return mongoerr.New(mongoerr.CommandNotSupported,
-		"the router cannot yet run this aggregation across several shards (%s); only a pipeline of $match/$project/$addFields/$set/$unset/$replaceRoot stages followed by one $sort or one $group ($sum/$min/$max/$count) and then $sort/$skip/$limit is merged", what)
+		"the router cannot yet run this aggregation across several shards (%s); only a pipeline of $match/$project/$addFields/$set/$unset/$replaceRoot stages followed by one $sort, $group ($sum/$min/$max/$count accumulators) or $count and then $sort/$skip/$limit is merged", what)
 }
 
 // shardedAggregate passes a pipeline whose leading $match targets one
@@ -408,6 +408,7 @@ func (r *Router) shardedAggregate(c *call, ns string, cm *routing.ChunkManager) 
 	}
 	var shardPipe bson.A
 	var sortSpec, group bson.D
+	countOnly := false
 	i := 0
 	for ; i < len(pipeline); i++ {
 		st, _ := pipeline[i].(bson.D)
@@ -433,6 +434,20 @@ func (r *Router) shardedAggregate(c *call, ns string, cm *routing.ChunkManager) 
 				return nil, err
 			}
 			shardPipe = append(shardPipe, st)
+			i++
+		case "$count": // {$count: f} is {$group: {_id: null, f: {$sum: 1}}} without _id
+			f, _ := st[0].Value.(string)
+			switch {
+			case f == "":
+				return nil, mongoerr.New(mongoerr.CountFieldEmpty, "the count field must be a non-empty string")
+			case strings.HasPrefix(f, "$"):
+				return nil, mongoerr.New(mongoerr.CountFieldDollarPrefixed, "the count field cannot be a $-prefixed path")
+			case strings.Contains(f, "."):
+				return nil, mongoerr.New(mongoerr.CountFieldDotted, "the count field cannot contain '.'")
+			}
+			group = bson.D{{Key: "_id", Value: nil}, {Key: f, Value: bson.D{{Key: "$sum", Value: int32(1)}}}}
+			shardPipe = append(shardPipe, bson.D{{Key: "$group", Value: group}})
+			countOnly = true
 			i++
 		}
 		break
@@ -525,6 +540,11 @@ func (r *Router) shardedAggregate(c *call, ns string, cm *routing.ChunkManager) 
 		}
 	}
 	groups := mergeGroups(group, partials)
+	if countOnly {
+		for i, g := range groups {
+			groups[i] = withoutField(g, "_id")
+		}
+	}
 	if restSort != nil {
 		slices.SortStableFunc(groups, func(a, b bson.D) int { return compareBySort(a, b, restSort) })
 	}
