@@ -44,10 +44,27 @@ func testPassThrough(t *testing.T, tp *topo, cl *mongo.Client) {
 		return coll.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: "x"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "v", Value: 1}}}}).Err()
 	})
 	must(t, err, "findAndModify in a session")
-	// TODO(#11): a causally consistent session over both shards hangs
-	// today: a data node does not advance its clock to a gossiped
-	// $clusterTime, so the no-op write for an afterClusterTime from the
-	// other shard can get a smaller timestamp (docs/sharding.md, stage 1).
+	// A causally consistent session over both shards: sh0's majority read
+	// after 200 writes on sh1 waits for sh0's clock, which the gossiped
+	// $clusterTime moves forward (before, it could wait forever).
+	err = cl.UseSessionWithOptions(ctxT(t), options.Session().SetCausalConsistency(true), func(ctx context.Context) error {
+		docs := make([]any, 200)
+		for i := range docs {
+			docs[i] = bson.D{{Key: "_id", Value: "c" + strconv.Itoa(i)}}
+		}
+		if _, err := cl.Database("dbb").Collection("causal").InsertMany(ctx, docs); err != nil {
+			return err
+		}
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "after"}}); err != nil {
+			return err
+		}
+		n, err := coll.CountDocuments(ctx, bson.D{})
+		if err == nil && n != 2 {
+			err = errors.New("count after the causal write: " + strconv.FormatInt(n, 10))
+		}
+		return err
+	})
+	must(t, err, "causal session over both shards")
 	// Compressed traffic (the router answers in the client's compressor).
 	for _, comp := range []string{"zstd", "snappy", "zlib"} {
 		cc, err := mongo.Connect(options.Client().ApplyURI(tp.router.URI()).SetCompressors([]string{comp}))
