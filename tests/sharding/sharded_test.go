@@ -286,7 +286,11 @@ func TestShardedCollections(t *testing.T) {
 		}
 	})
 
-	t.Run("differential", func(t *testing.T) { testDifferential(t, cl, admin) })
+	t.Run("differential", func(t *testing.T) {
+		for seed := int64(1); seed <= 4; seed++ {
+			testDifferential(t, cl, admin, seed)
+		}
+	})
 	t.Run("stale router", func(t *testing.T) { testStaleRouter(t, tp, cl, admin) })
 }
 
@@ -337,22 +341,23 @@ func testStaleRouter(t *testing.T, tp *topo, cl *mongo.Client, admin *mongo.Data
 // testDifferential runs the same seeded random operations on a sharded
 // collection and an unsharded one through the router and compares every
 // result.
-func testDifferential(t *testing.T, cl *mongo.Client, admin *mongo.Database) {
-	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "diff.s"}, {Key: "key", Value: bson.D{{Key: "k", Value: "hashed"}}}}).Err(), "shard diff.s")
-	s := cl.Database("diff").Collection("s")
-	u := cl.Database("diffu").Collection("u")
-	rng := rand.New(rand.NewSource(11))
+func testDifferential(t *testing.T, cl *mongo.Client, admin *mongo.Database, seed int64) {
+	sdb, udb := fmt.Sprintf("diff%d", seed), fmt.Sprintf("diffu%d", seed)
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: sdb + ".s"}, {Key: "key", Value: bson.D{{Key: "k", Value: "hashed"}}}}).Err(), "shard %s.s", sdb)
+	s := cl.Database(sdb).Collection("s")
+	u := cl.Database(udb).Collection("u")
+	rng := rand.New(rand.NewSource(seed))
 	nextID := 0
 	for op := 0; op < 200; op++ {
 		k := rng.Intn(40)
 		var rs, ru any
 		var es, eu error
-		kind := rng.Intn(6)
+		kind := rng.Intn(10)
 		switch kind {
 		case 0: // insert a few
 			var docs []any
 			for j := 0; j < 1+rng.Intn(5); j++ {
-				docs = append(docs, bson.D{{Key: "_id", Value: nextID}, {Key: "k", Value: rng.Intn(40)}, {Key: "v", Value: rng.Intn(100)}})
+				docs = append(docs, bson.D{{Key: "_id", Value: nextID}, {Key: "k", Value: nextID % 40}, {Key: "v", Value: rng.Intn(100)}})
 				nextID++
 			}
 			_, es = s.InsertMany(ctxT(t), docs)
@@ -401,6 +406,61 @@ func testDifferential(t *testing.T, cl *mongo.Client, admin *mongo.Database) {
 			es = s.Distinct(ctxT(t), "v", bson.D{}).Decode(&a)
 			eu = u.Distinct(ctxT(t), "v", bson.D{}).Decode(&b)
 			rs, ru = a, b
+		case 6: // insert with a duplicate _id (k follows _id: _id is unique
+			// per shard only, so a duplicate with another key could land on
+			// another shard, in MongoDB too)
+			dup := rng.Intn(nextID + 1)
+			docs := []any{
+				bson.D{{Key: "_id", Value: nextID}, {Key: "k", Value: nextID % 40}, {Key: "v", Value: rng.Intn(100)}},
+				bson.D{{Key: "_id", Value: dup}, {Key: "k", Value: dup % 40}, {Key: "v", Value: 1}},
+				bson.D{{Key: "_id", Value: nextID + 1}, {Key: "k", Value: (nextID + 1) % 40}, {Key: "v", Value: rng.Intn(100)}},
+			}
+			nextID += 2
+			ordered := rng.Intn(2) == 0
+			_, e1 := s.InsertMany(ctxT(t), docs, options.InsertMany().SetOrdered(ordered))
+			_, e2 := u.InsertMany(ctxT(t), docs, options.InsertMany().SetOrdered(ordered))
+			var wa, wb []int
+			var ba, bb mongo.BulkWriteException
+			if errors.As(e1, &ba) {
+				for _, we := range ba.WriteErrors {
+					wa = append(wa, we.Index, we.Code)
+				}
+			}
+			if errors.As(e2, &bb) {
+				for _, we := range bb.WriteErrors {
+					wb = append(wb, we.Index, we.Code)
+				}
+			}
+			rs, ru = wa, wb
+		case 7: // sorted find with a projection leaving out the sort field
+			opts := options.Find().SetSort(bson.D{{Key: "v", Value: -1}, {Key: "_id", Value: 1}}).
+				SetProjection(bson.D{{Key: "k", Value: 1}}).SetLimit(int64(1 + rng.Intn(30))).SetBatchSize(3)
+			rs, ru = findInts(t, s, bson.D{}, opts, "_id"), findInts(t, u, bson.D{}, opts, "_id")
+		case 8: // aggregate: group by k
+			pipe := mongo.Pipeline{
+				{{Key: "$match", Value: bson.D{{Key: "v", Value: bson.D{{Key: "$gt", Value: rng.Intn(50)}}}}}},
+				{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$k"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}, {Key: "m", Value: bson.D{{Key: "$max", Value: "$v"}}}}}},
+				{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}},
+			}
+			var a, b []bson.D
+			c1, e1 := s.Aggregate(ctxT(t), pipe)
+			if e1 == nil {
+				e1 = c1.All(ctxT(t), &a)
+			}
+			c2, e2 := u.Aggregate(ctxT(t), pipe)
+			if e2 == nil {
+				e2 = c2.All(ctxT(t), &b)
+			}
+			rs, ru, es, eu = a, b, e1, e2
+		case 9: // single-document update by _id only (tried shard by shard)
+			id := rng.Intn(nextID + 1)
+			upd := bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: rng.Intn(100)}}}}
+			a, e1 := s.UpdateOne(ctxT(t), bson.D{{Key: "_id", Value: id}}, upd)
+			b, e2 := u.UpdateOne(ctxT(t), bson.D{{Key: "_id", Value: id}}, upd)
+			if a != nil && b != nil {
+				rs, ru = []int64{a.MatchedCount, a.ModifiedCount}, []int64{b.MatchedCount, b.ModifiedCount}
+			}
+			es, eu = e1, e2
 		}
 		if (es == nil) != (eu == nil) || fmt.Sprint(rs) != fmt.Sprint(ru) {
 			t.Fatalf("op %d (kind %d): sharded %v, %v; unsharded %v, %v", op, kind, rs, es, ru, eu)
