@@ -292,6 +292,29 @@ func TestShardedCollections(t *testing.T) {
 		}
 	})
 	t.Run("stale router", func(t *testing.T) { testStaleRouter(t, tp, cl, admin) })
+
+	t.Run("rename and dropDatabase", func(t *testing.T) {
+		checkCode(t, admin.RunCommand(ctxT(t), bson.D{{Key: "renameCollection", Value: "hs.c"}, {Key: "to", Value: "hs.c2"}}).Err(), 20, "rename a sharded collection")
+		must(t, cl.Database("diff1").Drop(ctxT(t)), "dropDatabase diff1")
+		n, err := cl.Database("config").Collection("collections").CountDocuments(ctxT(t), bson.D{{Key: "_id", Value: "diff1.s"}})
+		must(t, err, "config.collections")
+		if n != 0 {
+			t.Fatalf("diff1.s still in config.collections after dropDatabase")
+		}
+		for _, s := range []string{"sh0", "sh1"} {
+			names, err := tp.shardClient(t, s).Database("diff1").ListCollectionNames(ctxT(t), bson.D{})
+			must(t, err, "listCollections on %s", s)
+			if len(names) != 0 {
+				t.Fatalf("%s still has diff1 collections %v", s, names)
+			}
+		}
+		// The name can be used again, unsharded.
+		_, err = cl.Database("diff1").Collection("s").InsertOne(ctxT(t), bson.D{{Key: "k", Value: 1}})
+		must(t, err, "insert into diff1.s again")
+		if n, err := cl.Database("diff1").Collection("s").CountDocuments(ctxT(t), bson.D{}); err != nil || n != 1 {
+			t.Fatalf("diff1.s after recreation: %d, %v", n, err)
+		}
+	})
 }
 
 // testStaleRouter: a second router that cached st.v as unsharded learns

@@ -2,6 +2,7 @@ package configsvr
 
 import (
 	"context"
+	"regexp"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -26,4 +27,22 @@ func (c *Catalog) DropShardedCollection(ctx context.Context, coll routing.Collec
 		return err
 	}
 	return c.deleteChunks(ctx, coll.UUID)
+}
+
+// ShardedCollections returns the config.collections entries of database
+// db (majority read), by namespace.
+func (c *Catalog) ShardedCollections(ctx context.Context, db string) ([]routing.Collection, error) {
+	docs, err := c.find(ctx, CollectionsColl, bson.D{{Key: "_id", Value: bson.Regex{Pattern: "^" + regexp.QuoteMeta(db) + `\.`}}})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]routing.Collection, 0, len(docs))
+	for _, d := range docs {
+		coll, err := ParseCollection(d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, coll)
+	}
+	return out, nil
 }

@@ -40,6 +40,21 @@ var shardedCommands = map[string]func(r *Router, c *call, ns string, cm *routing
 // routeSharded serves c when it is a command on a sharded collection;
 // handled is false for everything else (forwarded to the primary shard).
 func (r *Router) routeSharded(c *call) (reply bson.D, handled bool, err error) {
+	switch c.name {
+	case "renameCollection":
+		if err := r.refuseShardedRename(c); err != nil {
+			return nil, true, err
+		}
+		return nil, false, nil
+	case "dropDatabase":
+		if c.db == "admin" || c.db == "config" || c.db == "local" {
+			return nil, false, nil
+		}
+		if err := r.dropShardedCollections(c); err != nil {
+			return nil, true, err
+		}
+		return nil, false, nil
+	}
 	fn, ok := shardedCommands[c.name]
 	if !ok || c.db == "admin" || c.db == "config" || c.db == "local" {
 		return nil, false, nil
@@ -362,4 +377,59 @@ func (r *Router) refreshShards(c *call, ids []string, db, coll string, version f
 			r.log.Warn("shard did not refresh its filtering metadata", "shard", sr.shard, "ns", db+"."+coll, "err", sr.err)
 		}
 	}
+}
+
+// refuseShardedRename refuses renameCollection from or onto a sharded
+// collection: forwarded to the primary shard it would rename only the
+// primary's part and leave the routing table behind (MongoDB 7.0 renames
+// sharded collections with the config servers: not done yet).
+func (r *Router) refuseShardedRename(c *call) error {
+	from, _ := c.cmd[0].Value.(string)
+	to, _ := bsonx.Get(c.cmd, "to")
+	toNS, _ := to.(string)
+	for _, ns := range []string{from, toNS} {
+		if ns == "" {
+			continue
+		}
+		cm, err := r.catalog.get(c.ctx, ns)
+		if err != nil {
+			return err
+		}
+		if cm != nil {
+			return mongoerr.New(mongoerr.IllegalOperation, "renaming the sharded collection %s is not supported by the router yet", ns)
+		}
+	}
+	return nil
+}
+
+// dropShardedCollections drops the database's sharded collections on
+// every shard and removes their metadata before dropDatabase is forwarded
+// to the primary shard (which holds everything else).
+func (r *Router) dropShardedCollections(c *call) error {
+	colls, err := r.meta.ShardedCollections(c.ctx, c.db)
+	if err != nil || len(colls) == 0 {
+		return err
+	}
+	ids, err := r.allShardIDs(c)
+	if err != nil {
+		return err
+	}
+	for _, coll := range colls {
+		name := coll.NS[len(c.db)+1:]
+		drop := bson.D{{Key: "drop", Value: name}}
+		if wc, ok := bsonx.Get(c.cmd, "writeConcern"); ok {
+			drop = append(drop, bson.E{Key: "writeConcern", Value: wc})
+		}
+		for _, sr := range r.sendAll(c, ids, false, func(string) bson.D { return drop }) {
+			if sr.err != nil && !mongoerr.Is(sr.err, mongoerr.NamespaceNotFound) {
+				return sr.err
+			}
+		}
+		if err := r.meta.DropShardedCollection(c.ctx, coll); err != nil {
+			return err
+		}
+		r.catalog.invalidate(coll.NS)
+		r.refreshShards(c, ids, c.db, name, func(string) routing.ChunkVersion { return shardsvr.Unsharded })
+	}
+	return nil
 }
