@@ -375,7 +375,7 @@ func testDifferential(t *testing.T, cl *mongo.Client, admin *mongo.Database, see
 		k := rng.Intn(40)
 		var rs, ru any
 		var es, eu error
-		kind := rng.Intn(10)
+		kind := rng.Intn(11)
 		switch kind {
 		case 0: // insert a few
 			var docs []any
@@ -475,6 +475,40 @@ func testDifferential(t *testing.T, cl *mongo.Client, admin *mongo.Database, see
 				e2 = c2.All(ctxT(t), &b)
 			}
 			rs, ru, es, eu = a, b, e1, e2
+		case 10: // a bulk of updates and deletes: keyed ones go in pieces per shard
+			var models []mongo.WriteModel
+			for j := 0; j < 2+rng.Intn(8); j++ {
+				kk := rng.Intn(40)
+				switch rng.Intn(5) {
+				case 0:
+					models = append(models, mongo.NewUpdateOneModel().SetFilter(bson.D{{Key: "k", Value: kk}}).SetUpdate(bson.D{{Key: "$inc", Value: bson.D{{Key: "v", Value: 3}}}}))
+				case 1:
+					models = append(models, mongo.NewUpdateManyModel().SetFilter(bson.D{{Key: "k", Value: kk}}).SetUpdate(bson.D{{Key: "$set", Value: bson.D{{Key: "w", Value: j}}}}))
+				case 2:
+					models = append(models, mongo.NewDeleteOneModel().SetFilter(bson.D{{Key: "k", Value: kk}}))
+				case 3:
+					models = append(models, mongo.NewUpdateOneModel().SetFilter(bson.D{{Key: "k", Value: kk}, {Key: "_id", Value: -1 - op*20 - j}}).
+						SetUpdate(bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: 50}}}}).SetUpsert(true))
+				default:
+					models = append(models, mongo.NewUpdateManyModel().SetFilter(bson.D{{Key: "v", Value: bson.D{{Key: "$gt", Value: 90}}}}).SetUpdate(bson.D{{Key: "$inc", Value: bson.D{{Key: "v", Value: -5}}}}))
+				}
+			}
+			ordered := rng.Intn(2) == 0
+			a, e1 := s.BulkWrite(ctxT(t), models, options.BulkWrite().SetOrdered(ordered))
+			b, e2 := u.BulkWrite(ctxT(t), models, options.BulkWrite().SetOrdered(ordered))
+			if a != nil && b != nil {
+				rs = []int64{a.MatchedCount, a.ModifiedCount, a.DeletedCount, a.UpsertedCount}
+				ru = []int64{b.MatchedCount, b.ModifiedCount, b.DeletedCount, b.UpsertedCount}
+				if len(a.UpsertedIDs) != len(b.UpsertedIDs) {
+					rs, ru = a.UpsertedIDs, b.UpsertedIDs
+				}
+				for idx, id := range a.UpsertedIDs {
+					if fmt.Sprint(b.UpsertedIDs[idx]) != fmt.Sprint(id) {
+						rs, ru = a.UpsertedIDs, b.UpsertedIDs
+					}
+				}
+			}
+			es, eu = e1, e2
 		case 9: // single-document update by _id only (tried shard by shard)
 			id := rng.Intn(nextID + 1)
 			upd := bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: rng.Intn(100)}}}}

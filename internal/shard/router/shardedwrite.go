@@ -256,8 +256,11 @@ func (r *Router) staleAt(sr shardReply) int {
 	return staleWriteIndex(sr.reply)
 }
 
-// shardedUpdate and shardedDelete run the statements one at a time in
-// order (unordered: past errors too), each targeted on its own.
+// shardedUpdate and shardedDelete send the statements whose filter pins
+// the whole shard key in pieces per owning shard (ordered: runs of
+// consecutive statements for one shard, stopping at the first error;
+// unordered: one piece per shard in parallel); every other statement is
+// run on its own (writeOne), in order.
 func (r *Router) shardedUpdate(c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {
 	return r.shardedWriteOps(c, ns, cm, "updates", true)
 }
@@ -266,20 +269,141 @@ func (r *Router) shardedDelete(c *call, ns string, cm *routing.ChunkManager) (bs
 	return r.shardedWriteOps(c, ns, cm, "deletes", false)
 }
 
+// keyedShard returns the shard of statement i when its filter pins the
+// whole shard key (and, for an update, it keeps the key).
+func keyedShard(cm *routing.ChunkManager, stmts bson.A, i int, isUpdate bool) (string, bool) {
+	stmt, _ := stmts[i].(bson.D)
+	qv, _ := bsonx.Get(stmt, "q")
+	q, _ := qv.(bson.D)
+	exact, hasKey := routing.ShardKeyFromFilter(cm.Pattern(), q)
+	if !hasKey {
+		return "", false
+	}
+	ch, err := cm.FindChunk(exact)
+	if err != nil {
+		return "", false
+	}
+	if isUpdate && checkKeyUnchanged(cm.Pattern(), stmt, exact, true) != nil {
+		return "", false
+	}
+	return ch.Shard, true
+}
+
 func (r *Router) shardedWriteOps(c *call, ns string, cm *routing.ChunkManager, field string, isUpdate bool) (bson.D, error) {
 	v, _ := bsonx.Get(c.cmd, field)
 	stmts, _ := v.(bson.A)
 	ids := stmtIDs(c.cmd, len(stmts))
 	var res writeResult
-	stop := ordered(c.cmd)
-	for i := range stmts {
-		var err error
-		cm, err = r.writeOne(c, ns, cm, field, stmts, i, ids, isUpdate, &res)
-		if err != nil {
-			res.addError(i, err)
+	if !ordered(c.cmd) {
+		return r.unorderedWriteOps(c, ns, cm, field, stmts, ids, isUpdate)
+	}
+	for i, attempt := 0, 0; i < len(stmts); {
+		shard, keyed := keyedShard(cm, stmts, i, isUpdate)
+		if !keyed {
+			var err error
+			cm, err = r.writeOne(c, ns, cm, field, stmts, i, ids, isUpdate, &res)
+			if err != nil {
+				res.addError(i, err)
+			}
+			if err != nil || len(res.errs) > 0 {
+				break
+			}
+			i++
+			continue
 		}
-		if stop && (err != nil || len(res.errs) > 0) {
+		run := []int{i}
+		for j := i + 1; j < len(stmts); j++ {
+			if s, ok := keyedShard(cm, stmts, j, isUpdate); !ok || s != shard {
+				break
+			}
+			run = append(run, j)
+		}
+		sr := r.send(c, shard, withVersion(piece(c.cmd, field, stmts, run, ids), cm, shard), false)
+		if stale := r.staleAt(sr); stale >= 0 {
+			res.absorb(sr.reply, run[:stale])
+			var err error
+			if cm, err = r.refreshAfterStale(c.ctx, ns, cm, attempt); err != nil {
+				res.addError(run[stale], err)
+				break
+			}
+			attempt++
+			i = run[stale]
+			continue
+		}
+		if sr.err != nil {
+			res.addError(run[0], sr.err)
 			break
+		}
+		res.absorb(sr.reply, run)
+		if len(writeErrors(sr.reply)) > 0 {
+			break
+		}
+		i = run[len(run)-1] + 1
+	}
+	return res.reply(isUpdate), nil
+}
+
+// unorderedWriteOps sends the keyed statements per shard in parallel,
+// then runs the others one by one; every error is reported.
+func (r *Router) unorderedWriteOps(c *call, ns string, cm *routing.ChunkManager, field string, stmts bson.A, ids []int32, isUpdate bool) (bson.D, error) {
+	var res writeResult
+	var pending, others []int
+	for i := range stmts {
+		if _, ok := keyedShard(cm, stmts, i, isUpdate); ok {
+			pending = append(pending, i)
+		} else {
+			others = append(others, i)
+		}
+	}
+	for attempt := 0; len(pending) > 0; attempt++ {
+		byShard := map[string][]int{}
+		var shards []string
+		for _, i := range pending {
+			s, ok := keyedShard(cm, stmts, i, isUpdate)
+			if !ok {
+				others = append(others, i)
+				continue
+			}
+			if _, seen := byShard[s]; !seen {
+				shards = append(shards, s)
+			}
+			byShard[s] = append(byShard[s], i)
+		}
+		replies := r.sendAll(c, shards, false, func(s string) bson.D {
+			return withVersion(piece(c.cmd, field, stmts, byShard[s], ids), cm, s)
+		})
+		pending = nil
+		for _, sr := range replies {
+			idx := byShard[sr.shard]
+			if stale := r.staleAt(sr); stale >= 0 {
+				res.absorb(sr.reply, idx[:stale])
+				pending = append(pending, idx[stale:]...)
+				continue
+			}
+			if sr.err != nil {
+				for _, i := range idx {
+					res.addError(i, sr.err)
+				}
+				continue
+			}
+			res.absorb(sr.reply, idx)
+		}
+		if len(pending) > 0 {
+			var err error
+			if cm, err = r.refreshAfterStale(c.ctx, ns, cm, attempt); err != nil {
+				for _, i := range pending {
+					res.addError(i, err)
+				}
+				break
+			}
+			slices.Sort(pending)
+		}
+	}
+	slices.Sort(others)
+	for _, i := range others {
+		var err error
+		if cm, err = r.writeOne(c, ns, cm, field, stmts, i, ids, isUpdate, &res); err != nil {
+			res.addError(i, err)
 		}
 	}
 	return res.reply(isUpdate), nil
