@@ -3,6 +3,7 @@ package router
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"slices"
 	"sync"
 	"time"
 
@@ -181,19 +182,9 @@ func (r *Router) fill(c *call, mc *mergedCursor, lsid any) error {
 				return err
 			}
 		}
-		need = slices_filter(need, func(rm *remote) bool { return len(rm.buf) == 0 && rm.id != 0 })
+		need = slices.DeleteFunc(need, func(rm *remote) bool { return len(rm.buf) > 0 || rm.id == 0 })
 	}
 	return nil
-}
-
-func slices_filter(rs []*remote, keep func(*remote) bool) []*remote {
-	out := rs[:0]
-	for _, rm := range rs {
-		if keep(rm) {
-			out = append(out, rm)
-		}
-	}
-	return out
 }
 
 // shardGetMore fetches rm's next batch from the member holding it.

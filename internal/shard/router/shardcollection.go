@@ -67,8 +67,10 @@ func shardCollection(c *call) (bson.D, error) {
 		}
 	}
 
-	// Already sharded: the same request again succeeds, another is refused.
-	if cm, err := c.r.catalog.refresh(c.ctx, ns, nil); err != nil {
+	// Already sharded (as the config servers say now): the same request
+	// again succeeds, another is refused.
+	c.r.catalog.invalidate(ns)
+	if cm, err := c.r.catalog.get(c.ctx, ns); err != nil {
 		return nil, err
 	} else if cm != nil {
 		coll := cm.Collection()
