@@ -355,8 +355,14 @@ func testStaleRouter(t *testing.T, tp *topo, cl *mongo.Client, admin *mongo.Data
 	must(t, err, "createIndex on a sharded collection")
 	must(t, cl.Database("st").Collection("v").Drop(ctxT(t)), "drop st.v through the first router")
 	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "st.v"}, {Key: "key", Value: bson.D{{Key: "y", Value: "hashed"}}}}).Err(), "shard st.v again")
+	// A read first: the stale router scatters with the old generation's
+	// versions, gets StaleConfig and targets by the new key.
+	_, err = cl.Database("st").Collection("v").InsertOne(ctxT(t), bson.D{{Key: "y", Value: 1000}})
+	must(t, err, "insert through the first router")
+	var doc bson.M
+	must(t, v2.FindOne(ctxT(t), bson.D{{Key: "y", Value: 1000}}).Decode(&doc), "find through the stale router")
 	insertN("y")
-	if n, err := v2.CountDocuments(ctxT(t), bson.D{}); err != nil || n != 60 {
+	if n, err := v2.CountDocuments(ctxT(t), bson.D{}); err != nil || n != 61 {
 		t.Fatalf("count st.v after resharding: %d, %v", n, err)
 	}
 }
