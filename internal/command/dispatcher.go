@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
 
@@ -73,54 +72,19 @@ func (d *Dispatcher) ConnClosed(c *Conn) { d.metrics.ConnClosed() }
 
 // Handle runs one OP_MSG request and returns the encoded reply document.
 func (d *Dispatcher) Handle(conn *Conn, req *Request) []byte {
-	cmd, err := bsonx.Decode(req.Body)
+	db, cmd, err := DecodeMsg(req)
 	if err != nil {
 		return d.ErrorReply(err)
 	}
-	for _, s := range req.Sequences {
-		arr := make(bson.A, 0, len(s.Docs))
-		for _, raw := range s.Docs {
-			doc, err := bsonx.Decode(raw)
-			if err != nil {
-				return d.ErrorReply(err)
-			}
-			arr = append(arr, doc)
-		}
-		cmd = append(cmd, bson.E{Key: s.Identifier, Value: arr})
-	}
-	db, _ := bsonx.Get(cmd, "$db")
-	dbName, ok := db.(string)
-	if !ok {
-		return d.ErrorReply(mongoerr.New(mongoerr.FailedToParse, "OP_MSG requests require a $db argument"))
-	}
-	return d.run(conn, dbName, cmd, req)
+	return d.run(conn, db, cmd, req)
 }
 
 // HandleLegacy runs a command sent as OP_QUERY on "<db>.$cmd" (the first
 // hello of many drivers) and returns the encoded reply document.
 func (d *Dispatcher) HandleLegacy(conn *Conn, fullName string, query []byte) []byte {
-	db, coll, _ := strings.Cut(fullName, ".")
-	if coll != "$cmd" {
-		return d.ErrorReply(mongoerr.New(mongoerr.UnsupportedOpQueryCommand, "Unsupported OP_QUERY command: find. The client driver may require an upgrade."))
-	}
-	cmd, err := bsonx.Decode(query)
+	db, cmd, err := DecodeLegacy(fullName, query)
 	if err != nil {
 		return d.ErrorReply(err)
-	}
-	// Legacy commands may be wrapped as {$query: {...}, $readPreference: ...}.
-	if len(cmd) > 0 && (cmd[0].Key == "$query" || cmd[0].Key == "query") {
-		if inner, ok := cmd[0].Value.(bson.D); ok {
-			cmd = inner
-		}
-	}
-	name := ""
-	if len(cmd) > 0 {
-		name = cmd[0].Key
-	}
-	switch name {
-	case "hello", "isMaster", "ismaster":
-	default:
-		return d.ErrorReply(mongoerr.New(mongoerr.UnsupportedOpQueryCommand, "Unsupported OP_QUERY command: %s. The client driver may require an upgrade.", name))
 	}
 	return d.run(conn, db, cmd, &Request{})
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -138,45 +137,19 @@ func (r *Router) ConnClosed(c *command.Conn) {
 
 // Handle runs one OP_MSG request and returns the encoded reply document.
 func (r *Router) Handle(conn *command.Conn, req *command.Request) []byte {
-	cmd, err := bsonx.Decode(req.Body)
+	db, cmd, err := command.DecodeMsg(req)
 	if err != nil {
 		return r.ErrorReply(err)
 	}
-	for _, s := range req.Sequences {
-		arr := make(bson.A, 0, len(s.Docs))
-		for _, raw := range s.Docs {
-			doc, err := bsonx.Decode(raw)
-			if err != nil {
-				return r.ErrorReply(err)
-			}
-			arr = append(arr, doc)
-		}
-		cmd = append(cmd, bson.E{Key: s.Identifier, Value: arr})
-	}
-	db, _ := bsonx.Get(cmd, "$db")
-	dbName, ok := db.(string)
-	if !ok {
-		return r.ErrorReply(mongoerr.New(mongoerr.FailedToParse, "OP_MSG requests require a $db argument"))
-	}
-	return r.run(conn, dbName, withoutField(cmd, "$db"), req)
+	return r.run(conn, db, withoutField(cmd, "$db"), req)
 }
 
 // HandleLegacy answers the OP_QUERY handshake (hello, isMaster) drivers
 // may open with; anything else is refused as mongos does.
 func (r *Router) HandleLegacy(conn *command.Conn, fullName string, query []byte) []byte {
-	db, coll, _ := strings.Cut(fullName, ".")
-	cmd, err := bsonx.Decode(query)
+	db, cmd, err := command.DecodeLegacy(fullName, query)
 	if err != nil {
 		return r.ErrorReply(err)
-	}
-	if len(cmd) > 0 && (cmd[0].Key == "$query" || cmd[0].Key == "query") {
-		if inner, ok := cmd[0].Value.(bson.D); ok {
-			cmd = inner
-		}
-	}
-	name := cmdName(cmd)
-	if coll != "$cmd" || (name != "hello" && name != "isMaster" && name != "ismaster") {
-		return r.ErrorReply(mongoerr.New(mongoerr.UnsupportedOpQueryCommand, "Unsupported OP_QUERY command: %s. The client driver may require an upgrade.", name))
 	}
 	return r.run(conn, db, cmd, nil)
 }
