@@ -3,6 +3,7 @@ package router
 import (
 	"os"
 	"runtime"
+	"syscall"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -264,6 +265,8 @@ func serverStatus(c *call) (bson.D, error) {
 	host, _ := os.Hostname()
 	up := time.Since(c.r.start)
 	s := &c.r.stats
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return bson.D{
 		{Key: "host", Value: host},
 		{Key: "version", Value: c.r.opts.Version},
@@ -278,6 +281,11 @@ func serverStatus(c *call) (bson.D, error) {
 			{Key: "totalCreated", Value: int32(s.connTotal.Load())},
 		}},
 		{Key: "opcounters", Value: bson.D{{Key: "command", Value: s.commands.Load()}}},
+		{Key: "extra_info", Value: bson.D{
+			{Key: "note", Value: "fields vary by platform"},
+			{Key: "user_time_us", Value: ru.Utime.Sec*1e6 + ru.Utime.Usec},
+			{Key: "system_time_us", Value: ru.Stime.Sec*1e6 + ru.Stime.Usec},
+		}},
 		{Key: "sharding", Value: bson.D{{Key: "configsvrConnectionString", Value: c.r.opts.ConfigDB}}},
 		{Key: "relaydb", Value: bson.D{
 			{Key: "role", Value: "router"},
