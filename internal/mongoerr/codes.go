@@ -67,6 +67,7 @@ const (
 	UnsatisfiableWriteConcern                Code = 100
 	NewReplicaSetConfigurationIncompatible   Code = 103
 	NodeNotElectable                         Code = 104
+	CannotSplit                              Code = 106
 	InconsistentReplicaSetNames              Code = 108
 	ConfigurationInProgress                  Code = 109
 	WriteConflict                            Code = 112
@@ -184,6 +185,7 @@ var names = map[Code]string{
 	UnsatisfiableWriteConcern:                "UnsatisfiableWriteConcern",
 	NewReplicaSetConfigurationIncompatible:   "NewReplicaSetConfigurationIncompatible",
 	NodeNotElectable:                         "NodeNotElectable",
+	CannotSplit:                              "CannotSplit",
 	InconsistentReplicaSetNames:              "InconsistentReplicaSetNames",
 	ConfigurationInProgress:                  "ConfigurationInProgress",
 	WriteConflict:                            "WriteConflict",

@@ -64,6 +64,8 @@ func init() {
 		"shardCollection":          {fn: shardCollection, adminOnly: true},
 		"shardcollection":          {fn: shardCollection, adminOnly: true},
 		"shutdown":                 {fn: shutdown, adminOnly: true},
+		"split":                    {fn: split, adminOnly: true},
+		"splitChunk":               {fn: splitChunk},
 		"whatsmyuri":               {fn: whatsMyURI},
 	}
 }

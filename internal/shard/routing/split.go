@@ -68,6 +68,11 @@ func (m *ChunkManager) checkSplitPoint(c Chunk, start, end bson.D) error {
 	return nil
 }
 
+// CheckSplitKey checks that k can be a split point of coll: the
+// pattern's fields in order (InvalidOptions, 72) with values valid for
+// storage (BadValue, 2), as Split checks each point.
+func CheckSplitKey(coll Collection, k bson.D) error { return checkSplitKey(coll, k) }
+
 // checkSplitKey checks a split point's shape (the pattern's fields in
 // order) and its values (ShardKeyPattern::checkShardKeyIsValidForMetadataStorage).
 func checkSplitKey(coll Collection, k bson.D) error {
