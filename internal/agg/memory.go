@@ -167,3 +167,11 @@ func digits(i int) int64 {
 	}
 	return n
 }
+
+// GroupMemory is the $group memory limit a router merging the shards'
+// partial groups holds them to (it cannot spill): the current
+// internalDocumentSourceGroupMaxMemoryBytes, the estimated size of one
+// group, and the error past the limit.
+func GroupMemory() (limit int64, size func(bson.D) int64, exceeded func() error) {
+	return params[ParamGroupBytes].Load(), func(d bson.D) int64 { return docSize(d) + itemOverhead }, groupLimitErr
+}

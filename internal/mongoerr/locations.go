@@ -64,6 +64,7 @@ const (
 	CondMissingElse                Code = 17082   // location code: codeName Location17082
 	CondUnknownParameter           Code = 17083   // location code: codeName Location17083
 	SizeNotArray                   Code = 17124   // location code: codeName Location17124
+	DistinctTooBig                 Code = 17217   // location code: codeName Location17217 ("distinct too big, 16mb cap")
 	UndefinedVariable              Code = 17276   // location code: codeName Location17276
 	UpdatedDocumentTooLarge        Code = 17419   // location code: codeName Location17419
 	DateToStringFormatNotString    Code = 18533   // location code: codeName Location18533

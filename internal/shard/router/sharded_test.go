@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 func d(kv ...any) bson.D {
@@ -102,5 +104,25 @@ func TestPieceStmtIDs(t *testing.T) {
 	}
 	if stmtIDs(d("insert", "c"), 3) != nil {
 		t.Fatal("stmtIds without a txnNumber")
+	}
+}
+
+// TestGroupBudget: the partial groups a router holds are bounded by the
+// $group memory parameter; past it the aggregate fails with 292.
+func TestGroupBudget(t *testing.T) {
+	b := newGroupBudget()
+	b.limit = 1000
+	g := bson.D{{Key: "_id", Value: "abcdefgh"}, {Key: "n", Value: int64(1)}}
+	held := 0
+	var err error
+	for held < 1000 && err == nil {
+		err = b.add([]bson.D{g})
+		held++
+	}
+	if !mongoerr.Is(err, mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed) {
+		t.Fatalf("after %d groups: %v, want QueryExceededMemoryLimitNoDiskUseAllowed", held, err)
+	}
+	if held < 2 || held > 30 {
+		t.Fatalf("limit hit after %d groups of about %d bytes, want about 1000 bytes' worth", held, b.size(g))
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/agg"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/shard/routing"
@@ -340,6 +341,9 @@ func (r *Router) shardedCount(c *call, ns string, cm *routing.ChunkManager) (bso
 
 // shardedDistinct returns the union of the targeted shards' values,
 // sorted and without duplicates (BSON equality).
+// distinctCap is MongoDB's limit on a distinct reply's values.
+const distinctCap = 16 << 20
+
 func (r *Router) shardedDistinct(c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {
 	filter := docField(c.cmd, "query")
 	replies, _, err := r.readOnShards(c, ns, cm, filter, func(cm *routing.ChunkManager, s string) bson.D {
@@ -359,6 +363,11 @@ func (r *Router) shardedDistinct(c *call, ns string, cm *routing.ChunkManager) (
 	}
 	slices.SortStableFunc(all, bsonx.Compare)
 	all = slices.CompactFunc(all, bsonx.Equal)
+	// Each shard's answer is under 16 MB; their union must be too (one
+	// reply document), as MongoDB's distinct caps it.
+	if n, err := bsonx.Encode(bson.D{{Key: "values", Value: all}}); err != nil || len(n) > distinctCap {
+		return nil, mongoerr.New(mongoerr.DistinctTooBig, "distinct too big, 16mb cap")
+	}
 	if all == nil {
 		all = bson.A{}
 	}
@@ -526,8 +535,13 @@ func (r *Router) shardedAggregate(c *call, ns string, cm *routing.ChunkManager) 
 	}
 	lsid, _ := bsonx.Get(c.cmd, "lsid")
 	var partials []bson.D
+	budget := newGroupBudget()
 	for _, rm := range mc.remotes {
 		for {
+			if err := budget.add(rm.buf); err != nil {
+				r.killRemotes(c, mc, lsid)
+				return nil, err
+			}
 			partials = append(partials, rm.buf...)
 			rm.buf = nil
 			if rm.id == 0 {
@@ -550,6 +564,30 @@ func (r *Router) shardedAggregate(c *call, ns string, cm *routing.ChunkManager) 
 	}
 	mc.remotes = []*remote{{buf: groups}}
 	return r.firstReply(c, mc, batch, false)
+}
+
+// groupBudget bounds the partial groups the router holds while merging:
+// like a $group on a data node, by internalDocumentSourceGroupMaxMemoryBytes
+// (the router cannot spill, so past it the aggregate fails with 292).
+type groupBudget struct {
+	limit, held int64
+	size        func(bson.D) int64
+	exceeded    func() error
+}
+
+func newGroupBudget() *groupBudget {
+	limit, size, exceeded := agg.GroupMemory()
+	return &groupBudget{limit: limit, size: size, exceeded: exceeded}
+}
+
+// add counts groups against the limit.
+func (b *groupBudget) add(groups []bson.D) error {
+	for _, g := range groups {
+		if b.held += b.size(g); b.held > b.limit {
+			return b.exceeded()
+		}
+	}
+	return nil
 }
 
 func checkGroup(group bson.D) error {
