@@ -197,22 +197,44 @@ func (r *Router) shardedInsert(c *call, ns string, cm *routing.ChunkManager) (bs
 	for i := range pending {
 		pending[i] = i
 	}
+	r.sendUnordered(c, ns, cm, "documents", docs, ids, pending, &res, func(cm *routing.ChunkManager, i int) (string, bool, error) {
+		s, err := owner(cm, i)
+		return s, true, err
+	})
+	return res.reply(false), nil
+}
+
+// staleAt returns the index of the first statement of a piece a shard
+// refused with StaleConfig (0 for a command error), -1 when it did not.
+// sendUnordered sends the pending statements (indexes into items, the
+// command's field) to their shards in parallel, round after round until
+// none came back stale, refreshing the routing table in between. owner
+// names a statement's shard; ok false hands the statement back in rest
+// (it is no longer targeted by its key), an error is its write error.
+// It returns the routing table it ended with.
+func (r *Router) sendUnordered(c *call, ns string, cm *routing.ChunkManager, field string, items bson.A, ids []int32,
+	pending []int, res *writeResult, owner func(*routing.ChunkManager, int) (string, bool, error)) (*routing.ChunkManager, []int) {
+	var rest []int
 	for attempt := 0; len(pending) > 0; attempt++ {
 		byShard := map[string][]int{}
 		var shards []string
 		for _, i := range pending {
-			s, err := owner(cm, i)
-			if err != nil {
+			s, ok, err := owner(cm, i)
+			switch {
+			case err != nil:
 				res.addError(i, err)
 				continue
+			case !ok:
+				rest = append(rest, i)
+				continue
 			}
-			if _, ok := byShard[s]; !ok {
+			if _, seen := byShard[s]; !seen {
 				shards = append(shards, s)
 			}
 			byShard[s] = append(byShard[s], i)
 		}
 		replies := r.sendAll(c, shards, false, func(s string) bson.D {
-			return withVersion(piece(c.cmd, "documents", docs, byShard[s], ids), cm, s)
+			return withVersion(piece(c.cmd, field, items, byShard[s], ids), cm, s)
 		})
 		pending = nil
 		for _, sr := range replies {
@@ -241,11 +263,9 @@ func (r *Router) shardedInsert(c *call, ns string, cm *routing.ChunkManager) (bs
 			slices.Sort(pending)
 		}
 	}
-	return res.reply(false), nil
+	return cm, rest
 }
 
-// staleAt returns the index of the first statement of a piece a shard
-// refused with StaleConfig (0 for a command error), -1 when it did not.
 func (r *Router) staleAt(sr shardReply) int {
 	if mongoerr.Is(sr.err, mongoerr.StaleConfig) {
 		return 0
@@ -355,50 +375,12 @@ func (r *Router) unorderedWriteOps(c *call, ns string, cm *routing.ChunkManager,
 			others = append(others, i)
 		}
 	}
-	for attempt := 0; len(pending) > 0; attempt++ {
-		byShard := map[string][]int{}
-		var shards []string
-		for _, i := range pending {
-			s, ok := keyedShard(cm, stmts, i, isUpdate)
-			if !ok {
-				others = append(others, i)
-				continue
-			}
-			if _, seen := byShard[s]; !seen {
-				shards = append(shards, s)
-			}
-			byShard[s] = append(byShard[s], i)
-		}
-		replies := r.sendAll(c, shards, false, func(s string) bson.D {
-			return withVersion(piece(c.cmd, field, stmts, byShard[s], ids), cm, s)
-		})
-		pending = nil
-		for _, sr := range replies {
-			idx := byShard[sr.shard]
-			if stale := r.staleAt(sr); stale >= 0 {
-				res.absorb(sr.reply, idx[:stale])
-				pending = append(pending, idx[stale:]...)
-				continue
-			}
-			if sr.err != nil {
-				for _, i := range idx {
-					res.addError(i, sr.err)
-				}
-				continue
-			}
-			res.absorb(sr.reply, idx)
-		}
-		if len(pending) > 0 {
-			var err error
-			if cm, err = r.refreshAfterStale(c.ctx, ns, cm, attempt); err != nil {
-				for _, i := range pending {
-					res.addError(i, err)
-				}
-				break
-			}
-			slices.Sort(pending)
-		}
-	}
+	var rest []int
+	cm, rest = r.sendUnordered(c, ns, cm, field, stmts, ids, pending, &res, func(cm *routing.ChunkManager, i int) (string, bool, error) {
+		s, ok := keyedShard(cm, stmts, i, isUpdate)
+		return s, ok, nil
+	})
+	others = append(others, rest...)
 	slices.Sort(others)
 	for _, i := range others {
 		var err error
