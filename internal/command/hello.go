@@ -47,17 +47,7 @@ func hello(c *Ctx, p *request.Hello) (bson.D, error) {
 	if lenient(p.HelloOk) {
 		reply = append(reply, bson.E{Key: "helloOk", Value: true})
 	}
-	reply = append(reply,
-		bson.E{Key: "maxBsonObjectSize", Value: int32(maxBSONSize)},
-		bson.E{Key: "maxMessageSizeBytes", Value: int32(maxMessageSize)},
-		bson.E{Key: "maxWriteBatchSize", Value: int32(maxWriteBatch)},
-		bson.E{Key: "localTime", Value: bson.NewDateTimeFromTime(time.Now())},
-		bson.E{Key: "logicalSessionTimeoutMinutes", Value: int32(30)},
-		bson.E{Key: "connectionId", Value: int32(c.Conn.ID)},
-		bson.E{Key: "minWireVersion", Value: int32(minWireVersion)},
-		bson.E{Key: "maxWireVersion", Value: int32(maxWireVersion)},
-		bson.E{Key: "readOnly", Value: false},
-	)
+	reply = append(reply, HelloLimits(c.Conn.ID)...)
 	if comp := negotiateCompression(p.Compression); comp != nil {
 		reply = append(reply, bson.E{Key: "compression", Value: comp})
 	}
@@ -138,4 +128,20 @@ func (c *Ctx) waitAwaitable(p *request.Hello) error {
 	case <-c.D.shuttingDown():
 	}
 	return nil
+}
+
+// HelloLimits are the limits, clock and wire versions every hello reply
+// carries, a data node's and a router's alike.
+func HelloLimits(connID int64) bson.D {
+	return bson.D{
+		{Key: "maxBsonObjectSize", Value: int32(maxBSONSize)},
+		{Key: "maxMessageSizeBytes", Value: int32(maxMessageSize)},
+		{Key: "maxWriteBatchSize", Value: int32(maxWriteBatch)},
+		{Key: "localTime", Value: bson.NewDateTimeFromTime(time.Now())},
+		{Key: "logicalSessionTimeoutMinutes", Value: int32(30)},
+		{Key: "connectionId", Value: int32(connID)},
+		{Key: "minWireVersion", Value: int32(minWireVersion)},
+		{Key: "maxWireVersion", Value: int32(maxWireVersion)},
+		{Key: "readOnly", Value: false},
+	}
 }

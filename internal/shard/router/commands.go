@@ -9,18 +9,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/command"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// Limits and wire versions a router announces: the same as a data node's
-// hello (internal/command/hello.go), so drivers size batches alike.
-const (
-	minWireVersion = 0
-	maxWireVersion = 21
-	maxBSONSize    = 16 * 1024 * 1024
-	maxMessageSize = 48_000_000
-	maxWriteBatch  = 100_000
-)
+// maxBSONSize is the document size limit (buildInfo; hello's limits are
+// a data node's, command.HelloLimits, so drivers size batches alike).
+const maxBSONSize = 16 * 1024 * 1024
 
 // processID identifies this router in topologyVersion.
 var processID = bson.NewObjectID()
@@ -101,17 +96,7 @@ func hello(c *call) (bson.D, error) {
 			reply = append(reply, bson.E{Key: "helloOk", Value: true})
 		}
 	}
-	reply = append(reply,
-		bson.E{Key: "maxBsonObjectSize", Value: int32(maxBSONSize)},
-		bson.E{Key: "maxMessageSizeBytes", Value: int32(maxMessageSize)},
-		bson.E{Key: "maxWriteBatchSize", Value: int32(maxWriteBatch)},
-		bson.E{Key: "localTime", Value: bson.NewDateTimeFromTime(time.Now())},
-		bson.E{Key: "logicalSessionTimeoutMinutes", Value: int32(30)},
-		bson.E{Key: "connectionId", Value: int32(c.conn.ID)},
-		bson.E{Key: "minWireVersion", Value: int32(minWireVersion)},
-		bson.E{Key: "maxWireVersion", Value: int32(maxWireVersion)},
-		bson.E{Key: "readOnly", Value: false},
-	)
+	reply = append(reply, command.HelloLimits(c.conn.ID)...)
 	if comp := negotiateCompression(c.cmd); comp != nil {
 		reply = append(reply, bson.E{Key: "compression", Value: comp})
 	}
