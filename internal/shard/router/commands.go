@@ -26,11 +26,13 @@ type handler struct {
 }
 
 // localCommands are answered by the router itself; everything else is
-// forwarded (forward.go). Sorted by name.
-var localCommands map[string]handler
+// forwarded (forward.go). The table below is sorted by name; a file that
+// owns a group of commands may add its own in an init func (the map
+// exists before any init runs).
+var localCommands = map[string]handler{}
 
 func init() {
-	localCommands = map[string]handler{
+	for name, h := range map[string]handler{
 		"addShard":                 {fn: addShard, adminOnly: true},
 		"addshard":                 {fn: addShard, adminOnly: true},
 		"buildInfo":                {fn: buildInfo},
@@ -62,6 +64,8 @@ func init() {
 		"split":                    {fn: split, adminOnly: true},
 		"splitChunk":               {fn: splitChunk},
 		"whatsmyuri":               {fn: whatsMyURI},
+	} {
+		localCommands[name] = h
 	}
 }
 
