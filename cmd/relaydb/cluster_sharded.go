@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/relaydb/relaydb/internal/cluster"
 )
 
@@ -105,7 +107,38 @@ func shardedStatus(ctx context.Context, dir string, w io.Writer) error {
 	if len(failed) > 0 {
 		return fmt.Errorf("no member of %s answered replSetGetStatus", strings.Join(failed, ", "))
 	}
+	pl, err := sc.Placement(ctx, maxStatusCollections)
+	if err != nil {
+		return err
+	}
+	printPlacement(w, pl)
 	return nil
+}
+
+// maxStatusCollections bounds the sharded collections status lists.
+const maxStatusCollections = 200
+
+// printPlacement prints each database's primary shard and each sharded
+// collection's key and chunks per shard.
+func printPlacement(w io.Writer, pl cluster.Placement) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DATABASE\tPRIMARY SHARD")
+	for _, d := range pl.Databases {
+		fmt.Fprintf(tw, "%s\t%s\n", d.Name, d.Primary)
+	}
+	tw.Flush()
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SHARDED COLLECTION\tKEY\tCHUNKS\tCHUNKS PER SHARD")
+	for _, c := range pl.Collections {
+		total, per := 0, make([]string, 0, len(c.Chunks))
+		for _, s := range c.ShardNames() {
+			total += c.Chunks[s]
+			per = append(per, fmt.Sprintf("%s=%d", s, c.Chunks[s]))
+		}
+		key, _ := bson.MarshalExtJSON(c.Key, false, false)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.NS, key, total, strings.Join(per, " "))
+	}
+	tw.Flush()
 }
 
 func shardedDown(ctx context.Context, dir string, w io.Writer) error {

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -58,9 +59,17 @@ func TestClusterUpSharded(t *testing.T) {
 	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 2 {
 		t.Fatalf("count through the routers: %d, %v; want 2", n, err)
 	}
+	shard := bson.D{{Key: "shardCollection", Value: "app.h"}, {Key: "key", Value: bson.D{{Key: "k", Value: "hashed"}}}}
+	if err := cl.Database("admin").RunCommand(ctx, shard).Err(); err != nil {
+		t.Fatalf("shardCollection app.h: %v", err)
+	}
 	out, _, err := runCLI(t, "status", "--dir", dir)
-	if err != nil || strings.Count(out, "PRIMARY") != 3 || strings.Count(out, "running") < 2 {
+	if err != nil || len(primaryRow.FindAllString(out, -1)) != 3 || strings.Count(out, "running") < 2 {
 		t.Fatalf("status: %v\n%s\nwant 3 PRIMARY (cfg, sh0, sh1) and both routers running", err, out)
+	}
+	// app lives on one shard; app.h's hashed key gives 2 chunks per shard.
+	if !appRow.MatchString(out) || !hashedRow.MatchString(out) {
+		t.Fatalf("status:\n%s\nwant app's primary shard and app.h with sh0=2 sh1=2", out)
 	}
 	if _, stderr, err := runCLI(t, "down", "--dir", dir); err != nil {
 		t.Fatalf("cluster down: %v\n%s", err, stderr)
@@ -73,6 +82,12 @@ func TestClusterUpSharded(t *testing.T) {
 		return nil
 	})
 }
+
+var (
+	primaryRow = regexp.MustCompile(`running\s+PRIMARY\s`)
+	appRow     = regexp.MustCompile(`(?m)^app\s+sh[01]\s*$`)
+	hashedRow  = regexp.MustCompile(`(?m)^app\.h\s+\{"k":"hashed"\}\s+4\s+sh0=2 sh1=2\s*$`)
+)
 
 type errString string
 
