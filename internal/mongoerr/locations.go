@@ -42,6 +42,8 @@ const (
 	AddMultipleDates               Code = 16612   // location code: codeName Location16612
 	SubtractFromDateBadType        Code = 16613   // location code: codeName Location16613
 	ConcatNotString                Code = 16702   // location code: codeName Location16702
+	HashedIndexUnique              Code = 16764   // location code: codeName Location16764 (a unique hashed index)
+	HashedIndexArray               Code = 16766   // location code: codeName Location16766 (an array on a hashed index's path)
 	VariableNameMissing            Code = 16866   // empty variable name, or a $map/$filter 'as' that is not a string (codeName Location16866)
 	VariableNameBadFirstChar       Code = 16867   // location code: codeName Location16867
 	VariableNameBadChar            Code = 16868   // location code: codeName Location16868
@@ -117,6 +119,7 @@ const (
 	ProjectExclusionInInclusion    Code = 31254   // location code: codeName Location31254
 	ProjectElemMatchNested         Code = 31275   // location code: codeName Location31275
 	ProjectMultiplePositional      Code = 31276   // location code: codeName Location31276
+	HashedIndexTooManyFields       Code = 31303   // location code: codeName Location31303 (more than one hashed field)
 	ProjectPositionalWithExclusion Code = 31308   // location code: codeName Location31308
 	ProjectPositionalMidPath       Code = 31394   // location code: codeName Location31394
 	DuplicateFieldInList           Code = 31465   // location code: codeName Location31465
