@@ -17,20 +17,31 @@ import (
 func ping(*Ctx, *request.Ping) (bson.D, error) { return bson.D{}, nil }
 
 func buildInfo(c *Ctx, _ *request.BuildInfo) (bson.D, error) {
+	return BuildInfo(c.D.info.Version, c.D.info.GitCommit, bson.A{"pebble"}, nil), nil
+}
+
+func hostInfo(*Ctx, *request.HostInfo) (bson.D, error) { return HostInfo(), nil }
+
+// BuildInfo is the buildInfo reply of a relaydb process (a data node or a
+// router): MongoDB 7.0's version array, so drivers and shells pick 7.0's
+// behaviour, and relaydb's own facts under "relaydb" (plus extra).
+func BuildInfo(version, gitCommit string, storageEngines bson.A, extra bson.D) bson.D {
+	own := append(bson.D{{Key: "goVersion", Value: runtime.Version()}}, extra...)
 	return bson.D{
-		{Key: "version", Value: c.D.info.Version},
-		{Key: "gitVersion", Value: c.D.info.GitCommit},
+		{Key: "version", Value: version},
+		{Key: "gitVersion", Value: gitCommit},
 		{Key: "versionArray", Value: bson.A{int32(7), int32(0), int32(0), int32(0)}},
 		{Key: "bits", Value: int32(64)},
 		{Key: "debug", Value: false},
 		{Key: "maxBsonObjectSize", Value: int32(maxBSONSize)},
-		{Key: "storageEngines", Value: bson.A{"pebble"}},
+		{Key: "storageEngines", Value: storageEngines},
 		{Key: "javascriptEngine", Value: "none"},
-		{Key: "relaydb", Value: bson.D{{Key: "goVersion", Value: runtime.Version()}}},
-	}, nil
+		{Key: "relaydb", Value: own},
+	}
 }
 
-func hostInfo(*Ctx, *request.HostInfo) (bson.D, error) {
+// HostInfo is the hostInfo reply: facts about this host.
+func HostInfo() bson.D {
 	host, _ := os.Hostname()
 	return bson.D{
 		{Key: "system", Value: bson.D{
@@ -42,7 +53,7 @@ func hostInfo(*Ctx, *request.HostInfo) (bson.D, error) {
 		}},
 		{Key: "os", Value: bson.D{{Key: "type", Value: runtime.GOOS}}},
 		{Key: "extra", Value: bson.D{}},
-	}, nil
+	}
 }
 
 func whatsMyURI(c *Ctx, _ *request.WhatsMyURI) (bson.D, error) {
@@ -56,12 +67,15 @@ func connectionStatus(*Ctx, *request.ConnectionStatus) (bson.D, error) {
 	}}}, nil
 }
 
-func getCmdLineOpts(*Ctx, *request.GetCmdLineOpts) (bson.D, error) {
+func getCmdLineOpts(*Ctx, *request.GetCmdLineOpts) (bson.D, error) { return CmdLineOpts(), nil }
+
+// CmdLineOpts is the getCmdLineOpts reply: the process's arguments.
+func CmdLineOpts() bson.D {
 	argv := bson.A{}
 	for _, a := range os.Args {
 		argv = append(argv, a)
 	}
-	return bson.D{{Key: "argv", Value: argv}, {Key: "parsed", Value: bson.D{}}}, nil
+	return bson.D{{Key: "argv", Value: argv}, {Key: "parsed", Value: bson.D{}}}
 }
 
 // getLog returns no lines (startupWarnings and global are empty).

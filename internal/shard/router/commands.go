@@ -2,7 +2,6 @@ package router
 
 import (
 	"os"
-	"runtime"
 	"syscall"
 	"time"
 
@@ -12,10 +11,6 @@ import (
 	"github.com/relaydb/relaydb/internal/command"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
-
-// maxBSONSize is the document size limit (buildInfo; hello's limits are
-// a data node's, command.HelloLimits, so drivers size batches alike).
-const maxBSONSize = 16 * 1024 * 1024
 
 // processID identifies this router in topologyVersion.
 var processID = bson.NewObjectID()
@@ -172,50 +167,21 @@ func connectionStatus(*call) (bson.D, error) {
 	}}}, nil
 }
 
-func getCmdLineOpts(*call) (bson.D, error) {
-	argv := bson.A{}
-	for _, a := range os.Args {
-		argv = append(argv, a)
-	}
-	return bson.D{{Key: "argv", Value: argv}, {Key: "parsed", Value: bson.D{}}}, nil
-}
+func getCmdLineOpts(*call) (bson.D, error) { return command.CmdLineOpts(), nil }
 
 // getLog returns no lines (startupWarnings and global are empty).
 func getLog(*call) (bson.D, error) {
 	return bson.D{{Key: "totalLinesWritten", Value: int32(0)}, {Key: "log", Value: bson.A{}}}, nil
 }
 
-func hostInfo(*call) (bson.D, error) {
-	host, _ := os.Hostname()
-	return bson.D{
-		{Key: "system", Value: bson.D{
-			{Key: "currentTime", Value: bson.NewDateTimeFromTime(time.Now())},
-			{Key: "hostname", Value: host},
-			{Key: "cpuAddrSize", Value: int32(64)},
-			{Key: "numCores", Value: int32(runtime.NumCPU())},
-			{Key: "cpuArch", Value: runtime.GOARCH},
-		}},
-		{Key: "os", Value: bson.D{{Key: "type", Value: runtime.GOOS}}},
-		{Key: "extra", Value: bson.D{}},
-	}, nil
-}
+func hostInfo(*call) (bson.D, error) { return command.HostInfo(), nil }
 
 func whatsMyURI(c *call) (bson.D, error) {
 	return bson.D{{Key: "you", Value: c.conn.Remote}}, nil
 }
 
 func buildInfo(c *call) (bson.D, error) {
-	return bson.D{
-		{Key: "version", Value: c.r.opts.Version},
-		{Key: "gitVersion", Value: c.r.opts.GitCommit},
-		{Key: "versionArray", Value: bson.A{int32(7), int32(0), int32(0), int32(0)}},
-		{Key: "bits", Value: int32(64)},
-		{Key: "debug", Value: false},
-		{Key: "maxBsonObjectSize", Value: int32(maxBSONSize)},
-		{Key: "storageEngines", Value: bson.A{}},
-		{Key: "javascriptEngine", Value: "none"},
-		{Key: "relaydb", Value: bson.D{{Key: "goVersion", Value: runtime.Version()}, {Key: "role", Value: "router"}}},
-	}, nil
+	return command.BuildInfo(c.r.opts.Version, c.r.opts.GitCommit, bson.A{}, bson.D{{Key: "role", Value: "router"}}), nil
 }
 
 // routerParameters are what getParameter reports on a router.
