@@ -97,7 +97,7 @@ func TestParseSpecValidation(t *testing.T) {
 		{"empty key", spec("x", d()), mongoerr.CannotCreateIndex},
 		{"zero", spec("x", d("a", 0)), mongoerr.CannotCreateIndex},
 		{"bool value", spec("x", d("a", true)), mongoerr.CannotCreateIndex},
-		{"hashed", spec("x", d("a", "hashed")), mongoerr.CannotCreateIndex},
+		{"hashed", spec("x", d("a", "hashed")), 0},
 		{"text", spec("x", d("a", "text")), mongoerr.CannotCreateIndex},
 		{"unknown plugin", spec("x", d("a", "nope")), mongoerr.CannotCreateIndex},
 		{"unknown option", spec("x", d("a", 1), "foo", 1), mongoerr.InvalidIndexSpecificationOption},

@@ -26,6 +26,10 @@ func indexKeys(idx *Index, doc bson.D) (keys [][]byte, multikey bool, err error)
 	if idx.partial != nil && !idx.partial.Match(doc) {
 		return nil, false, nil
 	}
+	if idx.HashedField() >= 0 {
+		keys, err := hashedKeys(idx, doc)
+		return keys, false, err
+	}
 	fields := make([][]any, len(idx.Key))
 	var arrays []string
 	allMissing := true

@@ -111,6 +111,9 @@ func (idx *Index) validate() error {
 			return err
 		}
 	}
+	if err := idx.validateHashed(); err != nil {
+		return err
+	}
 	if idx.ExpireAfterSeconds != nil {
 		if len(idx.Key) != 1 {
 			return mongoerr.New(mongoerr.CannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %v", idx.Key)
@@ -134,16 +137,18 @@ func (idx *Index) validate() error {
 	return nil
 }
 
-// validateKeyValue checks one key pattern field (numbers only; special
-// index types are not supported).
+// validateKeyValue checks one key pattern field (numbers, or "hashed";
+// the other special index types are not supported).
 func validateKeyValue(f bson.E) error {
 	if f.Key == "" {
 		return mongoerr.New(mongoerr.CannotCreateIndex, "Index keys cannot be an empty field.")
 	}
 	if s, ok := f.Value.(string); ok {
 		switch s {
-		case "hashed", "text", "2dsphere", "2d", "geoHaystack", "wildcard":
-			// TODO(#2): hashed and text indexes.
+		case hashedKeyValue:
+			return nil
+		case "text", "2dsphere", "2d", "geoHaystack", "wildcard":
+			// TODO(#2): text indexes.
 			return mongoerr.New(mongoerr.CannotCreateIndex, "Index type '%s' is not supported by relaydb", s)
 		}
 		return mongoerr.New(mongoerr.CannotCreateIndex, "Unknown index plugin '%s'", s)
@@ -156,13 +161,15 @@ func validateKeyValue(f bson.E) error {
 	return nil
 }
 
-// keyPatternEqual compares key patterns field by field, by direction.
+// keyPatternEqual compares key patterns field by field, by direction
+// ("hashed" is its own direction).
 func keyPatternEqual(a, b bson.D) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i].Key != b[i].Key || isDesc(a[i].Value) != isDesc(b[i].Value) {
+		if a[i].Key != b[i].Key || isDesc(a[i].Value) != isDesc(b[i].Value) ||
+			IsHashedKey(a[i].Value) != IsHashedKey(b[i].Value) {
 			return false
 		}
 	}
