@@ -102,6 +102,7 @@ const (
 	ExceededTimeLimit                        Code = 262
 	OperationNotSupportedInTransaction       Code = 263
 	TooManyFilesOpen                         Code = 264
+	WouldChangeOwningShard                   Code = 283
 	ChecksumMismatch                         Code = 288
 	QueryExceededMemoryLimitNoDiskUseAllowed Code = 292
 	ObjectIsBusy                             Code = 314
@@ -220,6 +221,7 @@ var names = map[Code]string{
 	ExceededTimeLimit:                        "ExceededTimeLimit",
 	OperationNotSupportedInTransaction:       "OperationNotSupportedInTransaction",
 	TooManyFilesOpen:                         "TooManyFilesOpen",
+	WouldChangeOwningShard:                   "WouldChangeOwningShard",
 	ChecksumMismatch:                         "ChecksumMismatch",
 	QueryExceededMemoryLimitNoDiskUseAllowed: "QueryExceededMemoryLimitNoDiskUseAllowed",
 	ObjectIsBusy:                             "ObjectIsBusy",

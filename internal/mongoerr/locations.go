@@ -110,6 +110,7 @@ const (
 	UnwindMissingPath              Code = 28812   // location code: codeName Location28812
 	UnwindPathNotFieldPath         Code = 28818   // location code: codeName Location28818
 	UnwindIndexFieldDollarPrefixed Code = 28822   // location code: codeName Location28822
+	ShardKeyUpdateWithoutFullKey   Code = 31025   // location code: codeName Location31025
 	UnsetSpecEmpty                 Code = 31119   // location code: codeName Location31119
 	UnsetSpecBadType               Code = 31120   // location code: codeName Location31120
 	ProjectPathCollisionPrefix     Code = 31249   // location code: codeName Location31249
