@@ -46,6 +46,10 @@ type Env struct {
 	// $listLocalSessions (documents {_id: {id, uid}, lastUse}); nil yields
 	// none.
 	LocalSessions func() ([]bson.D, error)
+	// CollStats describes the aggregated collection for $collStats, sizes
+	// divided by scale; its error is the collection's (NamespaceNotFound).
+	// nil (a database-level aggregate) makes $collStats fail.
+	CollStats func(scale int64) (CollStatsInfo, error)
 	// Now is $$NOW; zero means the wall clock when Run starts.
 	Now time.Time
 	// Let is the command's raw "let" document: each value is an expression,

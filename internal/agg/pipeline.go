@@ -55,7 +55,7 @@ func init() {
 		"$replaceWith": compileReplaceWith, "$lookup": compileLookup, "$sample": compileSample,
 		"$facet": compileFacet, "$sortByCount": compileSortByCount, "$bucket": compileBucket,
 		"$unionWith": compileUnionWith, "$documents": compileDocuments,
-		"$listLocalSessions": compileListLocalSessions,
+		"$listLocalSessions": compileListLocalSessions, "$collStats": compileCollStats,
 	}
 }
 

@@ -32,6 +32,9 @@ func aggregate(c *Ctx, a *request.Aggregate) (bson.D, error) {
 		return nil, err
 	}
 	p.LocalSessions = c.D.sessions.list
+	if coll != "$cmd.aggregate" {
+		p.CollStats = c.collStatsInfo(coll)
+	}
 	if explain {
 		return bson.D{{Key: "stages", Value: a.Pipeline}}, nil
 	}

@@ -3,11 +3,24 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/agg"
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/command/request"
 )
 
 func collStats(c *Ctx, p *request.CollStats) (bson.D, error) {
 	coll := string(p.Collection)
+	stats, err := c.storageStats(coll, 1)
+	if err != nil {
+		return nil, err
+	}
+	return append(bson.D{{Key: "ns", Value: c.ns(coll)}}, stats...), nil
+}
+
+// storageStats are coll's sizes and counts as collStats and $collStats'
+// storageStats report them, sizes divided by scale (>= 1); avgObjSize is
+// in bytes, as MongoDB's. Index sizes are not tracked yet (0).
+func (c *Ctx) storageStats(coll string, scale int64) (bson.D, error) {
 	col, err := c.collection(coll)
 	if err != nil {
 		return nil, err
@@ -22,14 +35,28 @@ func collStats(c *Ctx, p *request.CollStats) (bson.D, error) {
 		sizes = append(sizes, bson.E{Key: idx.Name, Value: int64(0)})
 	}
 	return bson.D{
-		{Key: "ns", Value: c.ns(coll)},
-		{Key: "size", Value: size},
+		{Key: "size", Value: size / scale},
 		{Key: "count", Value: count},
 		{Key: "avgObjSize", Value: avg},
-		{Key: "storageSize", Value: size},
+		{Key: "storageSize", Value: size / scale},
 		{Key: "nindexes", Value: int32(len(col.Indexes()))},
 		{Key: "totalIndexSize", Value: int64(0)},
 		{Key: "indexSizes", Value: sizes},
-		{Key: "scaleFactor", Value: int32(1)},
+		{Key: "scaleFactor", Value: int32(scale)},
 	}, nil
+}
+
+// collStatsInfo is the $collStats hook (agg.Env.CollStats) for coll.
+func (c *Ctx) collStatsInfo(coll string) func(scale int64) (agg.CollStatsInfo, error) {
+	return func(scale int64) (agg.CollStatsInfo, error) {
+		info := agg.CollStatsInfo{NS: c.ns(coll), Host: c.D.info.Host}
+		stats, err := c.storageStats(coll, scale)
+		if err != nil {
+			return info, err
+		}
+		info.Storage = stats
+		n, _ := bsonx.Get(stats, "count")
+		info.Count, _ = n.(int64)
+		return info, nil
+	}
 }

@@ -19,6 +19,8 @@ type AggregateParams struct {
 	Vars *expr.Vars
 	// LocalSessions lists sessions for $listLocalSessions.
 	LocalSessions func() ([]bson.D, error)
+	// CollStats describes the collection for $collStats (agg.Env.CollStats).
+	CollStats func(scale int64) (agg.CollStatsInfo, error)
 	// Snapshot is the view every stage reads (see FindParams.Snapshot).
 	Snapshot *catalog.Snapshot
 }
@@ -33,7 +35,7 @@ func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error)
 		return nil, err
 	}
 	env := agg.Env{DB: db, Lookup: e.lookupSourceAt(p.Snapshot), Vars: p.Vars, LocalSessions: p.LocalSessions,
-		AllowDiskUse: p.AllowDiskUse, TempDir: e.TempDir()}
+		CollStats: p.CollStats, AllowDiskUse: p.AllowDiskUse, TempDir: e.TempDir()}
 	pl, err := agg.Compile(stages, env)
 	if err != nil {
 		return nil, err
