@@ -103,6 +103,7 @@ const (
 	PowZeroNegativeExponent        Code = 28764   // location code: codeName Location28764
 	UnaryArithNotNumeric           Code = 28765   // location code: codeName Location28765
 	LnArgNotPositive               Code = 28766   // location code: codeName Location28766
+	OutToShardedCollection         Code = 28769   // location code: codeName Location28769
 	UnwindPathNotString            Code = 28808   // location code: codeName Location28808
 	UnwindPreserveNotBool          Code = 28809   // location code: codeName Location28809
 	UnwindIndexFieldEmpty          Code = 28810   // location code: codeName Location28810
