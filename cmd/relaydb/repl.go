@@ -84,12 +84,14 @@ func startSharding(cfg *config.Serve, disp *command.Dispatcher, log *slog.Logger
 		return func() {}
 	}
 	pool := netclient.NewPool(netclient.Options{Logger: log, Latency: cfg.SimulatedLatency, LatencyTo: cfg.SimulatedLatencyTo})
-	disp.SetShardVersioner(shardsvr.New(shardsvr.Options{
+	state := shardsvr.New(shardsvr.Options{
 		Identity: shardsvr.LocalIdentity(disp.Engine()),
 		Connect: func(conn string) shardsvr.Source {
 			return configsvr.NewCatalog(configsvr.NewPrimaryRunner(pool, conn))
 		},
 		Logger: log,
-	}))
+	})
+	disp.SetShardVersioner(state)
+	disp.Engine().SetKeyGuard(state.KeyGuard())
 	return pool.Close
 }

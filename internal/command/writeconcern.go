@@ -208,7 +208,7 @@ func (c *Ctx) writeReply(wc writeConcern, res *exec.WriteResult, withModified bo
 				d = append(d, bson.E{Key: "keyPattern", Value: we.KeyPattern}, bson.E{Key: "keyValue", Value: we.KeyValue})
 			}
 			d = append(d, bson.E{Key: "errmsg", Value: we.Err.Msg})
-			errs = append(errs, d)
+			errs = append(errs, append(d, we.Info...))
 		}
 		reply = append(reply, bson.E{Key: "writeErrors", Value: errs})
 	}

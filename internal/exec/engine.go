@@ -19,6 +19,7 @@ type Engine struct {
 	log      *slog.Logger
 	now      func() time.Time
 	tempDir  atomic.Pointer[string] // aggregation spill directory (SetTempDir)
+	keyGuard KeyGuard               // shard key check of updates (SetKeyGuard); nil off a shard
 }
 
 // New returns an engine over cat.

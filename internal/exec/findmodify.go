@@ -104,7 +104,7 @@ func (e *Engine) famOne(col *catalog.Collection, id any, m *query.Matcher, u *up
 		} else {
 			res.UpdatedExisting = true
 			var err error
-			if after, err = e.applyUpdate(col, old, pos, u, &res.Write, p.Retry, 0); err != nil {
+			if after, err = e.applyUpdate(col, old, pos, u, &res.Write, p.Retry, 0, KeyChange{Query: p.Query}); err != nil {
 				return nil, err
 			}
 		}

@@ -65,7 +65,7 @@ func (e *Engine) updateStmt(db, coll string, i int, s UpdateStmt, vars *expr.Var
 	}
 	for _, id := range ids {
 		matched, err := e.modifyByID(col, id, m, vars, func(old bson.D, pos int) (bson.D, error) {
-			return e.applyUpdate(col, old, pos, u, res, retry, i)
+			return e.applyUpdate(col, old, pos, u, res, retry, i, KeyChange{Query: s.Q, Multi: s.Multi})
 		})
 		if err != nil {
 			return err
@@ -80,8 +80,9 @@ func (e *Engine) updateStmt(db, coll string, i int, s UpdateStmt, vars *expr.Var
 	return nil
 }
 
-// applyUpdate computes and commits one document's update.
-func (e *Engine) applyUpdate(col *catalog.Collection, old bson.D, pos int, u *update.Update, res *WriteResult, retry *Retry, i int) (bson.D, error) {
+// applyUpdate computes and commits one document's update; k (its query
+// and multi) is completed for the key guard.
+func (e *Engine) applyUpdate(col *catalog.Collection, old bson.D, pos int, u *update.Update, res *WriteResult, retry *Retry, i int, k KeyChange) (bson.D, error) {
 	r, err := u.Apply(old, update.ApplyContext{MatchedPos: pos, Now: e.now()})
 	if err != nil {
 		return nil, err
@@ -92,6 +93,10 @@ func (e *Engine) applyUpdate(col *catalog.Collection, old bson.D, pos int, u *up
 		return old, nil
 	}
 	if err := bsonx.CheckUserDepth(r.Doc); err != nil {
+		return nil, err
+	}
+	k.DB, k.Coll, k.Old, k.New, k.Retryable = col.DB, col.Name, old, r.Doc, retry != nil
+	if err := e.guard(k); err != nil {
 		return nil, err
 	}
 	w, err := e.cat.Update(col, old, r.Doc, r.Oplog, writeOpts(retry, i)...)
@@ -115,6 +120,9 @@ func (e *Engine) upsert(db, coll string, i int, q bson.D, u *update.Update, res 
 	}
 	doc, err = prepareInsert(doc)
 	if err != nil {
+		return err
+	}
+	if err := e.guard(KeyChange{DB: db, Coll: coll, Query: q, New: doc, Upsert: true, Retryable: retry != nil}); err != nil {
 		return err
 	}
 	w, err := e.cat.Insert(col, doc, writeOpts(retry, i)...)

@@ -17,6 +17,10 @@ type WriteError struct {
 	Err   *mongoerr.Error
 	// KeyPattern and KeyValue describe a duplicate key (code 11000).
 	KeyPattern, KeyValue bson.D
+	// Info is the error's MongoDB ErrorExtraInfo (such as
+	// WouldChangeOwningShard's preImage and postImage), serialized after
+	// errmsg; nil when it has none.
+	Info bson.D
 }
 
 // Upserted names a document an upsert inserted.
@@ -46,6 +50,10 @@ func (r *WriteResult) fail(i int, err error, ordered bool) bool {
 	var dk *catalog.DuplicateKeyError
 	if errors.As(err, &dk) {
 		we.KeyPattern, we.KeyValue = dk.KeyPattern, dk.KeyValue
+	}
+	var x interface{ ExtraInfo() bson.D }
+	if errors.As(err, &x) {
+		we.Info = x.ExtraInfo()
 	}
 	r.Errors = append(r.Errors, we)
 	return ordered
