@@ -19,6 +19,7 @@ const maxIntervals = 1000
 func indexPlan(idx *catalog.Index, preds map[string]*pred, sort bson.D, forced bool) *Plan {
 	prefixes := [][]byte{nil}
 	var ranged []interval
+	var fbs []fieldBounds
 	used := 0
 	for _, f := range idx.Key {
 		pr := preds[f.Key]
@@ -26,6 +27,10 @@ func indexPlan(idx *catalog.Index, preds map[string]*pred, sort bson.D, forced b
 			break
 		}
 		desc := isDesc(f.Value)
+		hashed := catalog.IsHashedKey(f.Value)
+		if hashed && len(pr.eq) == 0 {
+			break // a hashed field answers equality only: hash order is no value order
+		}
 		used++
 		if len(pr.eq) == 0 {
 			if idx.Multikey {
@@ -33,6 +38,7 @@ func indexPlan(idx *catalog.Index, preds map[string]*pred, sort bson.D, forced b
 				// range, so a multikey path gets one bound only.
 				pr = oneSided(pr)
 			}
+			fbs = append(fbs, fieldBounds{rng: pr})
 			lo, hi := rangeBytes(pr, desc)
 			for _, p := range prefixes {
 				ranged = append(ranged, interval{lo: concat(p, lo), hi: concat(p, hi)})
@@ -43,7 +49,12 @@ func indexPlan(idx *catalog.Index, preds map[string]*pred, sort bson.D, forced b
 			used--
 			break
 		}
-		prefixes = crossEq(prefixes, pr.eq, desc)
+		eq := pr.eq
+		if hashed {
+			eq = hashValues(eq)
+		}
+		fbs = append(fbs, fieldBounds{eq: eq})
+		prefixes = crossEq(prefixes, eq, desc)
 		if len(pr.eq) > 1 {
 			break
 		}
@@ -64,7 +75,8 @@ func indexPlan(idx *catalog.Index, preds map[string]*pred, sort bson.D, forced b
 			ivs[i], ivs[j] = ivs[j], ivs[i]
 		}
 	}
-	return &Plan{Kind: "IXSCAN", Index: idx, Intervals: ivs, Reverse: reverse, SortCovered: covered}
+	return &Plan{Kind: "IXSCAN", Index: idx, Intervals: ivs, Reverse: reverse, SortCovered: covered,
+		Bounds: indexBoundsDoc(idx, fbs)}
 }
 
 // usable reports whether an unhinted plan over idx is complete and useful:
@@ -193,7 +205,7 @@ func sortDirection(idx *catalog.Index, sort bson.D) (reverse, covered bool) {
 	}
 	dir := 0
 	for i, s := range sort {
-		if idx.Key[i].Key != s.Key {
+		if idx.Key[i].Key != s.Key || catalog.IsHashedKey(idx.Key[i].Value) {
 			return false, false
 		}
 		same := isDesc(idx.Key[i].Value) == isDesc(s.Value)

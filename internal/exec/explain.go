@@ -43,7 +43,10 @@ func planDoc(plan *Plan, p FindParams) bson.D {
 			{Key: "isMultiKey", Value: plan.Index.Multikey},
 			{Key: "isUnique", Value: plan.Index.Unique},
 			{Key: "isSparse", Value: plan.Index.Sparse},
+			{Key: "isPartial", Value: plan.Index.Partial != nil},
+			{Key: "indexVersion", Value: int32(2)},
 			{Key: "direction", Value: dir},
+			{Key: "indexBounds", Value: plan.Bounds},
 			{Key: "intervals", Value: int32(len(plan.Intervals))},
 		}
 		stage = bson.D{{Key: "stage", Value: "FETCH"}}

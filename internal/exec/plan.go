@@ -17,6 +17,8 @@ type Plan struct {
 	ID        any // IDHACK: the _id looked up
 	// SortCovered is true when the scan order already satisfies the sort.
 	SortCovered bool
+	// Bounds is explain's indexBounds of an IXSCAN (MongoDB's strings).
+	Bounds bson.D
 }
 
 type interval struct{ lo, hi []byte }

@@ -137,6 +137,7 @@ func writeStage(b *strings.Builder, st bson.D, plan *Plan, depth int) {
 	}
 	b.WriteString("\n")
 	if name == "IXSCAN" {
+		b.WriteString(pad + "  bounds " + relaxed(lookupD(st, "indexBounds")) + "\n")
 		for _, iv := range plan.Intervals {
 			b.WriteString(pad + "  " + formatInterval(plan.Index, iv) + "\n")
 		}
