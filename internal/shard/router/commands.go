@@ -28,54 +28,42 @@ var localCommands = map[string]handler{}
 
 func init() {
 	for name, h := range map[string]handler{
-		"addShard":                 {fn: addShard, adminOnly: true},
-		"addshard":                 {fn: addShard, adminOnly: true},
-		"buildInfo":                {fn: buildInfo},
-		"buildinfo":                {fn: buildInfo},
-		"enableSharding":           {fn: enableSharding, adminOnly: true},
-		"enablesharding":           {fn: enableSharding, adminOnly: true},
-		"endSessions":              {fn: noop},
-		"checkMetadataConsistency": {fn: checkMetadataConsistency},
-		"configureFailPoint":       {fn: configureFailPoint, adminOnly: true},
-		"connectionStatus":         {fn: connectionStatus},
-		"flushRouterConfig":        {fn: flushRouterConfig, adminOnly: true},
-		"getCmdLineOpts":           {fn: getCmdLineOpts, adminOnly: true},
-		"getLog":                   {fn: getLog, adminOnly: true},
-		"hostInfo":                 {fn: hostInfo},
-		"getParameter":             {fn: getParameter, adminOnly: true},
-		"hello":                    {fn: hello},
-		"isMaster":                 {fn: hello},
-		"isdbgrid":                 {fn: isdbgrid},
-		"ismaster":                 {fn: hello},
-		"listDatabases":            {fn: listDatabases, adminOnly: true},
-		"listShards":               {fn: listShards, adminOnly: true},
-		"listshards":               {fn: listShards, adminOnly: true},
-		"ping":                     {fn: noop},
-		"refreshSessions":          {fn: noop},
-		"serverStatus":             {fn: serverStatus},
-		"shardCollection":          {fn: shardCollection, adminOnly: true},
-		"shardcollection":          {fn: shardCollection, adminOnly: true},
-		"shutdown":                 {fn: shutdown, adminOnly: true},
-		"split":                    {fn: split, adminOnly: true},
-		"splitChunk":               {fn: splitChunk},
-		"whatsmyuri":               {fn: whatsMyURI},
+		"addShard":           {fn: addShard, adminOnly: true},
+		"addshard":           {fn: addShard, adminOnly: true},
+		"buildInfo":          {fn: buildInfo},
+		"buildinfo":          {fn: buildInfo},
+		"enableSharding":     {fn: enableSharding, adminOnly: true},
+		"enablesharding":     {fn: enableSharding, adminOnly: true},
+		"endSessions":        {fn: noop},
+		"configureFailPoint": {fn: configureFailPoint, adminOnly: true},
+		"connectionStatus":   {fn: connectionStatus},
+		"flushRouterConfig":  {fn: flushRouterConfig, adminOnly: true},
+		"getCmdLineOpts":     {fn: getCmdLineOpts, adminOnly: true},
+		"getLog":             {fn: getLog, adminOnly: true},
+		"hostInfo":           {fn: hostInfo},
+		"getParameter":       {fn: getParameter, adminOnly: true},
+		"hello":              {fn: hello},
+		"isMaster":           {fn: hello},
+		"isdbgrid":           {fn: isdbgrid},
+		"ismaster":           {fn: hello},
+		"listDatabases":      {fn: listDatabases, adminOnly: true},
+		"listShards":         {fn: listShards, adminOnly: true},
+		"listshards":         {fn: listShards, adminOnly: true},
+		"ping":               {fn: noop},
+		"refreshSessions":    {fn: noop},
+		"serverStatus":       {fn: serverStatus},
+		"shardCollection":    {fn: shardCollection, adminOnly: true},
+		"shardcollection":    {fn: shardCollection, adminOnly: true},
+		"shutdown":           {fn: shutdown, adminOnly: true},
+		"split":              {fn: split, adminOnly: true},
+		"splitChunk":         {fn: splitChunk},
+		"whatsmyuri":         {fn: whatsMyURI},
 	} {
 		localCommands[name] = h
 	}
 }
 
 func noop(*call) (bson.D, error) { return bson.D{}, nil }
-
-// checkMetadataConsistency reports no inconsistency: with unsharded
-// databases only there is no chunk or collection metadata to disagree.
-// TODO(#11): compare config.databases/collections/chunks with the shards.
-func checkMetadataConsistency(c *call) (bson.D, error) {
-	return bson.D{{Key: "cursor", Value: bson.D{
-		{Key: "id", Value: int64(0)},
-		{Key: "ns", Value: c.db + ".$cmd.checkMetadataConsistency"},
-		{Key: "firstBatch", Value: bson.A{}},
-	}}}, nil
-}
 
 // hello answers as mongos: a writable primary, msg "isdbgrid", no setName.
 func hello(c *call) (bson.D, error) {
