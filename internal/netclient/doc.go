@@ -1,6 +1,9 @@
 // Package netclient is relaydb's node-to-node client: it sends commands to
 // other members as OP_MSG (internal/wire) over pooled TCP connections and
-// decodes the replies.
+// decodes the replies. ReplicaSet follows a replica set (a shard, the
+// config servers) from its seed list with a monitor per member running
+// awaitable hello, as the drivers' SDAM does, and sends commands to its
+// primary.
 //
 // Invariants:
 //   - A connection is used by one request at a time: Run checks it out of
@@ -13,4 +16,7 @@
 //     network failure is a wrapped Go error that is never a *mongoerr.Error.
 //   - Options.Latency, when set, delays every send by that much (simulated
 //     one-way delay for experiments); it honours ctx.
+//   - A ReplicaSet's monitors run while it is used and stop when it or its
+//     Pool is closed; a command is resent only when it was not executed or
+//     the caller says it is idempotent.
 package netclient

@@ -30,6 +30,7 @@ type Options struct {
 // Pool keeps idle connections per host. It is safe for concurrent use.
 type Pool struct {
 	opts Options
+	done chan struct{} // closed by Close: stops replica-set monitors
 	mu   struct {
 		sync.Mutex
 		idle   map[string][]*Conn
@@ -48,7 +49,7 @@ func NewPool(opts Options) *Pool {
 	if opts.MaxIdle <= 0 {
 		opts.MaxIdle = 4
 	}
-	p := &Pool{opts: opts}
+	p := &Pool{opts: opts, done: make(chan struct{})}
 	p.mu.idle = map[string][]*Conn{}
 	return p
 }
@@ -128,8 +129,12 @@ func (p *Pool) Forget(host string) {
 func (p *Pool) Close() {
 	p.mu.Lock()
 	all := p.mu.idle
+	wasClosed := p.mu.closed
 	p.mu.idle, p.mu.closed = map[string][]*Conn{}, true
 	p.mu.Unlock()
+	if !wasClosed {
+		close(p.done)
+	}
 	for _, idle := range all {
 		for _, c := range idle {
 			_ = c.Close()

@@ -2,8 +2,6 @@ package router
 
 import (
 	"context"
-	"slices"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -11,10 +9,6 @@ import (
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/netclient"
 )
-
-// secondariesTTL is how long a set's list of secondaries is trusted
-// before hello is asked again.
-const secondariesTTL = 5 * time.Second
 
 // readMode is the $readPreference mode of cmd ("primary" when absent).
 func readMode(cmd bson.D) string {
@@ -67,21 +61,15 @@ func (s *replSet) RunSecondary(ctx context.Context, db string, cmd bson.D, mode 
 		if err == nil || (!netclient.IsNetworkError(err) && !mongoerr.Is(err, mongoerr.NotPrimaryOrSecondary)) {
 			return reply, host, err
 		}
-		s.dropSecondary(host)
+		s.dropSecondary(host, err)
 	}
 	return nil, "", mongoerr.New(mongoerr.HostUnreachable, "no secondary of %s answered: %v", s.name, err)
 }
 
-// secondary returns a secondary's host, refreshing the list when it is
-// older than secondariesTTL; "" when the set has none.
+// secondary returns a secondary's host (round robin over the members
+// the set's monitor sees in state SECONDARY); "" when the set has none.
 func (s *replSet) secondary(ctx context.Context) string {
-	s.mu.Lock()
-	fresh := time.Since(s.mu.secondariesAt) < secondariesTTL
-	list := s.mu.secondaries
-	s.mu.Unlock()
-	if !fresh {
-		list = s.findSecondaries(ctx)
-	}
+	list := s.rs.Secondaries(ctx)
 	if len(list) == 0 {
 		return ""
 	}
@@ -91,48 +79,8 @@ func (s *replSet) secondary(ctx context.Context) string {
 	return list[s.mu.next%len(list)]
 }
 
-// findSecondaries asks every known member hello and keeps those in state
-// SECONDARY.
-func (s *replSet) findSecondaries(ctx context.Context) []string {
-	s.mu.Lock()
-	hosts := slices.Clone(s.mu.hosts)
-	s.mu.Unlock()
-	var found []string
-	for i := 0; i < len(hosts); i++ { // hosts grows with the members replies list
-		h := hosts[i]
-		hctx, cancel := context.WithTimeout(ctx, helloTimeout)
-		reply, err := s.pool.Run(hctx, h, "admin", bson.D{{Key: "hello", Value: int32(1)}})
-		cancel()
-		if err != nil {
-			continue
-		}
-		info := parseHello(reply)
-		if info.setName != s.name {
-			continue
-		}
-		if info.secondary {
-			found = append(found, h)
-		}
-		for _, m := range info.hosts {
-			if !slices.Contains(hosts, m) {
-				hosts = append(hosts, m)
-			}
-		}
-	}
-	s.mu.Lock()
-	s.mu.secondaries, s.mu.secondariesAt = found, time.Now()
-	for _, h := range hosts {
-		if !slices.Contains(s.mu.hosts, h) {
-			s.mu.hosts = append(s.mu.hosts, h)
-		}
-	}
-	s.mu.Unlock()
-	return found
-}
-
-func (s *replSet) dropSecondary(host string) {
-	s.mu.Lock()
-	s.mu.secondaries = slices.DeleteFunc(slices.Clone(s.mu.secondaries), func(h string) bool { return h == host })
-	s.mu.Unlock()
-	s.pool.Forget(host)
+// dropSecondary is told that host failed a read: the monitor checks the
+// set again.
+func (s *replSet) dropSecondary(host string, err error) {
+	s.rs.MarkFailed(host, err)
 }

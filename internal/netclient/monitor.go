@@ -1,0 +1,154 @@
+package netclient
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// monitor checks m until the set is closed or idle: hello, then awaitable
+// hellos that the member answers when its topology changes (or after
+// MaxAwait). A member without topologyVersion is polled every MaxAwait; a
+// failed check is retried at once on a new connection (the failure may be
+// the connection's), then every minHeartbeat.
+func (s *ReplicaSet) monitor(m *member) {
+	var c *Conn
+	defer func() {
+		if c != nil {
+			_ = c.Close()
+		}
+	}()
+	var tv bson.D
+	failures := 0
+	for s.keepMonitoring(m) {
+		if c == nil {
+			var err error
+			if c, err = s.dialMonitor(m); err != nil {
+				s.observe(m, Hello{}, err)
+				failures++
+				s.pause(m, failures, minHeartbeat)
+				continue
+			}
+		}
+		h, err := s.check(m, c, tv)
+		if err != nil {
+			_ = c.Close()
+			c, tv = nil, nil
+			s.observe(m, Hello{}, err)
+			failures++
+			s.pause(m, failures, minHeartbeat)
+			continue
+		}
+		failures = 0
+		s.observe(m, h, nil)
+		if tv = h.TopologyVersion; tv == nil {
+			s.pause(m, 1, s.opts.MaxAwait)
+		}
+	}
+}
+
+// keepMonitoring reports whether m's monitor goes on; when not, it is
+// marked stopped (under mu, so a new use starts another).
+func (s *ReplicaSet) keepMonitoring(m *member) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed() || time.Since(s.mu.lastUse) >= s.opts.IdleStop {
+		m.running = false
+		return false
+	}
+	return true
+}
+
+func (s *ReplicaSet) dialMonitor(m *member) (*Conn, error) {
+	ctx, cancel := s.checkCtx(m, s.pool.opts.DialTimeout)
+	defer cancel()
+	return s.pool.Dial(ctx, m.host)
+}
+
+// check runs one hello on c: awaitable when tv is known.
+func (s *ReplicaSet) check(m *member, c *Conn, tv bson.D) (Hello, error) {
+	cmd := bson.D{{Key: "hello", Value: int32(1)}}
+	timeout := helloTimeout
+	if tv != nil {
+		cmd = append(cmd, bson.E{Key: "topologyVersion", Value: tv},
+			bson.E{Key: "maxAwaitTimeMS", Value: s.opts.MaxAwait.Milliseconds()})
+		timeout += s.opts.MaxAwait
+	}
+	ctx, cancel := s.checkCtx(m, timeout)
+	defer cancel()
+	reply, err := c.Run(ctx, "admin", cmd)
+	if err != nil {
+		return Hello{}, fmt.Errorf("hello: %w", err)
+	}
+	return ParseHello(reply), nil
+}
+
+// checkCtx bounds one check by d, the set's life and the pool's, and lets
+// MarkFailed cancel it.
+func (s *ReplicaSet) checkCtx(m *member, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(s.ctx, d)
+	go func() {
+		select {
+		case <-s.pool.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	s.mu.Lock()
+	m.cancel = cancel
+	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		m.cancel = nil
+		s.mu.Unlock()
+		cancel()
+	}
+}
+
+// pause waits before the next check: d after the first failure or poll,
+// minHeartbeat after more; a MarkFailed or Close ends it early.
+func (s *ReplicaSet) pause(m *member, failures int, d time.Duration) {
+	if failures == 1 && d == minHeartbeat {
+		return // retry a failed check once at once
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-m.wake:
+	case <-s.ctx.Done():
+	case <-s.pool.done:
+	}
+}
+
+// observe records the outcome of a check of m and learns the members it
+// lists.
+func (s *ReplicaSet) observe(m *member, h Hello, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case err != nil:
+		m.state, m.err = unknown, err
+	case s.mu.name != "" && h.SetName != s.mu.name:
+		m.state, m.err = other, fmt.Errorf("%s is not a member of %s (setName %q)", m.host, s.mu.name, h.SetName)
+	default:
+		if s.mu.name == "" {
+			s.mu.name = h.SetName
+		}
+		m.err, m.electionID = nil, h.ElectionID
+		switch {
+		case h.WritablePrimary:
+			m.state = primary
+		case h.Secondary:
+			m.state = secondary
+		default:
+			m.state = other
+		}
+		for _, host := range h.Hosts {
+			s.addLocked(host)
+		}
+	}
+	s.setPrimaryLocked()
+}
