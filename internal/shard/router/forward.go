@@ -34,6 +34,9 @@ func (r *Router) forward(c *call) (bson.D, error) {
 	case "commitTransaction", "abortTransaction":
 		return r.endTransaction(c)
 	}
+	if reply, handled, err := r.routeCollStats(c); handled { // collstats.go
+		return reply, err
+	}
 	if reply, handled, err := r.routeSharded(c); handled {
 		return reply, err
 	}
