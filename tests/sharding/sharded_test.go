@@ -52,13 +52,12 @@ func TestShardedCollections(t *testing.T) {
 		if len(chunks) != 4 || per["sh0"] != 2 || per["sh1"] != 2 {
 			t.Fatalf("chunks per shard %v (%d chunks)", per, len(chunks))
 		}
-		// The key's index exists on both shards (ascending: relaydb has no
-		// hashed indexes).
+		// The key's hashed index exists on both shards.
 		for _, s := range []string{"sh0", "sh1"} {
 			specs, err := tp.shardClient(t, s).Database("hs").Collection("c").Indexes().ListSpecifications(ctxT(t))
 			must(t, err, "listIndexes on %s", s)
-			if !slices.ContainsFunc(specs, func(sp mongo.IndexSpecification) bool { return sp.Name == "x_1" }) {
-				t.Errorf("%s has no x_1 index: %+v", s, specs)
+			if !slices.ContainsFunc(specs, func(sp mongo.IndexSpecification) bool { return sp.Name == "x_hashed" }) {
+				t.Errorf("%s has no x_hashed index: %+v", s, specs)
 			}
 		}
 	})

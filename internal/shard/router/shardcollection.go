@@ -277,9 +277,9 @@ func usableIndex(ix bson.D, p key.Pattern, unique bool) bool {
 		if kd[i].Key != f.Path {
 			return false
 		}
-		// A hashed field is served by an ascending index too: relaydb has
-		// no hashed indexes (MongoDB requires one).
-		if s, isStr := kd[i].Value.(string); isStr && (s != key.Hashed || !f.Hashed) {
+		// A hashed field needs a hashed index field, a range one an
+		// ascending one (MongoDB's ShardKeyPattern::isIndexUniqueForKey).
+		if s, isStr := kd[i].Value.(string); isStr != f.Hashed || (isStr && s != key.Hashed) {
 			return false
 		} else if n, _ := bsonx.AsFloat64(kd[i].Value); !isStr && n != 1 {
 			return false
@@ -313,15 +313,18 @@ func checkUniqueIndexes(ns string, p key.Pattern, indexes []bson.D) error {
 }
 
 // createKeyIndex creates the shard key's index on shard s, creating the
-// collection. relaydb has no hashed indexes: a hashed field is indexed
-// ascending (x_1 where MongoDB has x_hashed), which serves the shard's
-// lookups by value; chunk migration (part 2) will scan it.
+// collection: the key pattern itself, a hashed field as a hashed index
+// field, named as MongoDB names it (x_hashed, a_1_b_hashed).
 func createKeyIndex(c *call, s *replSet, db, coll string, p key.Pattern, unique bool) error {
 	names := make([]string, 0, p.Len())
 	keyDoc := make(bson.D, 0, p.Len())
 	for _, f := range p.Fields() {
-		names = append(names, f.Path+"_1")
-		keyDoc = append(keyDoc, bson.E{Key: f.Path, Value: int32(1)})
+		var v any = int32(1)
+		if f.Hashed {
+			v = key.Hashed
+		}
+		names = append(names, fmt.Sprintf("%s_%v", f.Path, v))
+		keyDoc = append(keyDoc, bson.E{Key: f.Path, Value: v})
 	}
 	spec := bson.D{{Key: "key", Value: keyDoc}, {Key: "name", Value: strings.Join(names, "_")}}
 	if unique {
