@@ -58,6 +58,7 @@ func runRouter(cfg *config.Router, log *slog.Logger) int {
 		return exitBadOptions
 	}
 	defer r.Close()
+	r.StartUptimeReporter(cfg.Port) // config.mongos, as mongos keeps it
 	srv := server.New(server.Config{Addrs: bindAddrs(cfg.BindIP, cfg.Port), MaxConns: cfg.MaxConns, Logger: log}, r)
 	return serveUntilStopped("relaydb router", srv, stop, r.BeginShutdown, log)
 }
