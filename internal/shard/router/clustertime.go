@@ -32,6 +32,46 @@ func (r *Router) observeClusterTime(reply bson.D) {
 	}
 }
 
+// observeClusterTimeRaw is observeClusterTime for an undecoded reply: it
+// decodes the $clusterTime document only when it is newer.
+func (r *Router) observeClusterTimeRaw(reply bson.Raw) {
+	doc, ok := reply.Lookup("$clusterTime").DocumentOK()
+	if !ok {
+		return
+	}
+	t, i, ok := doc.Lookup("clusterTime").TimestampOK()
+	if !ok {
+		return
+	}
+	ts := bson.Timestamp{T: t, I: i}
+	r.ctMu.Lock()
+	cur, known := clusterTimeOf(r.clusterTime)
+	r.ctMu.Unlock()
+	if known && !ts.After(cur) {
+		return
+	}
+	d, err := bsonx.Decode(doc)
+	if err != nil {
+		return
+	}
+	r.observeClusterTime(bson.D{{Key: "$clusterTime", Value: d}})
+}
+
+// gossipRaw appends the router's $clusterTime to an undecoded reply.
+func (r *Router) gossipRaw(reply bson.Raw) []byte {
+	r.ctMu.Lock()
+	ct := r.clusterTime
+	r.ctMu.Unlock()
+	if ct == nil {
+		return reply
+	}
+	elems, err := encodeElems(bson.D{{Key: "$clusterTime", Value: ct}})
+	if err != nil {
+		return reply
+	}
+	return appendElems(reply, elems)
+}
+
 // gossip appends the router's $clusterTime to a reply it built.
 func (r *Router) gossip(reply bson.D) bson.D {
 	r.ctMu.Lock()

@@ -50,10 +50,13 @@ func (ct *cursorTable) len() int {
 // addFrom records the cursor a reply from host (a member of t) opened
 // ({cursor: {id, ...}}).
 func (ct *cursorTable) addFrom(reply bson.D, t target, host string) {
-	id := cursorID(reply)
-	if id == 0 {
-		return
+	if id := cursorID(reply); id != 0 {
+		ct.add(id, t, host)
 	}
+}
+
+// add records cursor id, held by host (a member of t).
+func (ct *cursorTable) add(id int64, t target, host string) {
 	now := time.Now()
 	ct.mu.Lock()
 	defer ct.mu.Unlock()

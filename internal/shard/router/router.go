@@ -136,12 +136,25 @@ func (r *Router) ConnClosed(c *command.Conn) {
 }
 
 // Handle runs one OP_MSG request and returns the encoded reply document.
+// A CRUD command that needs no decoding is forwarded as bytes
+// (rawforward.go); everything else is decoded.
 func (r *Router) Handle(conn *command.Conn, req *command.Request) []byte {
+	reply, done, fp, checked := r.serveRaw(conn, req)
+	if done {
+		return reply
+	}
 	db, cmd, err := command.DecodeMsg(req)
 	if err != nil {
 		return r.ErrorReply(err)
 	}
-	return r.run(conn, db, withoutField(cmd, "$db"), req)
+	return r.run(conn, db, withoutField(cmd, "$db"), req, failCheck{fp: fp, done: checked})
+}
+
+// failCheck is a failCommand lookup already made for a request (done),
+// with its activation (nil: the fail point does not apply).
+type failCheck struct {
+	fp   *activation
+	done bool
 }
 
 // HandleLegacy answers the OP_QUERY handshake (hello, isMaster) drivers
@@ -151,15 +164,15 @@ func (r *Router) HandleLegacy(conn *command.Conn, fullName string, query []byte)
 	if err != nil {
 		return r.ErrorReply(err)
 	}
-	return r.run(conn, db, cmd, nil)
+	return r.run(conn, db, cmd, nil, failCheck{})
 }
 
-func (r *Router) run(conn *command.Conn, db string, cmd bson.D, req *command.Request) []byte {
+func (r *Router) run(conn *command.Conn, db string, cmd bson.D, req *command.Request, fc failCheck) []byte {
 	if len(cmd) == 0 {
 		return r.ErrorReply(mongoerr.New(mongoerr.FailedToParse, "Empty command object"))
 	}
 	r.stats.commands.Add(1)
-	reply, err := r.invoke(conn, db, cmd, req)
+	reply, err := r.invoke(conn, db, cmd, req, fc)
 	if err != nil {
 		r.stats.failed.Add(1)
 		return r.ErrorReply(err)
@@ -172,7 +185,7 @@ func (r *Router) run(conn *command.Conn, db string, cmd bson.D, req *command.Req
 }
 
 // invoke runs a router command or forwards cmd; the reply carries ok.
-func (r *Router) invoke(conn *command.Conn, db string, cmd bson.D, req *command.Request) (reply bson.D, err error) {
+func (r *Router) invoke(conn *command.Conn, db string, cmd bson.D, req *command.Request, fc failCheck) (reply bson.D, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.log.Error("command panicked", "command", cmdName(cmd), "panic", p, "stack", string(debug.Stack()))
@@ -180,7 +193,10 @@ func (r *Router) invoke(conn *command.Conn, db string, cmd bson.D, req *command.
 		}
 	}()
 	c := &call{r: r, conn: conn, db: db, cmd: cmd, name: cmdName(cmd), ctx: r.ctx}
-	fp := r.failCommand.check(c.name, r.appName(conn))
+	fp := fc.fp
+	if !fc.done {
+		fp = r.failCommand.check(c.name, r.appName(conn))
+	}
 	if fp != nil {
 		if err := fp.before(req); err != nil {
 			return nil, err
