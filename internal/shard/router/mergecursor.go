@@ -51,6 +51,9 @@ type mergedCursor struct {
 	skip    int64
 	limit   int64 // documents still to return; <0 unlimited
 	used    time.Time
+	// pipe, when set, is an aggregate's merge part (aggmerge.go): batches
+	// come from it, and remotes only feed it.
+	pipe *mergePipe
 }
 
 // mergedCursors holds the open router cursors by id.
@@ -99,6 +102,9 @@ func (mc *mergedCursors) remove(id int64) {
 // batch; n == 0: none, as a batchSize of 0 asks) and whether the cursor
 // is exhausted.
 func (r *Router) nextBatch(c *call, mc *mergedCursor, n int64, lsid any) ([]bson.D, bool, error) {
+	if mc.pipe != nil {
+		return r.pipeBatch(c, mc, n)
+	}
 	var out []bson.D
 	size := 0
 	for n < 0 || int64(len(out)) < n {
@@ -215,6 +221,9 @@ func (r *Router) killRemotes(c *call, mc *mergedCursor, lsid any) {
 		}
 		_, _ = r.runOnCursorHost(c, cursorEntry{t: rm.t, host: rm.host}, cmd)
 		rm.id = 0
+	}
+	if mc.pipe != nil {
+		mc.pipe.close(c)
 	}
 }
 

@@ -4,8 +4,6 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-
-	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 func d(kv ...any) bson.D {
@@ -76,24 +74,6 @@ func TestSortProjection(t *testing.T) {
 	}
 }
 
-func TestMergeGroups(t *testing.T) {
-	group := d("_id", "$g", "n", d("$sum", 1), "lo", d("$min", "$x"), "hi", d("$max", "$x"))
-	got := mergeGroups(group, []bson.D{
-		d("_id", 1, "n", int32(2), "lo", 5, "hi", 9),
-		d("_id", 2, "n", int32(1), "lo", 1, "hi", 1),
-		d("_id", 1.0, "n", int64(3), "lo", 3, "hi", 7),
-	})
-	if s := js(got); s != `[{"_id":1,"n":5,"lo":3,"hi":9},{"_id":2,"n":1,"lo":1,"hi":1}]` {
-		t.Fatalf("mergeGroups = %s", s)
-	}
-	if v := addNumbers(int32(1<<30), int32(1<<30)); v != int64(1<<31) {
-		t.Errorf("int32 overflow: %T %v", v, v)
-	}
-	if v := addNumbers(int32(1), 0.5); v != 1.5 {
-		t.Errorf("double: %v", v)
-	}
-}
-
 func TestPieceStmtIDs(t *testing.T) {
 	cmd := d("insert", "c", "documents", bson.A{d("a", 0), d("a", 1), d("a", 2)}, "txnNumber", int64(4))
 	docs := cmd[1].Value.(bson.A)
@@ -104,25 +84,5 @@ func TestPieceStmtIDs(t *testing.T) {
 	}
 	if stmtIDs(d("insert", "c"), 3) != nil {
 		t.Fatal("stmtIds without a txnNumber")
-	}
-}
-
-// TestGroupBudget: the partial groups a router holds are bounded by the
-// $group memory parameter; past it the aggregate fails with 292.
-func TestGroupBudget(t *testing.T) {
-	b := newGroupBudget()
-	b.limit = 1000
-	g := bson.D{{Key: "_id", Value: "abcdefgh"}, {Key: "n", Value: int64(1)}}
-	held := 0
-	var err error
-	for held < 1000 && err == nil {
-		err = b.add([]bson.D{g})
-		held++
-	}
-	if !mongoerr.Is(err, mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed) {
-		t.Fatalf("after %d groups: %v, want QueryExceededMemoryLimitNoDiskUseAllowed", held, err)
-	}
-	if held < 2 || held > 30 {
-		t.Fatalf("limit hit after %d groups of about %d bytes, want about 1000 bytes' worth", held, b.size(g))
 	}
 }

@@ -1,0 +1,117 @@
+package router
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/agg"
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// writeMerge performs a $merge through the router: for each result, the
+// target document matching its 'on' key is read (a find through the
+// router), agg decides the write (MergeSpec.Apply) and the router sends
+// it. Each document's write is atomic; the stage as a whole is not (as
+// in MongoDB). TODO(#11): batch the reads and writes of many results.
+func (r *Router) writeMerge(c *call, mc *mergedCursor, m *agg.MergeSpec) error {
+	if !m.OnDefaulted {
+		ok, err := r.hasUniqueIndexOn(c, m)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return mongoerr.New(mongoerr.MergeNoUniqueIndex, "Cannot find index to verify that join fields will be unique")
+		}
+	}
+	for {
+		docs, done, err := r.pipeBatch(c, mc, outBatchDocs)
+		if err != nil {
+			return err
+		}
+		for _, d := range docs {
+			if err := r.mergeOne(c, m, d); err != nil {
+				return err
+			}
+		}
+		if done {
+			return nil
+		}
+	}
+}
+
+func (r *Router) mergeOne(c *call, m *agg.MergeSpec, d bson.D) error {
+	doc, key, err := m.Prepare(d)
+	if err != nil {
+		return err
+	}
+	reply, err := r.subCommand(c, m.DB, bson.D{{Key: "find", Value: m.Coll}, {Key: "filter", Value: key},
+		{Key: "limit", Value: int64(1)}, {Key: "singleBatch", Value: true}})
+	if err != nil {
+		return err
+	}
+	var existing bson.D
+	if docs := firstBatch(reply); len(docs) > 0 {
+		existing = docs[0]
+	}
+	next, action, err := m.Apply(existing, doc)
+	if err != nil {
+		return err
+	}
+	var cmd bson.D
+	switch action {
+	case agg.MergeInsert:
+		cmd = bson.D{{Key: "insert", Value: m.Coll}, {Key: "documents", Value: bson.A{next}}}
+	case agg.MergeReplace:
+		id, _ := bsonx.Get(existing, "_id")
+		q := append(bson.D{{Key: "_id", Value: id}}, withoutField(key, "_id")...)
+		cmd = bson.D{{Key: "update", Value: m.Coll}, {Key: "updates", Value: bson.A{
+			bson.D{{Key: "q", Value: q}, {Key: "u", Value: withoutField(next, "_id")}}}}}
+	default:
+		return nil
+	}
+	reply, err = r.subCommand(c, m.DB, withWC(c, cmd))
+	if err != nil {
+		return err
+	}
+	return writeReplyError(reply)
+}
+
+// hasUniqueIndexOn reports a unique, non-partial index of the target
+// whose key fields are exactly m.On.
+func (r *Router) hasUniqueIndexOn(c *call, m *agg.MergeSpec) (bool, error) {
+	reply, err := r.subCommand(c, m.DB, bson.D{{Key: "listIndexes", Value: m.Coll}})
+	if mongoerr.Is(err, mongoerr.NamespaceNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for _, ix := range firstBatch(reply) {
+		if !truthy(ix, "unique") {
+			continue
+		}
+		if _, partial := bsonx.Get(ix, "partialFilterExpression"); partial {
+			continue
+		}
+		if sameFields(docField(ix, "key"), m.On) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func sameFields(key bson.D, on []string) bool {
+	if len(key) != len(on) {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, k := range key {
+		seen[k.Key] = true
+	}
+	for _, f := range on {
+		if !seen[f] {
+			return false
+		}
+	}
+	return true
+}
