@@ -1,0 +1,328 @@
+package sharding
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+
+	"github.com/relaydb/relaydb/internal/cluster"
+	"github.com/relaydb/relaydb/tests/harness"
+)
+
+// Bounds of the failover tests.
+const (
+	failoverUp    = 60 * time.Second // starting a sharded cluster
+	opTimeout     = 15 * time.Second // one driver operation
+	newPrimaryMax = 15 * time.Second // kill -9 to the first write on the new primary
+	loadFor       = 3 * time.Second  // load kept up after the failure
+)
+
+// upSharded starts a sharded cluster of spec (shards added) in a temp
+// dir; t.Cleanup stops it, logging the router's log tail if t failed.
+func upSharded(t *testing.T, spec cluster.ShardedSpec) *cluster.Sharded {
+	t.Helper()
+	bin, err := harness.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Dir, spec.Bin, spec.DieWithParent = t.TempDir(), bin, true
+	spec.PrimaryTimeout = 20 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), failoverUp)
+	defer cancel()
+	sc, err := cluster.UpSharded(ctx, spec)
+	if sc != nil {
+		t.Cleanup(func() {
+			if t.Failed() {
+				for _, r := range sc.Routers {
+					t.Logf("%s log tail:\n%s", r.Name, fileTail(r.LogPath, 3000))
+				}
+			}
+			_ = sc.Down(context.Background())
+		})
+	}
+	if err != nil {
+		t.Fatalf("start sharded cluster: %v", err)
+	}
+	return sc
+}
+
+// fileTail is the last n bytes of the file at path.
+func fileTail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b[max(0, len(b)-n):])
+}
+
+// connectURI connects the Go driver (retryable reads and writes on, as
+// by default; w:"majority" so an acknowledged write survives a failover).
+func connectURI(t *testing.T, uri string) *mongo.Client {
+	t.Helper()
+	cl, err := mongo.Connect(options.Client().ApplyURI(uri).SetServerSelectionTimeout(opTimeout).
+		SetWriteConcern(writeconcern.Majority()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cl.Disconnect(context.Background()) })
+	return cl
+}
+
+func runAdmin(ctx context.Context, cl *mongo.Client, cmd bson.D) error {
+	return cl.Database("admin").RunCommand(ctx, cmd).Err()
+}
+
+// load inserts {seq: n} (the driver's _id, so a resent insert is the same
+// document) into each of colls in turn and reads the last one back,
+// recording what was acknowledged and every error the driver returned.
+type load struct {
+	colls []*mongo.Collection
+
+	mu      sync.Mutex
+	acked   map[string][]int64 // by collection name; REQUIRES: mu
+	errs    []string           // REQUIRES: mu
+	lastAck time.Time          // REQUIRES: mu
+}
+
+func (l *load) run(stop <-chan struct{}) {
+	for seq := int64(0); seq < 100000; seq++ {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		c := l.colls[seq%int64(len(l.colls))]
+		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+		_, err := c.InsertOne(ctx, bson.D{{Key: "seq", Value: seq}, {Key: "x", Value: seq % 200}})
+		if err == nil {
+			err = c.FindOne(ctx, bson.D{{Key: "seq", Value: seq}}).Err()
+		}
+		cancel()
+		l.mu.Lock()
+		if err != nil {
+			l.errs = append(l.errs, fmt.Sprintf("seq %d: %v", seq, err))
+		} else {
+			l.acked[c.Name()] = append(l.acked[c.Name()], seq)
+			l.lastAck = time.Now()
+		}
+		l.mu.Unlock()
+	}
+}
+
+// start runs the load in a goroutine; the returned func stops it and
+// waits for it.
+func (l *load) start() func() {
+	l.acked = map[string][]int64{}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() { defer close(done); l.run(stop) }()
+	var once sync.Once
+	return func() { once.Do(func() { close(stop); <-done }) }
+}
+
+// ackedSince reports whether a write was acknowledged after t.
+func (l *load) ackedSince(t time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lastAck.After(t)
+}
+
+// checkExactlyOnce: every acknowledged seq is in its collection once, and
+// no seq is there twice.
+func (l *load) checkExactlyOnce(t *testing.T, ctx context.Context) {
+	t.Helper()
+	for _, c := range l.colls {
+		cur, err := c.Find(ctx, bson.D{})
+		must(t, err, "find all in %s", c.Name())
+		var docs []struct {
+			Seq int64 `bson:"seq"`
+		}
+		must(t, cur.All(ctx, &docs), "read all of %s", c.Name())
+		seen := map[int64]int{}
+		for _, d := range docs {
+			seen[d.Seq]++
+		}
+		for seq, n := range seen {
+			if n != 1 {
+				t.Errorf("%s: seq %d present %d times", c.Name(), seq, n)
+			}
+		}
+		l.mu.Lock()
+		acked := l.acked[c.Name()]
+		l.mu.Unlock()
+		for _, seq := range acked {
+			if seen[seq] != 1 {
+				t.Errorf("%s: acknowledged seq %d present %d times", c.Name(), seq, seen[seq])
+			}
+		}
+		if len(acked) == 0 {
+			t.Errorf("%s: no write was acknowledged", c.Name())
+		}
+	}
+}
+
+// shardTwoColls makes db.s sharded on {x: 1} (split at x: 100) and db.u
+// unsharded, and returns them.
+func shardTwoColls(t *testing.T, ctx context.Context, cl *mongo.Client) []*mongo.Collection {
+	t.Helper()
+	must(t, runAdmin(ctx, cl, bson.D{{Key: "enableSharding", Value: "db"}}), "enableSharding")
+	must(t, runAdmin(ctx, cl, bson.D{{Key: "shardCollection", Value: "db.s"}, {Key: "key", Value: bson.D{{Key: "x", Value: 1}}}}), "shardCollection")
+	must(t, runAdmin(ctx, cl, bson.D{{Key: "split", Value: "db.s"}, {Key: "middle", Value: bson.D{{Key: "x", Value: 100}}}}), "split")
+	db := cl.Database("db")
+	_, err := db.Collection("u").InsertOne(ctx, bson.D{{Key: "seq", Value: -1}})
+	must(t, err, "create db.u")
+	return []*mongo.Collection{db.Collection("s"), db.Collection("u")}
+}
+
+// TestFailoverShardPrimary: a shard of three members under retryable
+// writes and reads through the router; its primary is killed (-9). The
+// driver sees no error (the router waits for the new primary, which its
+// hello monitor learns, and resends what is retryable), the router writes
+// to the new primary within newPrimaryMax, and every acknowledged write is
+// present exactly once.
+func TestFailoverShardPrimary(t *testing.T) {
+	sc := upSharded(t, cluster.ShardedSpec{Shards: 1, ShardMembers: 3, ConfigMembers: 1, Routers: 1})
+	cl := connectURI(t, sc.URI())
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	l := &load{colls: shardTwoColls(t, ctx, cl)}
+	stop := l.start()
+	defer stop()
+	time.Sleep(time.Second)
+
+	sh := sc.Shards[0]
+	old, err := sh.Kill(ctx, "primary")
+	must(t, err, "kill the shard primary")
+	killed := time.Now()
+	for !l.ackedSince(killed.Add(100 * time.Millisecond)) {
+		if time.Since(killed) > newPrimaryMax {
+			t.Fatalf("no write acknowledged %v after killing %s; errors: %v", newPrimaryMax, old.Name, l.errs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("first write acknowledged %v after kill -9 of %s", time.Since(killed).Round(time.Millisecond), old.Name)
+	time.Sleep(loadFor)
+	stop()
+	if len(l.errs) > 0 {
+		t.Errorf("the driver saw %d errors, first: %v", len(l.errs), l.errs[0])
+	}
+	p, err := sh.Primary(ctx)
+	must(t, err, "new primary")
+	if p.Name == old.Name {
+		t.Fatalf("%s is still the primary", p.Name)
+	}
+	l.checkExactlyOnce(t, ctx)
+}
+
+// TestFailoverConfigPrimary: with two of three config servers down (no
+// config primary can be elected), CRUD on the cached sharded and
+// unsharded collections goes on through the router; shardCollection waits
+// for a config primary, and succeeds once a member is back and one is
+// elected.
+func TestFailoverConfigPrimary(t *testing.T) {
+	sc := upSharded(t, cluster.ShardedSpec{Shards: 1, ShardMembers: 1, ConfigMembers: 3, Routers: 1})
+	cl := connectURI(t, sc.URI())
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	colls := shardTwoColls(t, ctx, cl)
+	for _, c := range colls { // warm the router's routing cache
+		if err := c.FindOne(ctx, bson.D{}).Err(); err != nil && err != mongo.ErrNoDocuments {
+			t.Fatalf("warm %s: %v", c.Name(), err)
+		}
+	}
+	cfg := sc.Config
+	p, err := cfg.Kill(ctx, "primary")
+	must(t, err, "kill the config primary")
+	var down string
+	for _, m := range cfg.Members() {
+		if m.Name != p.Name {
+			_, err := cfg.Kill(ctx, m.Name)
+			must(t, err, "kill config member %s", m.Name)
+			down = m.Name
+			break
+		}
+	}
+
+	for i := range 20 {
+		for _, c := range colls {
+			octx, ocancel := context.WithTimeout(ctx, 5*time.Second)
+			_, err := c.InsertOne(octx, bson.D{{Key: "seq", Value: i}, {Key: "x", Value: i * 10}})
+			if err == nil {
+				_, err = c.UpdateOne(octx, bson.D{{Key: "seq", Value: i}, {Key: "x", Value: i * 10}}, bson.D{{Key: "$set", Value: bson.D{{Key: "y", Value: 1}}}})
+			}
+			if err == nil {
+				err = c.FindOne(octx, bson.D{{Key: "seq", Value: i}, {Key: "y", Value: 1}}).Err()
+			}
+			ocancel()
+			must(t, err, "CRUD on %s without a config primary (op %d)", c.Name(), i)
+		}
+	}
+
+	type result struct {
+		err error
+		at  time.Time
+	}
+	done := make(chan result, 1)
+	go func() {
+		err := runAdmin(ctx, cl, bson.D{{Key: "shardCollection", Value: "db.t"}, {Key: "key", Value: bson.D{{Key: "x", Value: 1}}}})
+		done <- result{err, time.Now()}
+	}()
+	select {
+	case r := <-done:
+		t.Fatalf("shardCollection returned without a config primary: %v", r.err)
+	case <-time.After(2 * time.Second):
+	}
+	restarted := time.Now()
+	_, err = cfg.Restart(ctx, down)
+	must(t, err, "restart config member %s", down)
+	select {
+	case r := <-done:
+		if r.err != nil {
+			t.Fatalf("shardCollection after the config set recovered: %v", r.err)
+		}
+		t.Logf("shardCollection succeeded %v after the config member restarted", r.at.Sub(restarted).Round(time.Millisecond))
+	case <-time.After(30 * time.Second):
+		t.Fatal("shardCollection still waiting 30 s after the config set recovered")
+	}
+	must(t, runAdmin(ctx, cl, bson.D{{Key: "split", Value: "db.t"}, {Key: "middle", Value: bson.D{{Key: "x", Value: 5}}}}), "split after recovery")
+}
+
+// TestFailoverRouter: two routers in the connection string; one is killed
+// (-9) under load; the driver goes on through the other without an error
+// (its retryable writes and reads are retried there).
+func TestFailoverRouter(t *testing.T) {
+	sc := upSharded(t, cluster.ShardedSpec{Shards: 1, ShardMembers: 1, ConfigMembers: 1, Routers: 2})
+	cl := connectURI(t, sc.URI())
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	l := &load{colls: shardTwoColls(t, ctx, cl)}
+	stop := l.start()
+	defer stop()
+	time.Sleep(time.Second)
+	r := sc.Routers[0]
+	must(t, syscall.Kill(r.PID, syscall.SIGKILL), "kill -9 %s", r.Name)
+	killed := time.Now()
+	for !l.ackedSince(killed.Add(100 * time.Millisecond)) {
+		if time.Since(killed) > newPrimaryMax {
+			t.Fatalf("no write acknowledged %v after killing %s; errors: %v", newPrimaryMax, r.Name, l.errs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(loadFor)
+	stop()
+	if len(l.errs) > 0 {
+		t.Errorf("the driver saw %d errors, first: %v", len(l.errs), l.errs[0])
+	}
+	if sc.RouterAlive(r) {
+		t.Fatalf("%s still runs", r.Name)
+	}
+	l.checkExactlyOnce(t, ctx)
+}
