@@ -1,0 +1,108 @@
+package router
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+)
+
+// plannerInfo is mongos's queryPlanner: one entry per shard with the
+// shard's own queryPlanner fields (ClusterExplain::buildPlannerInfo).
+func plannerInfo(replies []shardReply, stage string) bson.D {
+	shards := make(bson.A, 0, len(replies))
+	for _, sr := range replies {
+		qp := docField(sr.reply, "queryPlanner")
+		entry := bson.D{
+			{Key: "shardName", Value: sr.shard},
+			{Key: "connectionString", Value: connectionString(sr)},
+			{Key: "serverInfo", Value: docField(sr.reply, "serverInfo")},
+		}
+		if _, ok := bsonx.Get(qp, "indexFilterSet"); !ok {
+			entry = append(entry, bson.E{Key: "indexFilterSet", Value: false})
+		}
+		shards = append(shards, append(entry, qp...))
+	}
+	return bson.D{
+		{Key: "mongosPlannerVersion", Value: int32(1)},
+		{Key: "winningPlan", Value: bson.D{{Key: "stage", Value: stage}, {Key: "shards", Value: shards}}},
+	}
+}
+
+// connectionString names the shard's replica set and the member that
+// answered ("set/host:port").
+// TODO(#11): the shard's full connection string from config.shards.
+func connectionString(sr shardReply) string {
+	if sr.t.set == nil {
+		return sr.host
+	}
+	return sr.t.set.name + "/" + sr.host
+}
+
+// execStats is mongos's executionStats, summed over the shards, when the
+// shards report them (ClusterExplain::buildExecStats); ok is false when
+// they do not (queryPlanner verbosity, or a shard that never does).
+func execStats(replies []shardReply, stage string, millis int64) (bson.D, bool) {
+	var n, keys, docs, childMillis int64
+	shards := make(bson.A, 0, len(replies))
+	for _, sr := range replies {
+		es := docField(sr.reply, "executionStats")
+		if es == nil {
+			return nil, false
+		}
+		n += int64Field(es, "nReturned")
+		keys += int64Field(es, "totalKeysExamined")
+		docs += int64Field(es, "totalDocsExamined")
+		childMillis += int64Field(es, "executionTimeMillis")
+		entry := bson.D{{Key: "shardName", Value: sr.shard}}
+		for _, f := range []string{"executionSuccess", "errorMessage", "errorCode"} {
+			if v, ok := bsonx.Get(es, f); ok {
+				entry = append(entry, bson.E{Key: f, Value: v})
+			}
+		}
+		shards = append(shards, append(entry, bson.E{Key: "executionStages", Value: docField(es, "executionStages")}))
+	}
+	totals := bson.D{
+		{Key: "nReturned", Value: n},
+		{Key: "executionTimeMillis", Value: millis},
+		{Key: "totalKeysExamined", Value: keys},
+		{Key: "totalDocsExamined", Value: docs},
+	}
+	stages := append(append(bson.D{{Key: "stage", Value: stage}}, totals...),
+		bson.E{Key: "totalChildMillis", Value: childMillis}, bson.E{Key: "shards", Value: shards})
+	return append(totals, bson.E{Key: "executionStages", Value: stages}), true
+}
+
+// aggregateExplain is mongos's explain of an aggregate: the shards'
+// explains under their names. The router sends the whole pipeline to each
+// targeted shard, so splitPipeline is null for one shard and, for
+// several, shows the pipeline as the shards part and the router's merge.
+// TODO(#11): show the router's own split (the shards' part and the merger
+// part of a $group or $sort) once the pipeline split exposes it.
+func aggregateExplain(replies []shardReply, inner bson.D) bson.D {
+	shards := make(bson.D, 0, len(replies))
+	for _, sr := range replies {
+		body := bson.D{{Key: "host", Value: sr.host}}
+		for _, e := range sr.reply {
+			switch e.Key {
+			case "ok", "$clusterTime", "operationTime", "serverInfo", "command":
+			default:
+				body = append(body, e)
+			}
+		}
+		shards = append(shards, bson.E{Key: sr.shard, Value: body})
+	}
+	var split any
+	if len(replies) > 1 {
+		p, _ := bsonx.Get(inner, "pipeline")
+		split = bson.D{
+			{Key: "shardsPart", Value: p},
+			{Key: "mergerPart", Value: bson.A{bson.D{{Key: "$mergeCursors", Value: bson.D{
+				{Key: "compareWholeSortKey", Value: false}, {Key: "allowPartialResults", Value: false}}}}}},
+		}
+	}
+	return bson.D{
+		{Key: "mergeType", Value: "mongos"},
+		{Key: "splitPipeline", Value: split},
+		{Key: "shards", Value: shards},
+	}
+}
