@@ -69,7 +69,7 @@ func (r *Router) gossipRaw(reply bson.Raw) []byte {
 	if err != nil {
 		return reply
 	}
-	return appendElems(reply, elems)
+	return appendElems(nil, reply, elems)
 }
 
 // gossip appends the router's $clusterTime to a reply it built.

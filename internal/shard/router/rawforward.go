@@ -1,11 +1,13 @@
 package router
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
 	"runtime/debug"
+	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -184,11 +186,11 @@ func (r *Router) forwardRaw(q *rawReq) ([]byte, bool) {
 	if err != nil || !found {
 		return nil, false
 	}
-	elems, err := unshardedVersionElems(d.Version)
+	elems, err := r.unshardedVersionElems(q.db, d.Version)
 	if err != nil {
 		return nil, false
 	}
-	out := r.sendRaw(q, d.Primary, appendElems(q.body, elems))
+	out := r.sendRaw(q, d.Primary, elems)
 	if out.reply == nil {
 		return out.failed, out.failed != nil
 	}
@@ -209,10 +211,10 @@ type sent struct {
 	failed []byte // an error reply for the client: not resendable
 }
 
-// sendRaw sends body to shard's primary once. With neither reply nor
+// sendRaw sends q's body with elems appended to shard's primary once. With neither reply nor
 // failed set nothing was executed, or resending is safe: the decoded
 // path takes over.
-func (r *Router) sendRaw(q *rawReq, shard string, body []byte) (out sent) {
+func (r *Router) sendRaw(q *rawReq, shard string, elems []byte) (out sent) {
 	s, err := r.shard(r.ctx, shard)
 	if err != nil {
 		return out
@@ -221,7 +223,14 @@ func (r *Router) sendRaw(q *rawReq, shard string, body []byte) (out sent) {
 	if out.host, err = s.primary(r.ctx); err != nil {
 		return out
 	}
-	if out.reply, err = r.pool.RunMsg(r.ctx, out.host, body, q.seqs); err == nil {
+	buf := bodyBufs.Get().(*[]byte)
+	body := appendElems((*buf)[:0], q.body, elems)
+	out.reply, err = r.pool.RunMsg(r.ctx, out.host, body, q.seqs)
+	if cap(body) <= maxPooledBody {
+		*buf = body
+		bodyBufs.Put(buf)
+	}
+	if err == nil {
 		return out
 	}
 	s.forget(out.host)
@@ -301,7 +310,7 @@ func (r *Router) forwardRawSharded(q *rawReq, ns string, cm *routing.ChunkManage
 	if err != nil {
 		return nil, false
 	}
-	out := r.sendRaw(q, shards[0], appendElems(q.body, elems))
+	out := r.sendRaw(q, shards[0], elems)
 	if out.reply == nil {
 		return out.failed, out.failed != nil
 	}
@@ -366,13 +375,34 @@ func rawStaleWrite(reply bson.Raw) bool {
 	return false
 }
 
+// dbVersionElems caches the encoded version fields of a database.
+type dbVersionElems struct {
+	v     configsvr.DatabaseVersion
+	elems []byte
+}
+
 // unshardedVersionElems encodes shardVersion UNSHARDED and v as
-// databaseVersion, as forwardUnsharded adds them.
-func unshardedVersionElems(v configsvr.DatabaseVersion) ([]byte, error) {
-	return encodeElems(bson.D{
+// databaseVersion, as forwardUnsharded adds them (cached per database).
+func (r *Router) unshardedVersionElems(db string, v configsvr.DatabaseVersion) ([]byte, error) {
+	if e, ok := r.rawVersions.Load(db); ok {
+		if c := e.(*dbVersionElems); sameDBVersion(c.v, v) {
+			return c.elems, nil
+		}
+	}
+	elems, err := encodeElems(bson.D{
 		{Key: "shardVersion", Value: shardsvr.ShardVersionDoc(shardsvr.Unsharded)},
 		{Key: "databaseVersion", Value: v.Doc()},
 	})
+	if err != nil {
+		return nil, err
+	}
+	r.rawVersions.Store(db, &dbVersionElems{v: v, elems: elems})
+	return elems, nil
+}
+
+func sameDBVersion(a, b configsvr.DatabaseVersion) bool {
+	return a.Timestamp == b.Timestamp && a.LastMod == b.LastMod &&
+		a.UUID.Subtype == b.UUID.Subtype && bytes.Equal(a.UUID.Data, b.UUID.Data)
 }
 
 // encodeElems returns d's elements as BSON bytes (no length, no NUL).
@@ -384,12 +414,19 @@ func encodeElems(d bson.D) ([]byte, error) {
 	return b[4 : len(b)-1], nil
 }
 
-// appendElems returns a copy of doc with elems (encoded elements) added
-// at its end.
-func appendElems(doc []byte, elems []byte) []byte {
-	out := make([]byte, 0, len(doc)+len(elems))
-	out = append(out, doc[:len(doc)-1]...)
-	out = append(append(out, elems...), 0)
-	binary.LittleEndian.PutUint32(out, uint32(len(out)))
-	return out
+// bodyBufs are reusable buffers for forwarded bodies (the pool's
+// connection copies a body into its own buffer before RunMsg returns);
+// maxPooledBody keeps large inserts' buffers out of the pool.
+var bodyBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledBody = 64 << 10
+
+// appendElems appends doc with elems (encoded elements) added at its end
+// to dst.
+func appendElems(dst, doc, elems []byte) []byte {
+	at := len(dst)
+	dst = append(dst, doc[:len(doc)-1]...)
+	dst = append(append(dst, elems...), 0)
+	binary.LittleEndian.PutUint32(dst[at:], uint32(len(dst)-at))
+	return dst
 }
