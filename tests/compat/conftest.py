@@ -25,10 +25,12 @@ from pymongo import MongoClient
 from pymongo.errors import PyMongoError
 
 from relaydb_proc import Server, relaydb_binary
+from sharded_proc import ShardedCluster
 
 
 _SERVER = None  # the session's Server, for report hooks
 _OWN_SERVERS = []  # servers of the running test (fresh_server), for report hooks
+_SHARDED = None  # the session's ShardedCluster, for report hooks
 
 
 @pytest.fixture(scope="session")
@@ -92,6 +94,19 @@ def fresh_server(relaydb_bin, tmp_path):
     _OWN_SERVERS.remove(srv)
 
 
+@pytest.fixture(scope="session")
+def sharded_cluster(relaydb_bin, tmp_path_factory):
+    """A sharded cluster (2 shards, 1 config server, 2 routers; shards
+    added) for the whole session, stopped at its end (test_sharding.py)."""
+    global _SHARDED
+    sc = ShardedCluster(relaydb_bin, tmp_path_factory.mktemp("sharded"))
+    sc.start()
+    _SHARDED = sc
+    yield sc
+    _SHARDED = None
+    sc.stop()
+
+
 @pytest.fixture(autouse=True)
 def _server_survives(request):
     """Fails the test if the server died while it ran."""
@@ -109,3 +124,5 @@ def pytest_runtest_makereport(item, call):
         return
     for srv in ([_SERVER] if _SERVER is not None else []) + _OWN_SERVERS:
         report.sections.append((f"relaydb log tail ({srv.log_path})", srv.log_tail()))
+    if _SHARDED is not None:
+        report.sections.append(("sharded cluster log tails", _SHARDED.log_tails()))
