@@ -3,6 +3,7 @@ package netclient
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -54,7 +55,7 @@ func (s *ReplicaSet) monitor(m *member) {
 func (s *ReplicaSet) keepMonitoring(m *member) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed() || time.Since(s.mu.lastUse) >= s.opts.IdleStop {
+	if s.closed() || time.Since(s.mu.lastUse) >= s.opts.IdleStop || s.mu.members[m.host] != m {
 		m.running = false
 		return false
 	}
@@ -149,6 +150,30 @@ func (s *ReplicaSet) observe(m *member, h Hello, err error) {
 		for _, host := range h.Hosts {
 			s.addLocked(host)
 		}
+		if h.WritablePrimary {
+			s.keepOnlyLocked(m.host, h.Hosts)
+		}
 	}
 	s.setPrimaryLocked()
+}
+
+// keepOnlyLocked drops the members a primary's hello does not list (they
+// were removed from the set's config; their monitors stop), as SDAM
+// does; REQUIRES: mu.
+func (s *ReplicaSet) keepOnlyLocked(self string, hosts []string) {
+	if len(hosts) == 0 {
+		return
+	}
+	kept := s.mu.order[:0]
+	for _, h := range s.mu.order {
+		if h == self || slices.Contains(hosts, h) {
+			kept = append(kept, h)
+			continue
+		}
+		if m := s.mu.members[h]; m.cancel != nil {
+			m.cancel()
+		}
+		delete(s.mu.members, h)
+	}
+	s.mu.order = kept
 }

@@ -23,6 +23,7 @@ type fakeSet struct {
 	counter  int64
 	primary  string
 	hosts    []string
+	listed   []string // hosts hello lists; nil: all
 	changed  chan struct{}
 	awaits   atomic.Int32 // awaitable hellos received
 	open     atomic.Int32 // connections open
@@ -72,7 +73,11 @@ func (fs *fakeSet) hello(me string) bson.D {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	hosts := bson.A{}
-	for _, h := range fs.hosts {
+	listed := fs.hosts
+	if fs.listed != nil {
+		listed = fs.listed
+	}
+	for _, h := range listed {
 		hosts = append(hosts, h)
 	}
 	d := bson.D{{Key: "topologyVersion", Value: bson.D{{Key: "processId", Value: bson.ObjectID{1}}, {Key: "counter", Value: fs.counter}}},
@@ -157,6 +162,15 @@ func TestReplicaSetFollowsElection(t *testing.T) {
 	}
 	if fs.awaits.Load() == 0 {
 		t.Fatal("no awaitable hello was sent")
+	}
+
+	// a is removed from the set's config: the primary no longer lists it.
+	fs.mu.Lock()
+	fs.listed = fs.hosts[1:]
+	fs.mu.Unlock()
+	fs.elect(fs.hosts[2])
+	if !waitFor(2*time.Second, func() bool { return slices.Equal(rs.Hosts(), fs.hosts[1:]) }) {
+		t.Fatalf("hosts = %v after a was removed, want %v", rs.Hosts(), fs.hosts[1:])
 	}
 }
 
