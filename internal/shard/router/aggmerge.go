@@ -4,6 +4,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/agg"
+	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/iterx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
@@ -62,7 +63,11 @@ func (r *Router) shardedAggregate(c *call, ns string, cm *routing.ChunkManager) 
 	if truthy(c.cmd, "explain") {
 		return nil, mongoerr.New(mongoerr.CommandNotSupported, "the router cannot explain an aggregation across several shards yet")
 	}
-	stages, out, merge, err := agg.SplitOutput(pipeline, c.db, nil)
+	letVars, err := expr.EvalLet(docField(c.cmd, "let"), nil) // for $merge's let and pipeline
+	if err != nil {
+		return nil, err
+	}
+	stages, out, merge, err := agg.SplitOutput(pipeline, c.db, letVars)
 	if err != nil {
 		return nil, err
 	}
@@ -119,9 +124,7 @@ func aggBatchSize(cmd bson.D) int64 {
 // mergeEnv is the merge part's environment: the command's let, its
 // allowDiskUse, lookups through the router.
 func (r *Router) mergeEnv(c *call, p *mergePipe) agg.Env {
-	let, _ := bsonx.Get(c.cmd, "let")
-	letDoc, _ := let.(bson.D)
-	return agg.Env{DB: c.db, Lookup: r.routerLookup(p), Let: letDoc, AllowDiskUse: truthy(c.cmd, "allowDiskUse")}
+	return agg.Env{DB: c.db, Lookup: r.routerLookup(p), Let: docField(c.cmd, "let"), AllowDiskUse: truthy(c.cmd, "allowDiskUse")}
 }
 
 // openShardsPart sends the shards part to the targeted shards and returns

@@ -65,7 +65,7 @@ func (r *Router) mergeOne(c *call, m *agg.MergeSpec, d bson.D) error {
 		id, _ := bsonx.Get(existing, "_id")
 		q := append(bson.D{{Key: "_id", Value: id}}, withoutField(key, "_id")...)
 		cmd = bson.D{{Key: "update", Value: m.Coll}, {Key: "updates", Value: bson.A{
-			bson.D{{Key: "q", Value: q}, {Key: "u", Value: withoutField(next, "_id")}}}}}
+			bson.D{{Key: "q", Value: q}, {Key: "u", Value: next}}}}} // next keeps existing's _id
 	default:
 		return nil
 	}
