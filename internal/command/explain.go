@@ -44,16 +44,37 @@ func explain(c *Ctx, p *request.Explain) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	qp, err := c.D.eng.ExplainFind(c.DB, coll, q)
+	verbosity, _ := p.Verbosity.(string)
+	out, err := explainPlan(c, coll, q, verbosity)
 	if err != nil {
 		return nil, err
 	}
-	return bson.D{
-		{Key: "explainVersion", Value: "1"},
-		{Key: "queryPlanner", Value: qp},
-		{Key: "command", Value: inner},
-		{Key: "serverInfo", Value: bson.D{{Key: "host", Value: c.D.info.Host}, {Key: "version", Value: c.D.info.Version}}},
-	}, nil
+	return append(out,
+		bson.E{Key: "command", Value: inner},
+		bson.E{Key: "serverInfo", Value: bson.D{{Key: "host", Value: c.D.info.Host}, {Key: "version", Value: c.D.info.Version}}},
+	), nil
+}
+
+// explainPlan is explain's queryPlanner and, at verbosity executionStats
+// or allPlansExecution (the default), the executionStats of running the
+// query (reading only: explain never writes).
+func explainPlan(c *Ctx, coll string, q exec.FindParams, verbosity string) (bson.D, error) {
+	out := bson.D{{Key: "explainVersion", Value: "1"}}
+	if verbosity == "queryPlanner" {
+		qp, err := c.D.eng.ExplainFind(c.DB, coll, q)
+		if err != nil {
+			return nil, err
+		}
+		return append(out, bson.E{Key: "queryPlanner", Value: qp}), nil
+	}
+	qp, stats, err := c.D.eng.ExplainFindStats(c.DB, coll, q)
+	if err != nil {
+		return nil, err
+	}
+	if verbosity != "executionStats" {
+		stats = append(stats, bson.E{Key: "allPlansExecution", Value: bson.A{}})
+	}
+	return append(out, bson.E{Key: "queryPlanner", Value: qp}, bson.E{Key: "executionStats", Value: stats}), nil
 }
 
 // known returns cmd without the fields dst's command does not take:

@@ -13,12 +13,18 @@ func (e *Engine) ExplainFind(db, coll string, p FindParams) (bson.D, error) {
 		return nil, err
 	}
 	it.Close()
+	return queryPlanner(db, coll, plan, p), nil
+}
+
+// queryPlanner is explain's queryPlanner section for plan.
+func queryPlanner(db, coll string, plan *Plan, p FindParams) bson.D {
 	return bson.D{
 		{Key: "namespace", Value: db + "." + coll},
+		{Key: "indexFilterSet", Value: false},
 		{Key: "parsedQuery", Value: orEmpty(p.Filter)},
 		{Key: "winningPlan", Value: planDoc(plan, p)},
 		{Key: "rejectedPlans", Value: bson.A{}},
-	}, nil
+	}
 }
 
 func orEmpty(d bson.D) bson.D {

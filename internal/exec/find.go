@@ -23,6 +23,10 @@ type FindParams struct {
 	// majority); nil reads the latest state. The caller holds a reference
 	// for the call; the returned iterator takes its own.
 	Snapshot *catalog.Snapshot
+
+	// examined, when set, counts the documents the plan's scan fetches
+	// (explain's executionStats).
+	examined *int64
 }
 
 // compiled holds a find's parsed parts.
@@ -73,6 +77,9 @@ func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
 	it, err := e.source(col, plan, p.Snapshot)
 	if err != nil {
 		return nil, nil, err
+	}
+	if p.examined != nil {
+		it = &countIter{in: it, n: p.examined}
 	}
 	it = holdIter(it, p.Snapshot)
 	if len(p.Filter) > 0 && plan.Kind != "IDHACK" {

@@ -59,6 +59,11 @@ func testHashedPlanner(t *testing.T, coll *mongo.Collection) {
 	if !strings.HasPrefix(bounds, "[") || strings.HasPrefix(bounds, "[3,") {
 		t.Errorf("indexBounds.a = %q, want an interval in hash space", bounds)
 	}
+	// 3 and 3.1 share a hash: both entries are read, one document returned.
+	st := executionStats(t, coll, three)
+	if st.Lookup("nReturned").AsInt64() != 1 || st.Lookup("totalKeysExamined").AsInt64() != 2 || st.Lookup("totalDocsExamined").AsInt64() != 2 {
+		t.Errorf("executionStats of {a: 3}: %s", st)
+	}
 	for _, hint := range []any{"a_hashed", bson.D{{Key: "a", Value: "hashed"}}} {
 		n := hintedCount(t, coll, bson.D{}, hint)
 		if n != 32 {
@@ -85,6 +90,21 @@ func ixscanBounds(t *testing.T, coll *mongo.Collection, filter bson.D) string {
 		t.Fatalf("no indexBounds.a in %s", raw)
 	}
 	return b
+}
+
+// executionStats explains find(filter) at verbosity executionStats.
+func executionStats(t *testing.T, coll *mongo.Collection, filter bson.D) bson.Raw {
+	t.Helper()
+	raw, err := coll.Database().RunCommand(tctx(t, opTimeout), bson.D{{Key: "explain", Value: bson.D{
+		{Key: "find", Value: coll.Name()}, {Key: "filter", Value: filter}}}, {Key: "verbosity", Value: "executionStats"}}).Raw()
+	if err != nil {
+		t.Fatalf("explain: %v", err)
+	}
+	st, ok := raw.Lookup("executionStats").DocumentOK()
+	if !ok {
+		t.Fatalf("no executionStats in %s", raw)
+	}
+	return st
 }
 
 func hintedCount(t *testing.T, coll *mongo.Collection, filter bson.D, hint any) int {

@@ -69,6 +69,25 @@ func TestHashedKeyIndexAndExplain(t *testing.T) {
 		winningShards(t, runExplain(t, db, bson.D{{Key: "distinct", Value: "c"}, {Key: "key", Value: "g"}, {Key: "query", Value: bson.D{{Key: "x", Value: 7}}}}), "SINGLE_SHARD", 1)
 	})
 
+	t.Run("executionStats", func(t *testing.T) {
+		raw, err := db.RunCommand(ctxT(t), bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "g", Value: 1}}}}},
+			{Key: "verbosity", Value: "executionStats"}}).Raw()
+		must(t, err, "explain executionStats")
+		es := raw.Lookup("executionStats").Document()
+		if es.Lookup("nReturned").AsInt64() != 20 || es.Lookup("totalDocsExamined").AsInt64() != 100 {
+			t.Fatalf("executionStats %s", es)
+		}
+		vals, err := es.Lookup("executionStages", "shards").Array().Values()
+		must(t, err, "executionStages.shards")
+		var sum int64
+		for _, v := range vals {
+			sum += v.Document().Lookup("executionStages", "nReturned").AsInt64()
+		}
+		if len(vals) != 2 || sum != 20 || es.Lookup("executionStages", "stage").StringValue() != "SHARD_MERGE" {
+			t.Fatalf("executionStages %s", es.Lookup("executionStages"))
+		}
+	})
+
 	t.Run("writes", func(t *testing.T) {
 		del := bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "x", Value: 7}}}, {Key: "limit", Value: 1}}}}}
 		winningShards(t, runExplain(t, db, del), "SINGLE_SHARD", 1)

@@ -69,7 +69,24 @@ func execStats(replies []shardReply, stage string, millis int64) (bson.D, bool) 
 	}
 	stages := append(append(bson.D{{Key: "stage", Value: stage}}, totals...),
 		bson.E{Key: "totalChildMillis", Value: childMillis}, bson.E{Key: "shards", Value: shards})
-	return append(totals, bson.E{Key: "executionStages", Value: stages}), true
+	out := append(totals, bson.E{Key: "executionStages", Value: stages})
+	if _, ok := bsonx.Get(docField(replies[0].reply, "executionStats"), "allPlansExecution"); ok {
+		out = append(out, bson.E{Key: "allPlansExecution", Value: allPlans(replies)})
+	}
+	return out, true
+}
+
+// allPlans is mongos's allPlansExecution: each shard's, under its name.
+func allPlans(replies []shardReply) bson.A {
+	out := make(bson.A, 0, len(replies))
+	for _, sr := range replies {
+		plans, _ := bsonx.Get(docField(sr.reply, "executionStats"), "allPlansExecution")
+		if plans == nil {
+			plans = bson.A{}
+		}
+		out = append(out, bson.D{{Key: "shardName", Value: sr.shard}, {Key: "allPlans", Value: plans}})
+	}
+	return out
 }
 
 // aggregateExplain is mongos's explain of an aggregate: the shards'
