@@ -2,8 +2,10 @@ package sharding
 
 import (
 	"math/rand"
+	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // randomPipeline builds a pipeline from a seeded generator: a prefix of
@@ -83,4 +85,30 @@ func randomGroup(r *rand.Rand) bson.D {
 		g = append(g, bson.E{Key: string(rune('a' + i)), Value: accs[r.Intn(len(accs))]})
 	}
 	return g
+}
+
+// randomWrite applies the same random insert, update or delete to the
+// sharded and the unsharded collection.
+func randomWrite(t *testing.T, r *rand.Rand, s, u *mongo.Collection, nextID *int) {
+	t.Helper()
+	seed := r.Int63() // the same write on both
+	for _, c := range []*mongo.Collection{s, u} {
+		rr := rand.New(rand.NewSource(seed))
+		var err error
+		switch rr.Intn(3) {
+		case 0:
+			docs := aggDocs(rr, 1+rr.Intn(10))
+			for i := range docs {
+				d := docs[i].(bson.D)
+				d[0].Value, d[1].Value = *nextID+i, (*nextID+i)%50
+			}
+			_, err = c.InsertMany(ctxT(t), docs)
+		case 1:
+			_, err = c.UpdateMany(ctxT(t), bson.D{{Key: "g", Value: rr.Intn(6)}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "y", Value: 1.5}}}})
+		default:
+			_, err = c.DeleteMany(ctxT(t), bson.D{{Key: "k", Value: rr.Intn(50)}})
+		}
+		must(t, err, "random write on %s", c.Name())
+	}
+	*nextID += 10
 }

@@ -57,9 +57,13 @@ func TestShardedAggregate(t *testing.T) {
 		}
 	})
 	t.Run("random pipelines", func(t *testing.T) {
+		nextID := len(docs)
 		for seed := int64(1); seed <= 3; seed++ {
 			r := rand.New(rand.NewSource(seed))
 			for i := 0; i < 40; i++ {
+				if i%5 == 4 {
+					randomWrite(t, r, s, u, &nextID)
+				}
 				p, ordered := randomPipeline(r)
 				comparePipeline(t, s, u, p, ordered, options.Aggregate().SetBatchSize(int32(1+r.Intn(50))))
 			}
@@ -119,6 +123,9 @@ var fixedPipelines = []fixedPipeline{
 	{`[{"$unionWith":"fu"},{"$group":{"_id":null,"n":{"$sum":1}}}]`, true},
 	{`[{"$set":{"z":{"$add":["$y",1]}}},{"$unset":"arr"},{"$replaceWith":{"a":"$z","g":"$g"}},{"$group":{"_id":"$g","a":{"$max":"$a"}}}]`, false},
 	{`[{"$group":{"_id":"$g","bad":{"$sum":{"$divide":[1,"$x"]}}}}]`, false},
+	// A shard fails after its first batch (in a getMore).
+	{`[{"$project":{"q":{"$divide":[1,{"$subtract":["$_id",350]}]}}}]`, false},
+	{`[{"$sort":{"_id":1}},{"$project":{"q":{"$divide":[1,{"$subtract":["$_id",350]}]}}}]`, true},
 }
 
 // comparePipeline runs p on the sharded and the unsharded collection and
