@@ -114,6 +114,36 @@ func checkStatus(t *testing.T, tp *topo, router *mongo.Client, st map[string]any
 		t.Errorf("app.hashed shardKey: %v", hashed["shardKey"])
 	}
 	checkChunkMetadata(t, router, "app.hashed", hashed)
+	checkDataDistribution(t, tp, st)
+}
+
+// checkDataDistribution compares sh.status()'s shardedDataDistribution
+// for app.hashed with the shards' own counts.
+func checkDataDistribution(t *testing.T, tp *topo, st map[string]any) {
+	for _, d := range arr(t, st["shardedDataDistribution"], "shardedDataDistribution") {
+		e := obj(t, d, "shardedDataDistribution entry")
+		if e["ns"] != "app.hashed" {
+			continue
+		}
+		got := map[string]int64{}
+		for _, s := range arr(t, e["shards"], "shards") {
+			sd := obj(t, s, "shard entry")
+			got[fmt.Sprint(sd["shardName"])] = num(t, sd["numOwnedDocuments"], "numOwnedDocuments")
+		}
+		want := map[string]int64{}
+		for name := range tp.shards {
+			n, err := tp.shardClient(t, name).Database("app").Collection("hashed").CountDocuments(ctxT(t), bson.D{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[name] = n
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("shardedDataDistribution app.hashed %v, the shards hold %v", got, want)
+		}
+		return
+	}
+	t.Errorf("no app.hashed in shardedDataDistribution: %v", st["shardedDataDistribution"])
 }
 
 // appCollections finds database app in sh.status()'s databases, checks

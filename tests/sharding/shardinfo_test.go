@@ -41,6 +41,42 @@ func TestShardInfo(t *testing.T) {
 	t.Run("collStatsUnsharded", func(t *testing.T) { checkCollStatsUnsharded(t, tp, cl) })
 	t.Run("collStatsOnShard", func(t *testing.T) { checkCollStatsOnShard(t, tp) })
 	t.Run("mongosAndBalancer", func(t *testing.T) { checkMongosEntry(t, tp, cl) })
+	t.Run("shardedDataDistribution", func(t *testing.T) { checkDataDistribution(t, tp, cl) })
+}
+
+// checkDataDistribution: $shardedDataDistribution lists the sharded
+// collections with each owning shard's document count, only on admin.
+func checkDataDistribution(t *testing.T, tp *topo, cl *mongo.Client) {
+	cur, err := cl.Database("admin").Aggregate(ctxT(t), bson.A{
+		bson.D{{Key: "$shardedDataDistribution", Value: bson.D{}}},
+		bson.D{{Key: "$match", Value: bson.D{{Key: "ns", Value: bson.D{{Key: "$in", Value: bson.A{"gv.c", "gv.h", "gv.plain"}}}}}}},
+	})
+	must(t, err, "$shardedDataDistribution")
+	var out []struct {
+		NS     string `bson:"ns"`
+		Shards []struct {
+			Name  string `bson:"shardName"`
+			Owned int64  `bson:"numOwnedDocuments"`
+		} `bson:"shards"`
+	}
+	must(t, cur.All(ctxT(t), &out), "$shardedDataDistribution")
+	if len(out) != 2 || out[0].NS != "gv.c" || out[1].NS != "gv.h" {
+		t.Fatalf("$shardedDataDistribution: %+v, want gv.c and gv.h", out)
+	}
+	if len(out[1].Shards) != 2 {
+		t.Fatalf("gv.h on %+v, want both shards", out[1].Shards)
+	}
+	for _, s := range out[1].Shards {
+		want, err := tp.shardClient(t, s.Name).Database("gv").Collection("h").CountDocuments(ctxT(t), bson.D{})
+		must(t, err, "count on %s", s.Name)
+		if s.Owned != want {
+			t.Errorf("gv.h on %s: numOwnedDocuments %d, the shard holds %d", s.Name, s.Owned, want)
+		}
+	}
+	_, err = cl.Database("gv").Aggregate(ctxT(t), bson.A{bson.D{{Key: "$shardedDataDistribution", Value: bson.D{}}}})
+	if code := infoErrCode(err); code != 6789100 {
+		t.Errorf("$shardedDataDistribution on gv: %v, want code 6789100", err)
+	}
 }
 
 // checkGetShardVersion compares getShardVersion with config.collections
@@ -241,7 +277,7 @@ func infoErrCode(err error) int32 {
 	}
 	var se mongo.ServerError
 	if errors.As(err, &se) {
-		for _, c := range []int{2, 13, 14, 26, 118, 40415, 40602} {
+		for _, c := range []int{2, 13, 14, 26, 118, 40415, 40602, 6789100} {
 			if se.HasErrorCode(c) {
 				return int32(c)
 			}
