@@ -112,6 +112,8 @@ var fixedPipelines = []fixedPipeline{
 	{`[{"$sortByCount":"$s"},{"$sort":{"count":-1,"_id":1}}]`, true},
 	{`[{"$match":{"g":{"$in":[1,2]}}},{"$count":"total"}]`, true},
 	{`[{"$bucket":{"groupBy":"$y","boundaries":[0,50,100,200],"default":"rest","output":{"n":{"$sum":1},"ids":{"$push":"$_id"}}}}]`, true},
+	{`[{"$bucket":{"groupBy":"$y","boundaries":[0,100]}}]`, true}, // 40066: no bucket and no default
+	{`[{"$bucket":{"groupBy":"$x","boundaries":[10,20,30],"default":-1}}]`, false},
 	{`[{"$facet":{"n":[{"$count":"n"}],"byG":[{"$group":{"_id":"$g","t":{"$sum":"$y"}}},{"$sort":{"_id":1}}]}}]`, true},
 	{`[{"$limit":30},{"$count":"n"}]`, true},
 	{`[{"$skip":390},{"$count":"n"}]`, true},

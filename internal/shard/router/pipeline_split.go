@@ -62,7 +62,7 @@ func splitPipeline(pipeline bson.A) splitPlan {
 			p.shards = append(p.shards, raw)
 			p.merge = append(append(p.merge, raw), rest...)
 			return p
-		case "$group", "$count", "$sortByCount":
+		case "$group", "$count", "$sortByCount", "$bucket":
 			group, after := desugarGroup(name, spec)
 			if shard, merge, ok := splitGroup(group); ok {
 				p.shards = append(p.shards, bson.D{{Key: "$group", Value: shard}})
@@ -120,7 +120,7 @@ func limitAfter(rest bson.A) (int64, bool) {
 	return need, found
 }
 
-// desugarGroup returns the $group a $count or $sortByCount stands for and
+// desugarGroup returns the $group a $count, $sortByCount or $bucket stands for and
 // the stages that follow it ($group itself: spec and none).
 func desugarGroup(name string, spec any) (bson.D, bson.A) {
 	one := bson.D{{Key: "$sum", Value: int32(1)}}
@@ -132,6 +132,8 @@ func desugarGroup(name string, spec any) (bson.D, bson.A) {
 	case "$sortByCount":
 		return bson.D{{Key: "_id", Value: spec}, {Key: "count", Value: one}},
 			bson.A{bson.D{{Key: "$sort", Value: bson.D{{Key: "count", Value: int32(-1)}}}}}
+	case "$bucket":
+		return desugarBucket(spec)
 	}
 	g, _ := spec.(bson.D)
 	return g, nil
@@ -162,4 +164,38 @@ func readsOtherCollections(v any) bool {
 		}
 	}
 	return false
+}
+
+// desugarBucket returns MongoDB's expansion of $bucket: a $group whose
+// _id is the lower boundary of the value's bucket ($switch over
+// [lower, upper) ranges, else the default) and a $sort on _id. A
+// malformed spec (already refused by agg) gives nil.
+func desugarBucket(spec any) (bson.D, bson.A) {
+	d, _ := spec.(bson.D)
+	groupBy, _ := bsonx.Get(d, "groupBy")
+	bv, _ := bsonx.Get(d, "boundaries")
+	bounds, _ := bv.(bson.A)
+	if groupBy == nil || len(bounds) < 2 {
+		return nil, nil
+	}
+	lit := func(v any) bson.D { return bson.D{{Key: "$literal", Value: v}} }
+	branches := bson.A{}
+	for i := 0; i+1 < len(bounds); i++ {
+		in := bson.A{
+			bson.D{{Key: "$gte", Value: bson.A{groupBy, lit(bounds[i])}}},
+			bson.D{{Key: "$lt", Value: bson.A{groupBy, lit(bounds[i+1])}}},
+		}
+		branches = append(branches, bson.D{{Key: "case", Value: bson.D{{Key: "$and", Value: in}}}, {Key: "then", Value: lit(bounds[i])}})
+	}
+	sw := bson.D{{Key: "branches", Value: branches}}
+	if def, ok := bsonx.Get(d, "default"); ok {
+		sw = append(sw, bson.E{Key: "default", Value: lit(def)})
+	}
+	group := bson.D{{Key: "_id", Value: bson.D{{Key: "$switch", Value: sw}}}}
+	if out := docField(d, "output"); out != nil {
+		group = append(group, out...)
+	} else {
+		group = append(group, bson.E{Key: "count", Value: bson.D{{Key: "$sum", Value: int32(1)}}})
+	}
+	return group, bson.A{bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: int32(1)}}}}}
 }

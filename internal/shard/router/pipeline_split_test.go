@@ -63,8 +63,12 @@ func TestSplitPipeline(t *testing.T) {
 			`[{"$match":{"a":1}},{"$lookup":{"from":"o","as":"x","localField":"a","foreignField":"b"}},{"$facet":{"f":[{"$count":"n"}]}}]`,
 			`[{"$match":{"a":1}}]`,
 			`[{"$lookup":{"from":"o","as":"x","localField":"a","foreignField":"b"}},{"$facet":{"f":[{"$count":"n"}]}}]`, `null`},
-		{"bucket on the router", `[{"$bucket":{"groupBy":"$x","boundaries":[0,10]}}]`,
-			`[]`, `[{"$bucket":{"groupBy":"$x","boundaries":[0,10]}}]`, `null`},
+		{"bucket is a group on a $switch and a sort", `[{"$bucket":{"groupBy":"$x","boundaries":[0,10,"$z"],"default":"o"}}]`,
+			`[{"$group":{"_id":{"$switch":{"branches":[` +
+				`{"case":{"$and":[{"$gte":["$x",{"$literal":0}]},{"$lt":["$x",{"$literal":10}]}]},"then":{"$literal":0}},` +
+				`{"case":{"$and":[{"$gte":["$x",{"$literal":10}]},{"$lt":["$x",{"$literal":"$z"}]}]},"then":{"$literal":10}}],` +
+				`"default":{"$literal":"o"}}},"p0":{"$sum":1}}}]`,
+			`[{"$group":{"_id":"$_id","p0":{"$sum":"$p0"}}},{"$project":{"_id":1,"count":"$p0"}},{"$sort":{"_id":1}}]`, `null`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := splitPipeline(pipe(t, tc.in))
