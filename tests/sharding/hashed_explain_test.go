@@ -108,10 +108,13 @@ func TestHashedKeyIndexAndExplain(t *testing.T) {
 		if one.Lookup("splitPipeline").Type != bson.TypeNull || countKeys(t, one.Lookup("shards").Document()) != 1 {
 			t.Fatalf("single-shard aggregate explain %s", one)
 		}
-		all := runExplain(t, db, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$g"}}}}}}, {Key: "cursor", Value: bson.D{}}})
-		if all.Lookup("splitPipeline").Type != bson.TypeEmbeddedDocument || countKeys(t, all.Lookup("shards").Document()) != 2 {
-			t.Fatalf("scattered aggregate explain %s", all)
-		}
+		group := bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$g"}}}}}
+		all := runExplain(t, db, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: group}, {Key: "cursor", Value: bson.D{}}})
+		checkSplit(t, all)
+		// The {aggregate, explain: true} form answers alike.
+		inline, err := db.RunCommand(ctxT(t), bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: group}, {Key: "explain", Value: true}}).Raw()
+		must(t, err, "aggregate with explain: true")
+		checkSplit(t, inline)
 	})
 
 	t.Run("errors and unsharded", func(t *testing.T) {
@@ -174,6 +177,22 @@ func winningShards(t *testing.T, ex bson.Raw, stage string, n int) []bson.Raw {
 		}
 	}
 	return out
+}
+
+// checkSplit checks a scattered $group's explain: two shards, each
+// running the shards part, and the merger part reading their cursors.
+func checkSplit(t *testing.T, ex bson.Raw) {
+	t.Helper()
+	if ex.Lookup("mergeType").StringValue() != "mongos" || countKeys(t, ex.Lookup("shards").Document()) != 2 {
+		t.Fatalf("scattered aggregate explain %s", ex)
+	}
+	merger, err := ex.Lookup("splitPipeline", "mergerPart").Array().Values()
+	must(t, err, "mergerPart")
+	shardsPart, err := ex.Lookup("splitPipeline", "shardsPart").Array().Values()
+	must(t, err, "shardsPart")
+	if len(merger) < 2 || merger[0].Document().Lookup("$mergeCursors").Type == 0 || len(shardsPart) != 1 {
+		t.Fatalf("splitPipeline %s", ex.Lookup("splitPipeline"))
+	}
 }
 
 func countKeys(t *testing.T, d bson.Raw) int {

@@ -36,6 +36,23 @@ import (
 
 func init() {
 	localCommands["explain"] = handler{fn: explainCmd}
+	// {aggregate: ..., explain: true} on a sharded collection is the same
+	// explain at verbosity queryPlanner.
+	// TODO(#11): fold into shardedAggregate (aggmerge.go), whose own
+	// explain refusal this makes unreachable.
+	aggregate := shardedCommands["aggregate"]
+	shardedCommands["aggregate"] = func(r *Router, c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {
+		if !truthy(c.cmd, "explain") {
+			return aggregate(r, c, ns, cm)
+		}
+		inner := withoutField(c.cmd, "explain")
+		out, err := r.shardedExplain(&call{r: c.r, conn: c.conn, db: c.db, ctx: c.ctx, name: "explain",
+			cmd: bson.D{{Key: "explain", Value: inner}, {Key: "verbosity", Value: "queryPlanner"}}}, ns, cm, inner)
+		if err != nil {
+			return nil, err
+		}
+		return append(out, bson.E{Key: "ok", Value: 1.0}), nil
+	}
 }
 
 // Mongos's stage names (ClusterExplain).
@@ -105,25 +122,17 @@ func (r *Router) shardedExplain(c *call, ns string, cm *routing.ChunkManager, in
 	if v, ok := bsonx.Get(c.cmd, "verbosity"); ok {
 		verbosity, _ = v.(string)
 	}
-	start := time.Now()
-	replies, _, err := r.readOnShards(c, ns, cm, explainFilter(inner), func(cm *routing.ChunkManager, s string) bson.D {
-		return bson.D{{Key: "explain", Value: withVersion(inner, cm, s)}, {Key: "verbosity", Value: verbosity}}
-	})
-	if err != nil {
-		return nil, err
-	}
-	slices.SortFunc(replies, func(a, b shardReply) int { return cmpString(a.shard, b.shard) })
-	for _, sr := range replies {
-		if sr.err != nil {
-			me := mongoerr.From(sr.err)
-			return nil, mongoerr.New(me.Code, "Explain command on shard %s failed, caused by: %s", sr.shard, me.Msg)
-		}
-	}
-	millis := time.Since(start).Milliseconds()
 	var out bson.D
 	if inner[0].Key == "aggregate" {
-		out = aggregateExplain(replies, inner)
+		var err error
+		if out, err = r.explainAggregate(c, ns, cm, inner, verbosity); err != nil {
+			return nil, err
+		}
 	} else {
+		replies, millis, err := r.explainOnShards(c, ns, cm, explainFilter(inner), inner, verbosity)
+		if err != nil {
+			return nil, err
+		}
 		stage := explainStage(inner, len(replies))
 		out = bson.D{{Key: "queryPlanner", Value: plannerInfo(replies, stage)}}
 		if es, ok := execStats(replies, stage, millis); ok {
@@ -133,6 +142,27 @@ func (r *Router) shardedExplain(c *call, ns string, cm *routing.ChunkManager, in
 	return append(out,
 		bson.E{Key: "serverInfo", Value: r.serverInfo()},
 		bson.E{Key: "command", Value: inner}), nil
+}
+
+// explainOnShards sends {explain: cmd with each shard's shardVersion,
+// verbosity} to the shards filter targets and returns their replies in
+// shard order, or the first shard's failure with its code.
+func (r *Router) explainOnShards(c *call, ns string, cm *routing.ChunkManager, filter, cmd bson.D, verbosity string) ([]shardReply, int64, error) {
+	start := time.Now()
+	replies, _, err := r.readOnShards(c, ns, cm, filter, func(cm *routing.ChunkManager, s string) bson.D {
+		return bson.D{{Key: "explain", Value: withVersion(cmd, cm, s)}, {Key: "verbosity", Value: verbosity}}
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	slices.SortFunc(replies, func(a, b shardReply) int { return cmpString(a.shard, b.shard) })
+	for _, sr := range replies {
+		if sr.err != nil {
+			me := mongoerr.From(sr.err)
+			return nil, 0, mongoerr.New(me.Code, "Explain command on shard %s failed, caused by: %s", sr.shard, me.Msg)
+		}
+	}
+	return replies, time.Since(start).Milliseconds(), nil
 }
 
 func cmpString(a, b string) int {
@@ -147,8 +177,8 @@ func cmpString(a, b string) int {
 
 // explainFilter is the filter that targets the explained command's
 // shards: find's filter, count's, distinct's and findAndModify's query,
-// the first statement's q of an update or delete, an aggregate's leading
-// $match; nil (every shard) when there is none.
+// the first statement's q of an update or delete; nil (every shard) when
+// there is none. (An aggregate targets by its leading $match.)
 func explainFilter(inner bson.D) bson.D {
 	switch inner[0].Key {
 	case "find":
@@ -160,14 +190,6 @@ func explainFilter(inner bson.D) bson.D {
 		if arr, _ := stmts.(bson.A); len(arr) > 0 {
 			first, _ := arr[0].(bson.D)
 			return docField(first, "q")
-		}
-	case "aggregate":
-		p, _ := bsonx.Get(inner, "pipeline")
-		if arr, _ := p.(bson.A); len(arr) > 0 {
-			if st, ok := arr[0].(bson.D); ok && len(st) == 1 && st[0].Key == "$match" {
-				d, _ := st[0].Value.(bson.D)
-				return d
-			}
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/shard/routing"
 )
 
 // plannerInfo is mongos's queryPlanner: one entry per shard with the
@@ -89,13 +90,34 @@ func allPlans(replies []shardReply) bson.A {
 	return out
 }
 
-// aggregateExplain is mongos's explain of an aggregate: the shards'
-// explains under their names. The router sends the whole pipeline to each
-// targeted shard, so splitPipeline is null for one shard and, for
-// several, shows the pipeline as the shards part and the router's merge.
-// TODO(#11): show the router's own split (the shards' part and the merger
-// part of a $group or $sort) once the pipeline split exposes it.
-func aggregateExplain(replies []shardReply, inner bson.D) bson.D {
+// explainAggregate is mongos's explain of an aggregate: a pipeline whose
+// leading $match targets one shard (and that reads no other collection)
+// is explained there whole, splitPipeline null; otherwise the shards
+// explain the shards part of the router's split and splitPipeline shows
+// both parts, the merger's starting with the $mergeCursors that reads the
+// shards' cursors. The shards' explains are listed under their names.
+func (r *Router) explainAggregate(c *call, ns string, cm *routing.ChunkManager, inner bson.D, verbosity string) (bson.D, error) {
+	pv, _ := bsonx.Get(inner, "pipeline")
+	pipeline, _ := pv.(bson.A)
+	filter := leadingMatch(pipeline)
+	shardCmd := inner
+	var split any
+	if shards, _ := cm.Target(filter); len(shards) != 1 || readsOtherCollections(pipeline) {
+		stages, final := pipeline, bson.A{}
+		if n := len(pipeline); n > 0 {
+			if name, _ := stageOf(pipeline[n-1]); name == "$out" || name == "$merge" {
+				stages, final = pipeline[:n-1], pipeline[n-1:]
+			}
+		}
+		plan := splitPipeline(stages)
+		shardCmd = setField(inner, "pipeline", plan.shards)
+		split = bson.D{{Key: "shardsPart", Value: plan.shards},
+			{Key: "mergerPart", Value: append(append(bson.A{mergeCursorsStage(ns, plan.sortSpec)}, plan.merge...), final...)}}
+	}
+	replies, _, err := r.explainOnShards(c, ns, cm, filter, shardCmd, verbosity)
+	if err != nil {
+		return nil, err
+	}
 	shards := make(bson.D, 0, len(replies))
 	for _, sr := range replies {
 		body := bson.D{{Key: "host", Value: sr.host}}
@@ -108,18 +130,21 @@ func aggregateExplain(replies []shardReply, inner bson.D) bson.D {
 		}
 		shards = append(shards, bson.E{Key: sr.shard, Value: body})
 	}
-	var split any
-	if len(replies) > 1 {
-		p, _ := bsonx.Get(inner, "pipeline")
-		split = bson.D{
-			{Key: "shardsPart", Value: p},
-			{Key: "mergerPart", Value: bson.A{bson.D{{Key: "$mergeCursors", Value: bson.D{
-				{Key: "compareWholeSortKey", Value: false}, {Key: "allowPartialResults", Value: false}}}}}},
-		}
-	}
 	return bson.D{
 		{Key: "mergeType", Value: "mongos"},
 		{Key: "splitPipeline", Value: split},
 		{Key: "shards", Value: shards},
+	}, nil
+}
+
+// mergeCursorsStage is the merger part's first stage as mongos shows it.
+func mergeCursorsStage(ns string, sortSpec bson.D) bson.D {
+	spec := bson.D{}
+	if sortSpec != nil {
+		spec = append(spec, bson.E{Key: "sort", Value: sortSpec})
 	}
+	spec = append(spec, bson.E{Key: "compareWholeSortKey", Value: false},
+		bson.E{Key: "tailableMode", Value: "normal"}, bson.E{Key: "nss", Value: ns},
+		bson.E{Key: "allowPartialResults", Value: false})
+	return bson.D{{Key: "$mergeCursors", Value: spec}}
 }
