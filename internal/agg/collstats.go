@@ -26,6 +26,8 @@ type CollStatsInfo struct {
 // [, queryExecStats]}, as a mongod does (a router adds shard and fans
 // out). relaydb keeps no latency or query counters: latencyStats and
 // queryExecStats report zeros. Valid only first in a collection's pipeline.
+// TODO(#11): MongoDB refuses $collStats inside $lookup and $unionWith
+// sub-pipelines; here it would describe the outer collection.
 type collStatsStage struct {
 	latency, histograms, storage, count, queryExec bool
 	scale                                          int64
