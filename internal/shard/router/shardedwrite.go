@@ -9,7 +9,6 @@ import (
 
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
-	"github.com/relaydb/relaydb/internal/shard/key"
 	"github.com/relaydb/relaydb/internal/shard/routing"
 )
 
@@ -73,9 +72,14 @@ func (w *writeResult) reply(withModified bool) bson.D {
 	}
 	if len(w.errs) > 0 {
 		sort.SliceStable(w.errs, func(i, j int) bool { return int64Field(w.errs[i], "index") < int64Field(w.errs[j], "index") })
-		arr := make(bson.A, len(w.errs))
-		for i, e := range w.errs {
-			arr[i] = e
+		var arr bson.A
+		for i := 0; i < len(w.errs); {
+			j := i + 1
+			for j < len(w.errs) && int64Field(w.errs[j], "index") == int64Field(w.errs[i], "index") {
+				j++
+			}
+			arr = append(arr, combineErrors(w.errs[i:j]))
+			i = j
 		}
 		out = append(out, bson.E{Key: "writeErrors", Value: arr})
 	}
@@ -83,6 +87,32 @@ func (w *writeResult) reply(withModified bool) bson.D {
 		out = append(out, bson.E{Key: "writeConcernError", Value: w.wce})
 	}
 	return append(out, bson.E{Key: "ok", Value: 1.0})
+}
+
+// combineErrors is one statement's write error from the errors several
+// shards gave for it (MongoDB's combineOpErrors): the first when they
+// share a code, else MultipleErrorsOccurred (65) with every error in
+// errInfo.causedBy.
+func combineErrors(errs []bson.D) bson.D {
+	same := true
+	for _, e := range errs[1:] {
+		same = same && errCode(e) == errCode(errs[0])
+	}
+	if same {
+		return errs[0]
+	}
+	msgs := make([]string, len(errs))
+	causes := make(bson.A, len(errs))
+	for i, e := range errs {
+		m, _ := bsonx.Get(e, "errmsg")
+		msgs[i], _ = m.(string)
+		causes[i] = e
+	}
+	idx, _ := bsonx.Get(errs[0], "index")
+	return bson.D{{Key: "index", Value: idx}, {Key: "code", Value: int32(mongoerr.MultipleErrorsOccurred)},
+		{Key: "codeName", Value: mongoerr.MultipleErrorsOccurred.Name()},
+		{Key: "errmsg", Value: "multiple errors for op : " + strings.Join(msgs, " :: and :: ")},
+		{Key: "errInfo", Value: bson.D{{Key: "causedBy", Value: causes}}}}
 }
 
 // ordered reads a write command's ordered (default true).
@@ -148,71 +178,100 @@ func piece(cmd bson.D, field string, all bson.A, idx []int, ids []int32) bson.D 
 func (r *Router) shardedInsert(c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {
 	v, _ := bsonx.Get(c.cmd, "documents")
 	docs, _ := v.(bson.A)
-	ids := stmtIDs(c.cmd, len(docs))
-	var res writeResult
-	owner := func(cm *routing.ChunkManager, i int) (string, error) {
+	b := batch{field: "documents", items: docs, ids: stmtIDs(c.cmd, len(docs))}
+	owner := func(cm *routing.ChunkManager, i int) (string, bool, error) {
 		d, _ := docs[i].(bson.D)
-		return cm.ShardFor(d)
+		s, err := cm.ShardFor(d)
+		return s, true, err
 	}
+	var res writeResult
 	if ordered(c.cmd) {
-		next, attempt := 0, 0
-		for next < len(docs) {
-			shard, err := owner(cm, next)
-			if err != nil {
-				res.addError(next, err)
-				break
-			}
-			run := []int{next}
-			for j := next + 1; j < len(docs); j++ {
-				s, err := owner(cm, j)
-				if err != nil || s != shard {
-					break
-				}
-				run = append(run, j)
-			}
-			sr := r.send(c, shard, withVersion(piece(c.cmd, "documents", docs, run, ids), cm, shard), false)
-			if stale := r.staleAt(sr); stale >= 0 {
-				res.absorb(sr.reply, run[:stale])
-				if cm, err = r.refreshAfterStale(c.ctx, ns, cm, attempt); err != nil {
-					res.addError(run[stale], err)
-					break
-				}
-				attempt++
-				next = run[stale]
-				continue
-			}
-			if sr.err != nil {
-				res.addError(run[0], sr.err)
-				break
-			}
-			res.absorb(sr.reply, run)
-			if len(writeErrors(sr.reply)) > 0 {
-				break
-			}
-			next = run[len(run)-1] + 1
-		}
+		r.sendOrdered(c, ns, cm, b, &res, owner, nil)
 		return res.reply(false), nil
 	}
-	pending := make([]int, len(docs))
-	for i := range pending {
-		pending[i] = i
-	}
-	r.sendUnordered(c, ns, cm, "documents", docs, ids, pending, &res, func(cm *routing.ChunkManager, i int) (string, bool, error) {
-		s, err := owner(cm, i)
-		return s, true, err
-	})
+	r.sendUnordered(c, ns, cm, b, allIndexes(len(docs)), &res, owner)
 	return res.reply(false), nil
 }
 
-// staleAt returns the index of the first statement of a piece a shard
-// refused with StaleConfig (0 for a command error), -1 when it did not.
+// batch is a write command's statements: its array field, the items and
+// the client's statement ids (nil unless a retryable write).
+type batch struct {
+	field string
+	items bson.A
+	ids   []int32
+}
+
+func allIndexes(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// sendOrdered sends the statements in order, stopping at the first error:
+// runs of consecutive statements that owner places on one shard go as one
+// piece; a statement owner hands back (ok false) runs alone through
+// single. After a StaleConfig the routing table is refreshed and the
+// piece resent from the stale statement on. It returns the routing table
+// it ended with.
+func (r *Router) sendOrdered(c *call, ns string, cm *routing.ChunkManager, b batch, res *writeResult,
+	owner func(*routing.ChunkManager, int) (string, bool, error),
+	single func(*routing.ChunkManager, int) (*routing.ChunkManager, error)) *routing.ChunkManager {
+	for i, attempt := 0, 0; i < len(b.items); {
+		shard, keyed, err := owner(cm, i)
+		if err != nil {
+			res.addError(i, err)
+			return cm
+		}
+		if !keyed {
+			if cm, err = single(cm, i); err != nil {
+				res.addError(i, err)
+			}
+			if err != nil || len(res.errs) > 0 {
+				return cm
+			}
+			i++
+			continue
+		}
+		run := []int{i}
+		for j := i + 1; j < len(b.items); j++ {
+			if s, ok, err := owner(cm, j); err != nil || !ok || s != shard {
+				break
+			}
+			run = append(run, j)
+		}
+		sr := r.send(c, shard, withVersion(piece(c.cmd, b.field, b.items, run, b.ids), cm, shard), false)
+		if stale := r.staleAt(sr); stale >= 0 {
+			res.absorb(sr.reply, run[:stale])
+			if cm, err = r.refreshAfterStale(c.ctx, ns, cm, attempt); err != nil {
+				res.addError(run[stale], err)
+				return cm
+			}
+			attempt++
+			i = run[stale]
+			continue
+		}
+		if sr.err != nil {
+			res.addError(run[0], sr.err)
+			return cm
+		}
+		res.absorb(sr.reply, run)
+		if len(writeErrors(sr.reply)) > 0 {
+			return cm
+		}
+		i = run[len(run)-1] + 1
+	}
+	return cm
+}
+
 // sendUnordered sends the pending statements (indexes into items, the
 // command's field) to their shards in parallel, round after round until
 // none came back stale, refreshing the routing table in between. owner
 // names a statement's shard; ok false hands the statement back in rest
 // (it is no longer targeted by its key), an error is its write error.
 // It returns the routing table it ended with.
-func (r *Router) sendUnordered(c *call, ns string, cm *routing.ChunkManager, field string, items bson.A, ids []int32,
+func (r *Router) sendUnordered(c *call, ns string, cm *routing.ChunkManager, b batch,
 	pending []int, res *writeResult, owner func(*routing.ChunkManager, int) (string, bool, error)) (*routing.ChunkManager, []int) {
 	var rest []int
 	for attempt := 0; len(pending) > 0; attempt++ {
@@ -234,7 +293,7 @@ func (r *Router) sendUnordered(c *call, ns string, cm *routing.ChunkManager, fie
 			byShard[s] = append(byShard[s], i)
 		}
 		replies := r.sendAll(c, shards, false, func(s string) bson.D {
-			return withVersion(piece(c.cmd, field, items, byShard[s], ids), cm, s)
+			return withVersion(piece(c.cmd, b.field, b.items, byShard[s], b.ids), cm, s)
 		})
 		pending = nil
 		for _, sr := range replies {
@@ -266,6 +325,8 @@ func (r *Router) sendUnordered(c *call, ns string, cm *routing.ChunkManager, fie
 	return cm, rest
 }
 
+// staleAt returns the index of the first statement of a piece a shard
+// refused with StaleConfig (0 for a command error), -1 when it did not.
 func (r *Router) staleAt(sr shardReply) int {
 	if mongoerr.Is(sr.err, mongoerr.StaleConfig) {
 		return 0
@@ -280,22 +341,25 @@ func (r *Router) staleAt(sr shardReply) int {
 // the whole shard key in pieces per owning shard (ordered: runs of
 // consecutive statements for one shard, stopping at the first error;
 // unordered: one piece per shard in parallel); every other statement is
-// run on its own (writeOne), in order.
+// run on its own (writeOne), in order. An update a shard answers with
+// WouldChangeOwningShard moves the document (resolveKeyChanges).
 func (r *Router) shardedUpdate(c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {
-	return r.shardedWriteOps(c, ns, cm, "updates", true)
+	res, cm, stmts := r.shardedWriteOps(c, ns, cm, "updates", true)
+	r.resolveKeyChanges(c, ns, cm, stmts, &res)
+	return res.reply(true), nil
 }
 
 func (r *Router) shardedDelete(c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {
-	return r.shardedWriteOps(c, ns, cm, "deletes", false)
+	res, _, _ := r.shardedWriteOps(c, ns, cm, "deletes", false)
+	return res.reply(false), nil
 }
 
 // keyedShard returns the shard of statement i when its filter pins the
-// whole shard key (and, for an update, it keeps the key).
-func keyedShard(cm *routing.ChunkManager, stmts bson.A, i int, isUpdate bool) (string, bool) {
+// whole shard key (the shard itself refuses or reports a change of the
+// key: see package shardsvr).
+func keyedShard(cm *routing.ChunkManager, stmts bson.A, i int) (string, bool) {
 	stmt, _ := stmts[i].(bson.D)
-	qv, _ := bsonx.Get(stmt, "q")
-	q, _ := qv.(bson.D)
-	exact, hasKey := routing.ShardKeyFromFilter(cm.Pattern(), q)
+	exact, hasKey := routing.ShardKeyFromFilter(cm.Pattern(), docField(stmt, "q"))
 	if !hasKey {
 		return "", false
 	}
@@ -303,318 +367,151 @@ func keyedShard(cm *routing.ChunkManager, stmts bson.A, i int, isUpdate bool) (s
 	if err != nil {
 		return "", false
 	}
-	if isUpdate && checkKeyUnchanged(cm.Pattern(), stmt, exact, true) != nil {
-		return "", false
-	}
 	return ch.Shard, true
 }
 
-func (r *Router) shardedWriteOps(c *call, ns string, cm *routing.ChunkManager, field string, isUpdate bool) (bson.D, error) {
+func (r *Router) shardedWriteOps(c *call, ns string, cm *routing.ChunkManager, field string, isUpdate bool) (writeResult, *routing.ChunkManager, bson.A) {
 	v, _ := bsonx.Get(c.cmd, field)
 	stmts, _ := v.(bson.A)
-	ids := stmtIDs(c.cmd, len(stmts))
+	b := batch{field: field, items: stmts, ids: stmtIDs(c.cmd, len(stmts))}
 	var res writeResult
-	if !ordered(c.cmd) {
-		return r.unorderedWriteOps(c, ns, cm, field, stmts, ids, isUpdate)
+	owner := func(cm *routing.ChunkManager, i int) (string, bool, error) {
+		s, ok := keyedShard(cm, stmts, i)
+		return s, ok, nil
 	}
-	for i, attempt := 0, 0; i < len(stmts); {
-		shard, keyed := keyedShard(cm, stmts, i, isUpdate)
-		if !keyed {
-			var err error
-			cm, err = r.writeOne(c, ns, cm, field, stmts, i, ids, isUpdate, &res)
-			if err != nil {
-				res.addError(i, err)
-			}
-			if err != nil || len(res.errs) > 0 {
-				break
-			}
-			i++
-			continue
-		}
-		run := []int{i}
-		for j := i + 1; j < len(stmts); j++ {
-			if s, ok := keyedShard(cm, stmts, j, isUpdate); !ok || s != shard {
-				break
-			}
-			run = append(run, j)
-		}
-		sr := r.send(c, shard, withVersion(piece(c.cmd, field, stmts, run, ids), cm, shard), false)
-		if stale := r.staleAt(sr); stale >= 0 {
-			res.absorb(sr.reply, run[:stale])
-			var err error
-			if cm, err = r.refreshAfterStale(c.ctx, ns, cm, attempt); err != nil {
-				res.addError(run[stale], err)
-				break
-			}
-			attempt++
-			i = run[stale]
-			continue
-		}
-		if sr.err != nil {
-			res.addError(run[0], sr.err)
-			break
-		}
-		res.absorb(sr.reply, run)
-		if len(writeErrors(sr.reply)) > 0 {
-			break
-		}
-		i = run[len(run)-1] + 1
+	single := func(cm *routing.ChunkManager, i int) (*routing.ChunkManager, error) {
+		return r.writeOne(c, ns, cm, b, i, isUpdate, &res)
 	}
-	return res.reply(isUpdate), nil
-}
-
-// unorderedWriteOps sends the keyed statements per shard in parallel,
-// then runs the others one by one; every error is reported.
-func (r *Router) unorderedWriteOps(c *call, ns string, cm *routing.ChunkManager, field string, stmts bson.A, ids []int32, isUpdate bool) (bson.D, error) {
-	var res writeResult
+	if ordered(c.cmd) {
+		cm = r.sendOrdered(c, ns, cm, b, &res, owner, single)
+		return res, cm, stmts
+	}
 	var pending, others []int
 	for i := range stmts {
-		if _, ok := keyedShard(cm, stmts, i, isUpdate); ok {
+		if _, ok := keyedShard(cm, stmts, i); ok {
 			pending = append(pending, i)
 		} else {
 			others = append(others, i)
 		}
 	}
 	var rest []int
-	cm, rest = r.sendUnordered(c, ns, cm, field, stmts, ids, pending, &res, func(cm *routing.ChunkManager, i int) (string, bool, error) {
-		s, ok := keyedShard(cm, stmts, i, isUpdate)
-		return s, ok, nil
-	})
+	cm, rest = r.sendUnordered(c, ns, cm, b, pending, &res, owner)
 	others = append(others, rest...)
 	slices.Sort(others)
 	for _, i := range others {
 		var err error
-		if cm, err = r.writeOne(c, ns, cm, field, stmts, i, ids, isUpdate, &res); err != nil {
+		if cm, err = single(cm, i); err != nil {
 			res.addError(i, err)
 		}
 	}
-	return res.reply(isUpdate), nil
+	return res, cm, stmts
 }
 
-// writeOne runs statement i. A statement whose filter pins the whole
-// shard key, or targets one shard, goes there. A multi statement goes to
-// every targeted shard. A single-document statement targeting several
-// shards is sent to them one by one until one reports a match (MongoDB
-// 7.0 instead runs a two-phase write: it first finds one matching
-// document's shard key with a read on every shard, then writes it by
-// key; both change at most one document, but here a document matching
-// on a shard tried later is not considered once an earlier shard matched,
-// and no sort is honoured).
-func (r *Router) writeOne(c *call, ns string, cm *routing.ChunkManager, field string, stmts bson.A, i int, ids []int32, isUpdate bool, res *writeResult) (*routing.ChunkManager, error) {
-	stmt, _ := stmts[i].(bson.D)
-	qv, _ := bsonx.Get(stmt, "q")
-	q, _ := qv.(bson.D)
-	var multi bool
+// writeOne runs statement i whose filter does not pin the shard key to
+// one chunk: a multi statement, or one targeting a single shard, goes to
+// every targeted shard; a single-document statement targeting several
+// shards is a two-phase write without shard key (writeWithoutShardKey).
+// An upsert needs the whole key (ShardKeyNotFound otherwise).
+func (r *Router) writeOne(c *call, ns string, cm *routing.ChunkManager, b batch, i int, isUpdate bool, res *writeResult) (*routing.ChunkManager, error) {
+	stmt, _ := b.items[i].(bson.D)
+	q := docField(stmt, "q")
+	multi := int64Field(stmt, "limit") == 0
 	if isUpdate {
 		multi = truthy(stmt, "multi")
-	} else {
-		multi = int64Field(stmt, "limit") == 0
 	}
-	upsert := isUpdate && truthy(stmt, "upsert")
 	done := map[string]bool{}
+	one := []int{i}
 	for attempt := 0; ; attempt++ {
-		exact, hasKey := routing.ShardKeyFromFilter(cm.Pattern(), q)
-		var shards []string
-		if hasKey {
-			ch, err := cm.FindChunk(exact)
-			if err != nil {
-				return cm, err
-			}
-			shards = []string{ch.Shard}
-		} else {
-			shards, _ = cm.Target(q)
+		shards, hasKey, err := targetFilter(cm, q)
+		if err != nil {
+			return cm, err
 		}
-		if upsert && !hasKey {
+		if isUpdate && truthy(stmt, "upsert") && !hasKey {
 			return cm, mongoerr.New(mongoerr.ShardKeyNotFound,
 				"Failed to target upsert by query :: could not extract exact shard key")
 		}
-		if isUpdate {
-			if err := checkKeyUnchanged(cm.Pattern(), stmt, exact, hasKey); err != nil {
-				return cm, err
-			}
+		if !multi && len(shards) > 1 {
+			return r.writeWithoutShardKey(c, ns, cm, b, i, res)
 		}
-		one := []int{i}
-		build := func(s string) bson.D { return withVersion(piece(c.cmd, field, stmts, one, ids), cm, s) }
-		var stale bool
-		if multi || len(shards) == 1 {
-			todo := slices.DeleteFunc(slices.Clone(shards), func(s string) bool { return done[s] })
-			for _, sr := range r.sendAll(c, todo, false, build) {
-				switch {
-				case r.staleAt(sr) >= 0:
-					stale = true
-				case sr.err != nil:
-					return cm, sr.err
-				default:
-					done[sr.shard] = true
-					res.absorb(sr.reply, one)
-				}
-			}
-		} else {
-			for _, s := range shards {
-				sr := r.send(c, s, build(s), false)
-				if r.staleAt(sr) >= 0 {
-					stale = true
-					break
-				}
-				if sr.err != nil {
-					return cm, sr.err
-				}
+		todo := slices.DeleteFunc(slices.Clone(shards), func(s string) bool { return done[s] })
+		stale := false
+		for _, sr := range r.sendAll(c, todo, false, func(s string) bson.D {
+			return withVersion(piece(c.cmd, b.field, b.items, one, b.ids), cm, s)
+		}) {
+			switch {
+			case r.staleAt(sr) >= 0:
+				stale = true
+			case sr.err != nil:
+				return cm, sr.err
+			default:
+				done[sr.shard] = true
 				res.absorb(sr.reply, one)
-				if int64Field(sr.reply, "n") > 0 || len(writeErrors(sr.reply)) > 0 {
-					break
-				}
 			}
 		}
 		if !stale {
 			return cm, nil
 		}
-		var err error
 		if cm, err = r.refreshAfterStale(c.ctx, ns, cm, attempt); err != nil {
 			return cm, err
 		}
 	}
 }
 
-// checkKeyUnchanged refuses an update that may change a document's shard
-// key: MongoDB moves such a document to its new shard (in a transaction
-// or a retryable write), which needs the migration machinery of part 2.
-// An operator update touching a key field is accepted only when it sets
-// the value the filter pins; a replacement only when its key is the
-// filter's.
-func checkKeyUnchanged(p key.Pattern, stmt bson.D, exact bson.D, hasKey bool) error {
-	uv, _ := bsonx.Get(stmt, "u")
-	u, isDoc := uv.(bson.D)
-	if !isDoc { // a pipeline: not checked
-		return nil
+// targetFilter returns the shards a filter targets: the owner of its
+// shard key when it pins the whole key (hasKey), else every shard whose
+// chunks it may reach.
+func targetFilter(cm *routing.ChunkManager, q bson.D) (shards []string, hasKey bool, err error) {
+	exact, hasKey := routing.ShardKeyFromFilter(cm.Pattern(), q)
+	if !hasKey {
+		shards, _ = cm.Target(q)
+		return shards, false, nil
 	}
-	refuse := func() error {
-		return mongoerr.New(mongoerr.IllegalOperation,
-			"an update that changes a document's shard key value (%s) is not supported by the router yet", p)
+	ch, err := cm.FindChunk(exact)
+	if err != nil {
+		return nil, true, err
 	}
-	if len(u) == 0 || !strings.HasPrefix(u[0].Key, "$") {
-		if !hasKey {
-			return nil // a single-document replacement without the key: not checked
-		}
-		k, err := p.Extract(withID(u, exact))
-		if err != nil {
-			return err
-		}
-		if key.Compare(k, exact) != 0 {
-			return refuse()
-		}
-		return nil
-	}
-	for _, op := range u {
-		fields, _ := op.Value.(bson.D)
-		for _, f := range fields {
-			paths := []string{f.Key}
-			if op.Key == "$rename" {
-				to, _ := f.Value.(string)
-				paths = append(paths, to)
-			}
-			for _, path := range paths {
-				for _, kf := range p.Fields() {
-					if !isPrefixPath(path, kf.Path) && !isPrefixPath(kf.Path, path) {
-						continue
-					}
-					if (op.Key == "$set" || op.Key == "$setOnInsert") && hasKey && path == kf.Path && sameKeyValue(kf, f.Value, exact) {
-						continue
-					}
-					if op.Key == "$setOnInsert" {
-						continue // applies only to the inserted document, whose key is checked by the shard's owner
-					}
-					return refuse()
-				}
-			}
-		}
-	}
-	return nil
-}
-
-func isPrefixPath(p, q string) bool { return p == q || strings.HasPrefix(q, p+".") }
-
-// sameKeyValue reports whether setting field f to v leaves the key exact.
-func sameKeyValue(f key.Field, v any, exact bson.D) bool {
-	for _, e := range exact {
-		if e.Key != f.Path {
-			continue
-		}
-		if f.Hashed {
-			h, err := key.Hash(v)
-			return err == nil && bsonx.Compare(h, e.Value) == 0
-		}
-		return bsonx.Compare(v, e.Value) == 0
-	}
-	return false
-}
-
-// withID adds the filter's _id to a replacement without one (the
-// document keeps its _id).
-func withID(u bson.D, exact bson.D) bson.D {
-	if _, ok := bsonx.Get(u, "_id"); ok {
-		return u
-	}
-	if id, ok := bsonx.Get(exact, "_id"); ok {
-		return append(bson.D{{Key: "_id", Value: id}}, u...)
-	}
-	return u
+	return []string{ch.Shard}, true, nil
 }
 
 // shardedFindAndModify targets the shard owning the filter's key (or the
-// only shard the filter targets); otherwise it tries the targeted shards
-// one by one until one returns a document (without a sort, as a
-// single-document update does; with a sort it is refused).
+// only shard the filter targets); otherwise it runs a two-phase write
+// without shard key (with the command's sort). A shard's
+// WouldChangeOwningShard moves the document (findAndModifyKeyChange).
 func (r *Router) shardedFindAndModify(c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {
-	qv, _ := bsonx.Get(c.cmd, "query")
-	q, _ := qv.(bson.D)
-	upsert := truthy(c.cmd, "upsert")
+	q := docField(c.cmd, "query")
 	for attempt := 0; ; attempt++ {
-		exact, hasKey := routing.ShardKeyFromFilter(cm.Pattern(), q)
-		var shards []string
-		if hasKey {
-			ch, err := cm.FindChunk(exact)
-			if err != nil {
-				return nil, err
-			}
-			shards = []string{ch.Shard}
-		} else {
-			shards, _ = cm.Target(q)
+		shards, hasKey, err := targetFilter(cm, q)
+		if err != nil {
+			return nil, err
 		}
-		if upsert && !hasKey {
+		if truthy(c.cmd, "upsert") && !hasKey {
 			return nil, mongoerr.New(mongoerr.ShardKeyNotFound, "Query for sharded findAndModify must contain the shard key")
 		}
-		if uv, ok := bsonx.Get(c.cmd, "update"); ok {
-			if err := checkKeyUnchanged(cm.Pattern(), bson.D{{Key: "u", Value: uv}}, exact, hasKey); err != nil {
-				return nil, err
-			}
+		if len(shards) > 1 {
+			return r.findAndModifyWithoutShardKey(c, ns, cm)
 		}
-		if _, sorted := bsonx.Get(c.cmd, "sort"); sorted && len(shards) > 1 {
-			return nil, mongoerr.New(mongoerr.ShardKeyNotFound, "Query for sharded findAndModify with a sort must contain the shard key")
+		sr := r.send(c, shards[0], withVersion(c.cmd, cm, shards[0]), retryableWrite(c.cmd))
+		if r.staleAt(sr) < 0 {
+			return r.findAndModifyReply(c, ns, cm, sr)
 		}
-		var last shardReply
-		stale := false
-		for _, s := range shards {
-			last = r.send(c, s, withVersion(c.cmd, cm, s), retryableWrite(c.cmd))
-			if r.staleAt(last) >= 0 {
-				stale = true
-				break
-			}
-			if last.reply == nil {
-				return nil, last.err
-			}
-			if last.err != nil {
-				return last.reply, nil
-			}
-			if v, _ := bsonx.Get(last.reply, "value"); v != nil {
-				break
-			}
-		}
-		if !stale {
-			return last.reply, nil
-		}
-		var err error
 		if cm, err = r.refreshAfterStale(c.ctx, ns, cm, attempt); err != nil {
 			return nil, err
 		}
 	}
 }
+
+// findAndModifyReply is a shard's findAndModify answer as the client's:
+// an ok:0 reply passes through, except WouldChangeOwningShard, which moves
+// the document.
+func (r *Router) findAndModifyReply(c *call, ns string, cm *routing.ChunkManager, sr shardReply) (bson.D, error) {
+	if sr.reply == nil {
+		return nil, sr.err
+	}
+	if mongoerr.Is(sr.err, mongoerr.WouldChangeOwningShard) {
+		return r.findAndModifyKeyChange(c, ns, cm, sr.reply)
+	}
+	return sr.reply, nil
+}
+
+// isPrefixPath reports whether dotted path p is q or a parent of q.
+func isPrefixPath(p, q string) bool { return p == q || strings.HasPrefix(q, p+".") }

@@ -1,0 +1,148 @@
+package sharding
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// TestShardKeyChange is issue #11's change of a document's shard key
+// (MongoDB 4.2+ WouldChangeOwningShard): in a retryable write the router
+// moves the document to the shard owning its new key; without one, in a
+// multi update or in a larger batch it is refused with MongoDB's errors.
+func TestShardKeyChange(t *testing.T) {
+	kt := startKeyTopo(t, "kc")
+	coll := kt.coll
+	noRetry := kt.noRetryColl(t)
+	from := kt.onShard["sh0"]
+	if len(from) < 9 {
+		t.Fatalf("sh0 holds %v, want at least 9 documents", from)
+	}
+
+	// moved checks that _id id is only on sh1, with x newX.
+	moved := func(t *testing.T, id, newX int) {
+		t.Helper()
+		if n := len(kt.shardDocs(t, "sh0", bson.D{{Key: "_id", Value: id}})); n != 0 {
+			t.Fatalf("_id %d still on sh0 (%d copies)", id, n)
+		}
+		got := kt.shardDocs(t, "sh1", bson.D{{Key: "_id", Value: id}})
+		if len(got) != 1 || got[0].Lookup("x").AsInt64() != int64(newX) {
+			t.Fatalf("_id %d on sh1: %v, want one document with x %d", id, got, newX)
+		}
+	}
+	t.Run("updateOne with the key moves the document", func(t *testing.T) {
+		id, newX := from[0], kt.valueOn(t, "sh1", 1000)
+		res, err := coll.UpdateOne(ctxT(t), bson.D{{Key: "x", Value: id}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: newX}}}})
+		must(t, err, "updateOne")
+		if res.MatchedCount != 1 || res.ModifiedCount != 1 {
+			t.Fatalf("updateOne = %+v", res)
+		}
+		moved(t, id, newX)
+	})
+	t.Run("updateOne by _id moves the document", func(t *testing.T) {
+		id, newX := from[1], kt.valueOn(t, "sh1", 2000)
+		res, err := coll.UpdateOne(ctxT(t), bson.D{{Key: "_id", Value: id}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: newX}}}})
+		must(t, err, "updateOne")
+		if res.ModifiedCount != 1 {
+			t.Fatalf("updateOne = %+v", res)
+		}
+		moved(t, id, newX)
+	})
+	t.Run("findOneAndUpdate returns the post-image", func(t *testing.T) {
+		id, newX := from[2], kt.valueOn(t, "sh1", 3000)
+		var got bson.M
+		must(t, coll.FindOneAndUpdate(ctxT(t), bson.D{{Key: "x", Value: id}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: newX}}}},
+			options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&got), "findOneAndUpdate")
+		if got["_id"] != int32(id) || got["x"] != int32(newX) {
+			t.Fatalf("findOneAndUpdate = %v", got)
+		}
+		moved(t, id, newX)
+	})
+	t.Run("retried move applies once", func(t *testing.T) {
+		id, newX := from[3], kt.valueOn(t, "sh1", 4000)
+		setRouterFailPoint(t, kt.cl, "update")
+		res, err := coll.UpdateOne(ctxT(t), bson.D{{Key: "x", Value: id}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "x", Value: newX - id}}}})
+		must(t, err, "updateOne")
+		if res.MatchedCount != 1 {
+			t.Fatalf("updateOne = %+v", res)
+		}
+		moved(t, id, newX)
+	})
+	t.Run("without a retryable write refused", func(t *testing.T) {
+		id := from[4]
+		_, err := noRetry.UpdateOne(ctxT(t), bson.D{{Key: "x", Value: id}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 5000}}}})
+		checkWriteCode(t, err, 20, "update of the shard key without retryWrites")
+		if !strings.Contains(err.Error(), "retryWrites: true") {
+			t.Fatalf("message: %v", err)
+		}
+		if got := kt.shardDocs(t, "sh0", bson.D{{Key: "_id", Value: id}, {Key: "x", Value: id}}); len(got) != 1 {
+			t.Fatalf("refused update changed the document: %v", got)
+		}
+	})
+	t.Run("change staying on the shard applied", func(t *testing.T) {
+		id := from[5]
+		newX := kt.valueOn(t, "sh0", 6000)
+		res, err := coll.UpdateOne(ctxT(t), bson.D{{Key: "x", Value: id}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: newX}}}})
+		must(t, err, "updateOne")
+		if res.ModifiedCount != 1 {
+			t.Fatalf("updateOne = %+v", res)
+		}
+		if got := kt.shardDocs(t, "sh0", bson.D{{Key: "_id", Value: id}, {Key: "x", Value: newX}}); len(got) != 1 {
+			t.Fatalf("document not updated in place on sh0: %v", got)
+		}
+	})
+	t.Run("multi update refused", func(t *testing.T) {
+		_, err := coll.UpdateMany(ctxT(t), bson.D{{Key: "g", Value: "a"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "x", Value: 7000}}}})
+		checkWriteCode(t, err, 72, "multi update of the shard key")
+		if n := kt.countBoth(t, bson.D{{Key: "x", Value: bson.D{{Key: "$gte", Value: 7000}}}}); n != 0 {
+			t.Fatalf("refused multi update changed %d documents", n)
+		}
+	})
+	t.Run("batch of two moves refused", func(t *testing.T) {
+		a, b, newX := from[7], from[8], kt.valueOn(t, "sh1", 8000)
+		_, err := coll.BulkWrite(ctxT(t), []mongo.WriteModel{
+			mongo.NewUpdateOneModel().SetFilter(bson.D{{Key: "x", Value: a}}).SetUpdate(bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: newX}}}}),
+			mongo.NewUpdateOneModel().SetFilter(bson.D{{Key: "x", Value: b}}).SetUpdate(bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: newX}}}}),
+		})
+		msg := checkBulkCode(t, err, 72, "two moves in one batch")
+		if !strings.Contains(msg, "write batch of size 1") {
+			t.Fatalf("message %q", msg)
+		}
+		if n := len(kt.shardDocs(t, "sh0", bson.D{{Key: "_id", Value: a}, {Key: "x", Value: a}})); n != 1 {
+			t.Fatalf("refused move changed _id %d", a)
+		}
+	})
+}
+
+// valueOn returns an x value from base on that lands on shard name: it
+// inserts probe documents through the router (then deletes them) until
+// one is on that shard (bounded: each lands on either shard by its hash).
+func (kt *keyTopo) valueOn(t *testing.T, name string, base int) int {
+	t.Helper()
+	for x := base; x < base+64; x++ {
+		_, err := kt.coll.InsertOne(ctxT(t), bson.D{{Key: "_id", Value: -x}, {Key: "x", Value: x}})
+		must(t, err, "probe insert")
+		there := len(kt.shardDocs(t, name, bson.D{{Key: "_id", Value: -x}})) == 1
+		_, err = kt.coll.DeleteOne(ctxT(t), bson.D{{Key: "x", Value: x}, {Key: "_id", Value: -x}})
+		must(t, err, "probe delete")
+		if there {
+			return x
+		}
+	}
+	t.Fatalf("no x in [%d, %d) lands on %s", base, base+64, name)
+	return 0
+}
+
+// noRetryColl is the collection through a client without retryable
+// writes.
+func (kt *keyTopo) noRetryColl(t *testing.T) *mongo.Collection {
+	t.Helper()
+	cl, err := mongo.Connect(options.Client().ApplyURI(kt.tp.router.URI()).SetRetryWrites(false).SetServerSelectionTimeout(10 * time.Second))
+	must(t, err, "connect")
+	t.Cleanup(func() { _ = cl.Disconnect(ctxT(t)) })
+	return cl.Database(kt.coll.Database().Name()).Collection(kt.coll.Name())
+}
