@@ -76,7 +76,7 @@ func indexPlan(idx *catalog.Index, preds map[string]*pred, sort bson.D, forced b
 		}
 	}
 	return &Plan{Kind: "IXSCAN", Index: idx, Intervals: ivs, Reverse: reverse, SortCovered: covered,
-		Bounds: indexBoundsDoc(idx, fbs)}
+		Bounds: indexBoundsDoc(idx, fbs, reverse)}
 }
 
 // usable reports whether an unhinted plan over idx is complete and useful:

@@ -22,18 +22,24 @@ type fieldBounds struct {
 // key pattern field, its intervals as strings in index order, "[3, 3]"
 // for an equality, "(3, inf.0]" for {$gt: 3}, and "[MinKey, MaxKey]" for
 // a field the scan leaves open. A hashed field's intervals are in hash
-// space: "[h, h]" with h the NumberLong hash of the value.
-func indexBoundsDoc(idx *catalog.Index, fbs []fieldBounds) bson.D {
+// space: "[h, h]" with h the NumberLong hash of the value. Intervals are
+// in scan order: a descending field, or a backward scan, lists them from
+// high to low ("[MaxKey, MinKey]"), both flip them back.
+func indexBoundsDoc(idx *catalog.Index, fbs []fieldBounds, reverse bool) bson.D {
 	out := make(bson.D, 0, len(idx.Key))
 	for i, f := range idx.Key {
+		down := isDesc(f.Value) != reverse
 		var ivs bson.A
 		switch {
 		case i >= len(fbs) || (fbs[i].eq == nil && fbs[i].rng == nil):
 			ivs = bson.A{"[MinKey, MaxKey]"}
+			if down {
+				ivs = bson.A{"[MaxKey, MinKey]"}
+			}
 		case fbs[i].eq != nil:
-			ivs = pointIntervals(fbs[i].eq, isDesc(f.Value))
+			ivs = pointIntervals(fbs[i].eq, down)
 		default:
-			ivs = bson.A{rangeInterval(fbs[i].rng, isDesc(f.Value))}
+			ivs = bson.A{rangeInterval(fbs[i].rng, down)}
 		}
 		out = append(out, bson.E{Key: f.Key, Value: ivs})
 	}
