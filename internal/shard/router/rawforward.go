@@ -306,7 +306,7 @@ func (r *Router) forwardRawSharded(q *rawReq, ns string, cm *routing.ChunkManage
 	if len(shards) != 1 {
 		return nil, false
 	}
-	elems, err := encodeElems(bson.D{{Key: "shardVersion", Value: shardsvr.ShardVersionDoc(cm.PlacementVersion(shards[0]))}})
+	elems, err := r.shardVersionElems(ns, cm, shards[0])
 	if err != nil {
 		return nil, false
 	}
@@ -385,7 +385,7 @@ type dbVersionElems struct {
 // databaseVersion, as forwardUnsharded adds them (cached per database).
 func (r *Router) unshardedVersionElems(db string, v configsvr.DatabaseVersion) ([]byte, error) {
 	if e, ok := r.rawVersions.Load(db); ok {
-		if c := e.(*dbVersionElems); sameDBVersion(c.v, v) {
+		if c, isDB := e.(*dbVersionElems); isDB && sameDBVersion(c.v, v) {
 			return c.elems, nil
 		}
 	}
@@ -403,6 +403,38 @@ func (r *Router) unshardedVersionElems(db string, v configsvr.DatabaseVersion) (
 func sameDBVersion(a, b configsvr.DatabaseVersion) bool {
 	return a.Timestamp == b.Timestamp && a.LastMod == b.LastMod &&
 		a.UUID.Subtype == b.UUID.Subtype && bytes.Equal(a.UUID.Data, b.UUID.Data)
+}
+
+// collVersionElems caches the encoded shardVersion fields of one routing
+// table, per shard (the map is replaced, never changed, once stored).
+type collVersionElems struct {
+	cm      *routing.ChunkManager
+	byShard map[string][]byte
+}
+
+// shardVersionElems encodes shard's placement version in cm as
+// shardVersion, as withVersion sets it (cached per namespace and table).
+func (r *Router) shardVersionElems(ns string, cm *routing.ChunkManager, shard string) ([]byte, error) {
+	var old map[string][]byte
+	if e, ok := r.rawVersions.Load(ns); ok {
+		if c, isColl := e.(*collVersionElems); isColl && c.cm == cm {
+			if elems, ok := c.byShard[shard]; ok {
+				return elems, nil
+			}
+			old = c.byShard
+		}
+	}
+	elems, err := encodeElems(bson.D{{Key: "shardVersion", Value: shardsvr.ShardVersionDoc(cm.PlacementVersion(shard))}})
+	if err != nil {
+		return nil, err
+	}
+	byShard := make(map[string][]byte, len(old)+1)
+	for k, v := range old {
+		byShard[k] = v
+	}
+	byShard[shard] = elems
+	r.rawVersions.Store(ns, &collVersionElems{cm: cm, byShard: byShard})
+	return elems, nil
 }
 
 // encodeElems returns d's elements as BSON bytes (no length, no NUL).

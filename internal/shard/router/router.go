@@ -58,7 +58,7 @@ type Router struct {
 
 	failCommand failPoint
 	appNames    sync.Map // *command.Conn -> client.application.name from hello
-	rawVersions sync.Map // database -> *dbVersionElems (rawforward.go)
+	rawVersions sync.Map // database -> *dbVersionElems, "db.coll" -> *collVersionElems (rawforward.go)
 
 	ctMu        sync.Mutex
 	clusterTime bson.D // newest $clusterTime seen (clustertime.go); REQUIRES: ctMu
