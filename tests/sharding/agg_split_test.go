@@ -69,6 +69,22 @@ func TestShardedAggregate(t *testing.T) {
 			}
 		}
 	})
+	t.Run("malformed", func(t *testing.T) {
+		for _, cmd := range []bson.D{
+			{{Key: "pipeline", Value: bson.A{}}},
+			{{Key: "pipeline", Value: "x"}, {Key: "cursor", Value: bson.D{}}},
+			{{Key: "cursor", Value: bson.D{}}},
+			{{Key: "pipeline", Value: bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "n", Value: 1}}}}}}, {Key: "cursor", Value: bson.D{}}},
+			{{Key: "pipeline", Value: bson.A{bson.D{{Key: "$nope", Value: 1}}}}, {Key: "cursor", Value: bson.D{}}},
+			{{Key: "pipeline", Value: bson.A{bson.D{{Key: "$out", Value: "x"}}, bson.D{{Key: "$match", Value: bson.D{}}}}}, {Key: "cursor", Value: bson.D{}}},
+		} {
+			e1 := db.RunCommand(ctxT(t), append(bson.D{{Key: "aggregate", Value: "s"}}, cmd...)).Err()
+			e2 := db.RunCommand(ctxT(t), append(bson.D{{Key: "aggregate", Value: "u"}}, cmd...)).Err()
+			if errCode(e1) == 0 || errCode(e1) != errCode(e2) {
+				t.Fatalf("%v:\n sharded %v\n unsharded %v", cmd, e1, e2)
+			}
+		}
+	})
 	t.Run("lookup", func(t *testing.T) { testShardedLookup(t, s, u) })
 	t.Run("out", func(t *testing.T) { testShardedOut(t, db, s, u) })
 	t.Run("merge", func(t *testing.T) { testShardedMerge(t, db, s, u) })

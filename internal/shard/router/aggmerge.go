@@ -42,6 +42,7 @@ type mergePipe struct {
 	// lock).
 	c       *call
 	pending bson.D // read but not returned: it did not fit in the batch
+	reads   bson.D // the aggregate's readConcern and readPreference, for lookups
 }
 
 // shardedAggregate runs a pipeline on a sharded collection. A pipeline
@@ -63,6 +64,9 @@ func (r *Router) shardedAggregate(c *call, ns string, cm *routing.ChunkManager) 
 	if truthy(c.cmd, "explain") {
 		return nil, mongoerr.New(mongoerr.CommandNotSupported, "the router cannot explain an aggregation across several shards yet")
 	}
+	if malformedAggregate(c.cmd) { // the shards' parser answers, in its words
+		return r.shardsVerdict(c, ns, cm)
+	}
 	letVars, err := expr.EvalLet(docField(c.cmd, "let"), nil) // for $merge's let and pipeline
 	if err != nil {
 		return nil, err
@@ -71,7 +75,7 @@ func (r *Router) shardedAggregate(c *call, ns string, cm *routing.ChunkManager) 
 	if err != nil {
 		return nil, err
 	}
-	pipe := &mergePipe{c: c}
+	pipe := &mergePipe{c: c, reads: readOptions(c.cmd)}
 	env := r.mergeEnv(c, pipe)
 	if _, err := agg.Compile(stages, env); err != nil { // the data node's validation and errors
 		return nil, err
@@ -96,6 +100,32 @@ func (r *Router) shardedAggregate(c *call, ns string, cm *routing.ChunkManager) 
 		return r.writeOutput(c, mc, out, merge)
 	}
 	return r.firstReply(c, mc, aggBatchSize(c.cmd), false)
+}
+
+// malformedAggregate reports a command whose pipeline or cursor field is
+// missing or of the wrong type.
+func malformedAggregate(cmd bson.D) bool {
+	p, _ := bsonx.Get(cmd, "pipeline")
+	cur, _ := bsonx.Get(cmd, "cursor")
+	_, pipeOK := p.(bson.A)
+	_, curOK := cur.(bson.D)
+	return !pipeOK || !curOK
+}
+
+// shardsVerdict sends the command as it is to the shards and returns the
+// first failure (or the first reply, its cursor killed).
+func (r *Router) shardsVerdict(c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {
+	replies, _, err := r.readOnShards(c, ns, cm, nil, func(cm *routing.ChunkManager, s string) bson.D {
+		return withVersion(c.cmd, cm, s)
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.killCursorsOf(c, replies)
+	if reply, failed := firstError(replies); failed {
+		return reply, nil
+	}
+	return replies[0].reply, nil
 }
 
 // leadingMatch is the filter of the pipeline's first stage when it is a

@@ -15,7 +15,7 @@ import (
 // held at a time) and killed when the stage closes it early.
 func (r *Router) routerLookup(p *mergePipe) func(db, coll string) (agg.Iterator, error) {
 	return func(db, coll string) (agg.Iterator, error) {
-		cmd := bson.D{{Key: "find", Value: coll}}
+		cmd := append(bson.D{{Key: "find", Value: coll}}, p.reads...)
 		reply, err := r.subCommand(p.c, db, cmd)
 		if err != nil {
 			return nil, err
@@ -23,6 +23,17 @@ func (r *Router) routerLookup(p *mergePipe) func(db, coll string) (agg.Iterator,
 		rc := &routerCursor{r: r, p: p, db: db, coll: coll, id: cursorID(reply), buf: firstBatch(reply)}
 		return iterx.Func(rc.next, rc.close), nil
 	}
+}
+
+// readOptions are the aggregate's fields every read it makes carries.
+func readOptions(cmd bson.D) bson.D {
+	var out bson.D
+	for _, f := range []string{"readConcern", "$readPreference"} {
+		if v, ok := bsonx.Get(cmd, f); ok {
+			out = append(out, bson.E{Key: f, Value: v})
+		}
+	}
+	return out
 }
 
 // subCommand runs cmd (with the client's session) through the router as
