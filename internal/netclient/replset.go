@@ -152,6 +152,27 @@ func (s *ReplicaSet) closed() bool {
 // Primary returns the primary's host, waiting (up to SelectTimeout or
 // ctx) until one is known.
 func (s *ReplicaSet) Primary(ctx context.Context) (string, error) {
+	return s.selectHost(ctx, "primary", func() string { return s.mu.primary })
+}
+
+// PrimaryPreferred returns the primary's host, or a secondary's when no
+// primary is known, waiting (up to SelectTimeout or ctx) for either.
+func (s *ReplicaSet) PrimaryPreferred(ctx context.Context) (string, error) {
+	return s.selectHost(ctx, "primaryPreferred", func() string {
+		if s.mu.primary != "" {
+			return s.mu.primary
+		}
+		for _, h := range s.mu.order {
+			if s.mu.members[h].state == secondary {
+				return h
+			}
+		}
+		return ""
+	})
+}
+
+// selectHost waits until pick (called under mu) names a host.
+func (s *ReplicaSet) selectHost(ctx context.Context, mode string, pick func() string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.SelectTimeout)
 	defer cancel()
 	for {
@@ -160,16 +181,16 @@ func (s *ReplicaSet) Primary(ctx context.Context) (string, error) {
 		}
 		s.mu.Lock()
 		s.useLocked()
-		p, ch := s.mu.primary, s.mu.changed
+		h, ch := pick(), s.mu.changed
 		s.mu.Unlock()
-		if p != "" {
-			return p, nil
+		if h != "" {
+			return h, nil
 		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
 			return "", mongoerr.New(mongoerr.FailedToSatisfyReadPreference,
-				"Could not find host matching read preference { mode: \"primary\" } for set %s (%s)", s.Name(), s.lastErrors())
+				"Could not find host matching read preference { mode: \"%s\" } for set %s (%s)", mode, s.Name(), s.lastErrors())
 		case <-s.ctx.Done():
 		case <-s.pool.done:
 		}
@@ -219,8 +240,8 @@ func (s *ReplicaSet) Hosts() []string {
 func (s *ReplicaSet) MarkFailed(host string, err error) {
 	s.mu.Lock()
 	if m := s.mu.members[host]; m != nil {
-		if m.state == primary {
-			m.state, m.err = unknown, err
+		if m.state == primary || m.state == secondary {
+			m.state, m.err = unknown, err // until its monitor's next check
 		}
 		if m.cancel != nil {
 			m.cancel() // an awaitable hello may be waiting on a dead host

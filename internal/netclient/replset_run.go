@@ -48,6 +48,43 @@ func (s *ReplicaSet) Run(ctx context.Context, db string, cmd bson.D, idempotent 
 	return nil, "", mongoerr.New(mongoerr.HostUnreachable, "cannot reach the primary of %s after %d attempts: %v", s.Name(), maxAttempts, last)
 }
 
+// RunRead sends a read to the primary, or to a secondary while the set
+// has no primary (primaryPreferred, as MongoDB reads its config servers'
+// metadata with majority read concern), moving to another member after a
+// network failure or a "not primary or secondary" reply.
+func (s *ReplicaSet) RunRead(ctx context.Context, db string, cmd bson.D) (bson.D, string, error) {
+	var last error
+	for range maxAttempts {
+		host, err := s.PrimaryPreferred(ctx)
+		if err != nil {
+			return nil, "", err
+		}
+		reply, err := s.pool.Run(ctx, host, db, withReadPreference(cmd))
+		if err == nil || (!IsNetworkError(err) && !NotPrimary(err)) {
+			return reply, host, err
+		}
+		s.MarkFailed(host, err)
+		last = err
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, "", mongoerr.New(mongoerr.HostUnreachable, "no member of %s answered %s: %v", s.Name(), cmdName(cmd), last)
+}
+
+// withReadPreference adds $readPreference primaryPreferred to cmd (a
+// secondary serves only a command that allows it).
+func withReadPreference(cmd bson.D) bson.D {
+	for _, e := range cmd {
+		if e.Key == "$readPreference" {
+			return cmd
+		}
+	}
+	out := make(bson.D, len(cmd), len(cmd)+1)
+	copy(out, cmd)
+	return append(out, bson.E{Key: "$readPreference", Value: bson.D{{Key: "mode", Value: "primaryPreferred"}}})
+}
+
 // NotPrimary reports replies that mean "this member is not the primary
 // (any more)": the command was not executed, so it may be resent.
 func NotPrimary(err error) bool {

@@ -233,6 +233,10 @@ func TestReplicaSetPrimaryDies(t *testing.T) {
 	if _, err := rs.Primary(ctx); err == nil {
 		t.Fatal("a primary was reported while the set had none")
 	}
+	// A read goes to the secondary meanwhile (primaryPreferred).
+	if _, host, err := rs.RunRead(ctx, "config", bson.D{{Key: "find", Value: "shards"}}); err != nil || host != fs.hosts[1] {
+		t.Fatalf("read without a primary: on %q, %v; want %s", host, err, fs.hosts[1])
+	}
 	fs.elect(fs.hosts[1])
 	reply, host, err := rs.Run(ctx, "admin", bson.D{{Key: "hello", Value: 1}}, true)
 	if err != nil || host != fs.hosts[1] {

@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readconcern"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/relaydb/relaydb/internal/cluster"
@@ -239,6 +240,7 @@ func TestFailoverConfigPrimary(t *testing.T) {
 		}
 	}
 	cfg := sc.Config
+	waitMetadataEverywhere(t, ctx, cfg, "db.s")
 	p, err := cfg.Kill(ctx, "primary")
 	must(t, err, "kill the config primary")
 	var down string
@@ -251,20 +253,11 @@ func TestFailoverConfigPrimary(t *testing.T) {
 		}
 	}
 
-	for i := range 20 {
-		for _, c := range colls {
-			octx, ocancel := context.WithTimeout(ctx, 5*time.Second)
-			_, err := c.InsertOne(octx, bson.D{{Key: "seq", Value: i}, {Key: "x", Value: i * 10}})
-			if err == nil {
-				_, err = c.UpdateOne(octx, bson.D{{Key: "seq", Value: i}, {Key: "x", Value: i * 10}}, bson.D{{Key: "$set", Value: bson.D{{Key: "y", Value: 1}}}})
-			}
-			if err == nil {
-				err = c.FindOne(octx, bson.D{{Key: "seq", Value: i}, {Key: "y", Value: 1}}).Err()
-			}
-			ocancel()
-			must(t, err, "CRUD on %s without a config primary (op %d)", c.Name(), i)
-		}
-	}
+	crud(t, ctx, colls, 0, 20, "without a config primary")
+	// Forgetting the cached metadata, the router reads it again from the
+	// config server left (a secondary), as mongos reads its metadata.
+	must(t, runAdmin(ctx, cl, bson.D{{Key: "flushRouterConfig", Value: 1}}), "flushRouterConfig")
+	crud(t, ctx, colls, 20, 30, "after flushRouterConfig without a config primary")
 
 	type result struct {
 		err error
@@ -293,6 +286,48 @@ func TestFailoverConfigPrimary(t *testing.T) {
 		t.Fatal("shardCollection still waiting 30 s after the config set recovered")
 	}
 	must(t, runAdmin(ctx, cl, bson.D{{Key: "split", Value: "db.t"}, {Key: "middle", Value: bson.D{{Key: "x", Value: 5}}}}), "split after recovery")
+}
+
+// waitMetadataEverywhere waits (bounded) until a majority read of
+// config.collections on every member of the config set finds ns: the
+// member left after the failures then holds the metadata.
+func waitMetadataEverywhere(t *testing.T, ctx context.Context, cfg *cluster.Cluster, ns string) {
+	t.Helper()
+	rc := options.Collection().SetReadConcern(readconcern.Majority())
+	for _, m := range cfg.Members() {
+		cl, err := cfg.Client(m)
+		must(t, err, "connect to config member %s", m.Name)
+		coll := cl.Database("config").Collection("collections", rc)
+		for end := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: ns}}).Err()
+			if err == nil {
+				break
+			}
+			if time.Now().After(end) {
+				t.Fatalf("config member %s: %s not majority-committed there: %v", m.Name, ns, err)
+			}
+		}
+	}
+}
+
+// crud inserts, updates and reads {seq: i} for i in [from, to) in each
+// of colls, each step bounded by 5 s.
+func crud(t *testing.T, ctx context.Context, colls []*mongo.Collection, from, to int, what string) {
+	t.Helper()
+	for i := from; i < to; i++ {
+		for _, c := range colls {
+			octx, ocancel := context.WithTimeout(ctx, 5*time.Second)
+			_, err := c.InsertOne(octx, bson.D{{Key: "seq", Value: i}, {Key: "x", Value: i * 10}})
+			if err == nil {
+				_, err = c.UpdateOne(octx, bson.D{{Key: "seq", Value: i}, {Key: "x", Value: i * 10}}, bson.D{{Key: "$set", Value: bson.D{{Key: "y", Value: 1}}}})
+			}
+			if err == nil {
+				err = c.FindOne(octx, bson.D{{Key: "seq", Value: i}, {Key: "y", Value: 1}}).Err()
+			}
+			ocancel()
+			must(t, err, "CRUD on %s %s (op %d)", c.Name(), what, i)
+		}
+	}
 }
 
 // TestFailoverRouter: two routers in the connection string; one is killed

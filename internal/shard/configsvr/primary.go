@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/netclient"
 )
 
@@ -30,11 +31,32 @@ func NewPrimaryRunner(pool *netclient.Pool, conn string) *PrimaryRunner {
 	return &PrimaryRunner{rs: rs}
 }
 
-// Run implements Runner. Sending a command again after a network error is
-// safe for what a shard sends (reads), so it is sent as idempotent.
+// Run implements Runner. A metadata read goes to a secondary while the
+// set has no primary (MetadataRead); anything else to the primary.
+// Sending a command again after a network error is safe for what a shard
+// sends (reads), so it is sent as idempotent.
 func (r *PrimaryRunner) Run(ctx context.Context, db string, cmd bson.D) (bson.D, error) {
+	if MetadataRead(db, cmd) {
+		reply, _, err := r.rs.RunRead(ctx, db, cmd)
+		return reply, err
+	}
 	reply, _, err := r.rs.Run(ctx, db, cmd, true)
 	return reply, err
+}
+
+// MetadataRead reports a find on the config database with readConcern
+// majority (what Catalog reads send): as MongoDB reads its metadata, it
+// may be served by a config server secondary when there is no primary,
+// so routing goes on while a new config primary is elected or while a
+// majority is down; only metadata changes wait for a primary.
+func MetadataRead(db string, cmd bson.D) bool {
+	if db != "config" || len(cmd) == 0 || cmd[0].Key != "find" {
+		return false
+	}
+	rc, _ := bsonx.Get(cmd, "readConcern")
+	d, _ := rc.(bson.D)
+	level, _ := bsonx.Get(d, "level")
+	return level == "majority"
 }
 
 // Close stops following the set.

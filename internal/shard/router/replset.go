@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/netclient"
+	"github.com/relaydb/relaydb/internal/shard/configsvr"
 )
 
 // Bounds of the router's own calls to a replica set.
@@ -48,7 +49,15 @@ func newReplSet(name string, seeds []string, pool *netclient.Pool) *replSet {
 // set (reads, retryable writes); any other network failure is returned as
 // HostUnreachable, which the caller labels RetryableWriteError for a
 // retryable write, so drivers retry it as they would against mongos.
+//
+// A metadata read (configsvr.MetadataRead: a majority find on the config
+// database, which only the config servers are sent through Run) goes to
+// a secondary while the set has no primary.
 func (s *replSet) Run(ctx context.Context, db string, cmd bson.D, idempotent bool) (bson.D, error) {
+	if configsvr.MetadataRead(db, cmd) {
+		reply, _, err := s.rs.RunRead(ctx, db, cmd)
+		return reply, err
+	}
 	reply, _, err := s.rs.Run(ctx, db, cmd, idempotent)
 	return reply, err
 }
