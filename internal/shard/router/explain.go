@@ -134,7 +134,7 @@ func (r *Router) shardedExplain(c *call, ns string, cm *routing.ChunkManager, in
 			return nil, err
 		}
 		stage := explainStage(inner, len(replies))
-		out = bson.D{{Key: "queryPlanner", Value: plannerInfo(replies, stage)}}
+		out = bson.D{{Key: "queryPlanner", Value: plannerInfo(replies, stage, r.shardHosts(c))}}
 		if es, ok := execStats(replies, stage, millis); ok {
 			out = append(out, bson.E{Key: "executionStats", Value: es})
 		}
@@ -212,4 +212,18 @@ func explainStage(inner bson.D, n int) string {
 func (r *Router) serverInfo() bson.D {
 	host, _ := os.Hostname()
 	return bson.D{{Key: "host", Value: host}, {Key: "version", Value: r.opts.Version}, {Key: "gitVersion", Value: r.opts.GitCommit}}
+}
+
+// shardHosts maps shard ids to their config.shards host strings
+// ("set/host:port,..."); empty when the config servers cannot say.
+func (r *Router) shardHosts(c *call) map[string]string {
+	out := map[string]string{}
+	shards, err := r.meta.Shards(c.ctx)
+	if err != nil {
+		return out
+	}
+	for _, s := range shards {
+		out[s.ID] = s.Host
+	}
+	return out
 }

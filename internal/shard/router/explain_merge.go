@@ -9,13 +9,13 @@ import (
 
 // plannerInfo is mongos's queryPlanner: one entry per shard with the
 // shard's own queryPlanner fields (ClusterExplain::buildPlannerInfo).
-func plannerInfo(replies []shardReply, stage string) bson.D {
+func plannerInfo(replies []shardReply, stage string, hosts map[string]string) bson.D {
 	shards := make(bson.A, 0, len(replies))
 	for _, sr := range replies {
 		qp := docField(sr.reply, "queryPlanner")
 		entry := bson.D{
 			{Key: "shardName", Value: sr.shard},
-			{Key: "connectionString", Value: connectionString(sr)},
+			{Key: "connectionString", Value: connectionString(sr, hosts)},
 			{Key: "serverInfo", Value: docField(sr.reply, "serverInfo")},
 		}
 		if _, ok := bsonx.Get(qp, "indexFilterSet"); !ok {
@@ -29,10 +29,12 @@ func plannerInfo(replies []shardReply, stage string) bson.D {
 	}
 }
 
-// connectionString names the shard's replica set and the member that
-// answered ("set/host:port").
-// TODO(#11): the shard's full connection string from config.shards.
-func connectionString(sr shardReply) string {
+// connectionString is the shard's host string in config.shards
+// ("set/host:port,..."), or else its set and the member that answered.
+func connectionString(sr shardReply, hosts map[string]string) string {
+	if h, ok := hosts[sr.shard]; ok {
+		return h
+	}
 	if sr.t.set == nil {
 		return sr.host
 	}
