@@ -12,9 +12,6 @@ import (
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// writeTimeout is the wtimeout of metadata writes.
-const writeTimeout = 15 * time.Second
-
 // Runner runs a command on the config server replica set's primary. An
 // ok:0 reply is a *mongoerr.Error.
 type Runner interface {
@@ -180,7 +177,7 @@ func cursorBatch(reply bson.D) ([]bson.D, int64, error) {
 func (c *Catalog) insert(ctx context.Context, coll string, doc bson.D) error {
 	reply, err := c.run.Run(ctx, DB, bson.D{
 		{Key: "insert", Value: coll}, {Key: "documents", Value: bson.A{doc}},
-		{Key: "writeConcern", Value: bson.D{{Key: "w", Value: "majority"}, {Key: "wtimeout", Value: int64(writeTimeout / time.Millisecond)}}},
+		{Key: "writeConcern", Value: majority(ctx)},
 	})
 	if err != nil {
 		return err
@@ -216,7 +213,7 @@ func (c *Catalog) DropDatabase(ctx context.Context, name string) error {
 	reply, err := c.run.Run(ctx, DB, bson.D{
 		{Key: "delete", Value: DBsColl},
 		{Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: name}}}, {Key: "limit", Value: int32(1)}}}},
-		{Key: "writeConcern", Value: bson.D{{Key: "w", Value: "majority"}, {Key: "wtimeout", Value: int64(writeTimeout / time.Millisecond)}}},
+		{Key: "writeConcern", Value: majority(ctx)},
 	})
 	if err != nil {
 		return err

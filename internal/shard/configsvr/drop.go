@@ -18,7 +18,7 @@ func (c *Catalog) DropShardedCollection(ctx context.Context, coll routing.Collec
 	reply, err := c.run.Run(ctx, DB, bson.D{
 		{Key: "delete", Value: CollectionsColl},
 		{Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: coll.NS}, {Key: "uuid", Value: coll.UUID}}}, {Key: "limit", Value: int32(1)}}}},
-		{Key: "writeConcern", Value: majority()},
+		{Key: "writeConcern", Value: majority(ctx)},
 	})
 	if err == nil {
 		err = WriteError(reply)

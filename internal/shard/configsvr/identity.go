@@ -68,7 +68,7 @@ func InsertShardIdentity(ctx context.Context, shard Runner, id ShardIdentity) er
 			{Key: "u", Value: id.fields()},
 			{Key: "upsert", Value: true},
 		}}},
-		{Key: "writeConcern", Value: majority()},
+		{Key: "writeConcern", Value: majority(ctx)},
 	})
 	if err != nil {
 		return fmt.Errorf("configsvr: writing the shardIdentity of %s: %w", id.ShardName, err)

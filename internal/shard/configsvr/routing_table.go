@@ -2,7 +2,6 @@ package configsvr
 
 import (
 	"context"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -89,7 +88,7 @@ func (c *Catalog) insertMany(ctx context.Context, coll string, docs []bson.D) er
 		}
 		reply, err := c.run.Run(ctx, DB, bson.D{
 			{Key: "insert", Value: coll}, {Key: "documents", Value: arr},
-			{Key: "writeConcern", Value: majority()},
+			{Key: "writeConcern", Value: majority(ctx)},
 		})
 		if err == nil {
 			err = WriteError(reply)
@@ -107,14 +106,10 @@ func (c *Catalog) deleteChunks(ctx context.Context, uuid bson.Binary) error {
 	reply, err := c.run.Run(ctx, DB, bson.D{
 		{Key: "delete", Value: ChunksColl},
 		{Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "uuid", Value: uuid}}}, {Key: "limit", Value: int32(0)}}}},
-		{Key: "writeConcern", Value: majority()},
+		{Key: "writeConcern", Value: majority(ctx)},
 	})
 	if err != nil {
 		return err
 	}
 	return WriteError(reply)
-}
-
-func majority() bson.D {
-	return bson.D{{Key: "w", Value: "majority"}, {Key: "wtimeout", Value: int64(writeTimeout / time.Millisecond)}}
 }

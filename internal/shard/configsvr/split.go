@@ -71,7 +71,7 @@ func (c *Catalog) CommitChunkSplit(ctx context.Context, coll routing.Collection,
 				{Key: "lastmod", Value: pieces[0].Lastmod.Lastmod()},
 			}}}},
 		}}},
-		{Key: "writeConcern", Value: majority()},
+		{Key: "writeConcern", Value: majority(ctx)},
 	})
 	if err == nil {
 		err = WriteError(reply)
@@ -87,7 +87,7 @@ func (c *Catalog) CommitChunkSplit(ctx context.Context, coll routing.Collection,
 	_, _ = c.run.Run(ctx, DB, bson.D{
 		{Key: "delete", Value: ChunksColl},
 		{Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}}}, {Key: "limit", Value: int32(0)}}}},
-		{Key: "writeConcern", Value: majority()},
+		{Key: "writeConcern", Value: majority(ctx)},
 	})
 	return err
 }

@@ -20,6 +20,9 @@ func systemDB(name string) bool { return name == "admin" || name == "local" || n
 // (or "h:p") with hello, as MongoDB's validateHostAsShard does, records it
 // in config.shards and takes over the databases it already holds.
 func addShard(c *call) (bson.D, error) {
+	if err := c.useMetadataWriteConcern(); err != nil {
+		return nil, err
+	}
 	conn, _ := c.cmd[0].Value.(string)
 	if strings.TrimSpace(conn) == "" {
 		return nil, mongoerr.New(mongoerr.BadValue, "addShard requires a connection string: \"setName/host:port,...\"")
@@ -226,6 +229,9 @@ func listShards(c *call) (bson.D, error) {
 // enableSharding makes sure the database has a config.databases entry
 // (MongoDB 6+ needs no more; a primaryShard argument picks its shard).
 func enableSharding(c *call) (bson.D, error) {
+	if err := c.useMetadataWriteConcern(); err != nil {
+		return nil, err
+	}
 	db, _ := c.cmd[0].Value.(string)
 	if db == "" || strings.ContainsAny(db, "./\\ \"$") {
 		return nil, mongoerr.New(mongoerr.InvalidNamespace, "invalid db name specified: %s", db)
@@ -254,4 +260,17 @@ func flushRouterConfig(c *call) (bson.D, error) {
 	c.r.flush()
 	c.r.catalog.flush()
 	return bson.D{{Key: "flushed", Value: true}}, nil
+}
+
+// useMetadataWriteConcern makes the config server writes of c's metadata
+// command use the client's writeConcern as MongoDB's mongos does
+// (configsvr.MajorityWriteConcern: w "majority", the client's wtimeout);
+// without one they use the default majority write concern.
+func (c *call) useMetadataWriteConcern() error {
+	wc, err := configsvr.MajorityWriteConcern(c.cmd)
+	if err != nil || wc == nil {
+		return err
+	}
+	c.ctx = configsvr.WithWriteConcern(c.ctx, wc)
+	return nil
 }

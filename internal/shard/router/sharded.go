@@ -230,6 +230,9 @@ func (r *Router) refreshAfterStale(ctx context.Context, ns string, cm *routing.C
 
 // shardedDrop drops the collection on every shard, then its metadata.
 func (r *Router) shardedDrop(c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {
+	if err := c.useMetadataWriteConcern(); err != nil {
+		return nil, err
+	}
 	ids, err := r.allShardIDs(c)
 	if err != nil {
 		return nil, err
@@ -406,6 +409,9 @@ func (r *Router) refuseShardedRename(c *call) error {
 // every shard and removes their metadata before dropDatabase is forwarded
 // to the primary shard (which holds everything else).
 func (r *Router) dropShardedCollections(c *call) error {
+	if err := c.useMetadataWriteConcern(); err != nil {
+		return err
+	}
 	colls, err := r.meta.ShardedCollections(c.ctx, c.db)
 	if err != nil || len(colls) == 0 {
 		return err

@@ -27,6 +27,9 @@ import (
 // InvalidOptions (72) with mongos' messages; mongos itself answers them
 // with an errmsg and no code.
 func split(c *call) (bson.D, error) {
+	if err := c.useMetadataWriteConcern(); err != nil {
+		return nil, err
+	}
 	ns, _ := c.cmd[0].Value.(string)
 	dbName, collName, ok := strings.Cut(ns, ".")
 	if !ok || dbName == "" || collName == "" {
