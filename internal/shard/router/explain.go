@@ -102,6 +102,7 @@ func forwardExplain(c *call) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.r.observeClusterTime(reply)
 	if err := netclient.ReplyError(reply); err != nil {
 		return nil, err
 	}
