@@ -113,6 +113,20 @@ func testShardedMerge(t *testing.T, db *mongo.Database, s, u *mongo.Collection) 
 			t.Fatalf("$merge into %s:\n sharded   %s\n unsharded %s", target, got, want)
 		}
 	}
+	// Results with equal _ids, in a total order: each sees the ones before.
+	for _, wm := range []string{`"merge"`, `"replace"`, `"keepExisting"`, `[{"$set":{"n":{"$add":[{"$ifNull":["$n",0]},1]},"last":"$$new.last"}}]`} {
+		p := `[{"$sort":{"_id":1}},{"$project":{"_id":{"$mod":["$_id",13]},"g":1,"last":"$_id"}},{"$merge":{"into":"%s","whenMatched":` + wm + `}}]`
+		_, err := aggregateAll(t, u, mustPipe(t, strings.ReplaceAll(p, "%s", "m2")), nil)
+		must(t, err, "$merge %s from the unsharded collection", wm)
+		want := canonicalDocs(allDocs(t, db.Collection("m2")), true)
+		for _, target := range []string{"m1", "ms"} {
+			_, err := aggregateAll(t, s, mustPipe(t, strings.ReplaceAll(p, "%s", target)), nil)
+			must(t, err, "$merge %s into %s", wm, target)
+			if got := canonicalDocs(allDocs(t, db.Collection(target)), true); got != want {
+				t.Fatalf("$merge %s into %s:\n sharded   %s\n unsharded %s", wm, target, got, want)
+			}
+		}
+	}
 	_, e1 := aggregateAll(t, s, mustPipe(t, `[{"$merge":{"into":"m1","on":"g"}}]`), nil)
 	_, e2 := aggregateAll(t, u, mustPipe(t, `[{"$merge":{"into":"m2","on":"g"}}]`), nil)
 	checkCode(t, e1, 51183, "$merge on a field without a unique index (sharded)")

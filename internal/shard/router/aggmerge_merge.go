@@ -12,7 +12,9 @@ import (
 // target document matching its 'on' key is read (a find through the
 // router), agg decides the write (MergeSpec.Apply) and the router sends
 // it. Each document's write is atomic; the stage as a whole is not (as
-// in MongoDB). TODO(#11): batch the reads and writes of many results.
+// in MongoDB). On _id (the default) this is done mergeBatchDocs results
+// at a time (mergeBatch); on other fields one result at a time.
+// TODO(#11): batch merges on other fields too.
 func (r *Router) writeMerge(c *call, mc *mergedCursor, m *agg.MergeSpec) error {
 	if !m.OnDefaulted {
 		ok, err := r.hasUniqueIndexOn(c, m)
@@ -24,19 +26,37 @@ func (r *Router) writeMerge(c *call, mc *mergedCursor, m *agg.MergeSpec) error {
 		}
 	}
 	for {
-		docs, done, err := r.pipeBatch(c, mc, outBatchDocs)
+		docs, done, err := r.pipeBatch(c, mc, mergeBatchDocs)
 		if err != nil {
 			return err
 		}
-		for _, d := range docs {
-			if err := r.mergeOne(c, m, d); err != nil {
+		for len(docs) > 0 {
+			n := min(len(docs), mergeBatchDocs)
+			if err := r.mergeSome(c, m, docs[:n]); err != nil {
 				return err
 			}
+			docs = docs[n:]
 		}
 		if done {
 			return nil
 		}
 	}
+}
+
+// mergeBatchDocs bounds the results merged at once (and so the target
+// documents read for them).
+const mergeBatchDocs = 100
+
+func (r *Router) mergeSome(c *call, m *agg.MergeSpec, docs []bson.D) error {
+	if len(m.On) != 1 || m.On[0] != "_id" {
+		for _, d := range docs {
+			if err := r.mergeOne(c, m, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return r.mergeBatch(c, m, docs)
 }
 
 func (r *Router) mergeOne(c *call, m *agg.MergeSpec, d bson.D) error {
