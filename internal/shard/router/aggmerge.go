@@ -264,6 +264,14 @@ func (p *mergePipe) close(c *call) {
 	p.it = nil
 }
 
+// closeIdlePipe ends the merge part of a cursor dropped for idleness
+// (its spill files, its lookups' cursors).
+func (mc *mergedCursor) closeIdlePipe() {
+	mc.mu.Lock()
+	defer mc.mu.Unlock()
+	mc.pipe.close(mc.pipe.c)
+}
+
 // replyError is the error of an ok:0 reply, nil for ok:1.
 func replyError(reply bson.D) error {
 	if ok, _ := bsonx.Get(reply, "ok"); truthyValue(ok) {

@@ -71,6 +71,9 @@ func (mc *mergedCursors) add(c *mergedCursor) {
 	for id, old := range mc.byID {
 		if now.Sub(old.used) > cursorIdle {
 			delete(mc.byID, id)
+			if old.pipe != nil {
+				go old.closeIdlePipe() // not under mc.mu: it may talk to shards
+			}
 		}
 	}
 	for c.id == 0 || mc.byID[c.id] != nil {
