@@ -67,22 +67,53 @@ func (r *Router) shardedAggregate(c *call, ns string, cm *routing.ChunkManager) 
 	if malformedAggregate(c.cmd) { // the shards' parser answers, in its words
 		return r.shardsVerdict(c, ns, cm)
 	}
+	sp, err := r.compileSplit(c)
+	if err != nil {
+		return nil, err
+	}
+	mc, reply, err := r.openShardsPart(c, ns, cm, filter, sp.plan)
+	if mc == nil {
+		return reply, err
+	}
+	mc.pipe = sp.pipe
+	sp.pipe.it = sp.mergePart.Run(r.shardStream(mc, sp.pipe))
+	if sp.out != nil || sp.merge != nil {
+		return r.writeOutput(c, mc, sp.out, sp.merge)
+	}
+	return r.firstReply(c, mc, aggBatchSize(c.cmd), false)
+}
+
+// compiledSplit is an aggregate ready to run on a sharded collection.
+type compiledSplit struct {
+	plan      splitPlan
+	mergePart *agg.Pipeline
+	pipe      *mergePipe
+	out       *agg.OutSpec   // a final $out, or nil
+	merge     *agg.MergeSpec // a final $merge, or nil
+}
+
+// compileSplit validates the whole pipeline as a data node would (same
+// errors), splits it and compiles the merge part; a $out to a sharded
+// collection is refused here.
+func (r *Router) compileSplit(c *call) (*compiledSplit, error) {
+	pv, _ := bsonx.Get(c.cmd, "pipeline")
+	pipeline, _ := pv.(bson.A)
 	letVars, err := expr.EvalLet(docField(c.cmd, "let"), nil) // for $merge's let and pipeline
 	if err != nil {
 		return nil, err
 	}
+	sp := &compiledSplit{pipe: &mergePipe{c: c, reads: readOptions(c.cmd)}}
 	stages, out, merge, err := agg.SplitOutput(pipeline, c.db, letVars)
 	if err != nil {
 		return nil, err
 	}
-	pipe := &mergePipe{c: c, reads: readOptions(c.cmd)}
-	env := r.mergeEnv(c, pipe)
-	if _, err := agg.Compile(stages, env); err != nil { // the data node's validation and errors
+	sp.out, sp.merge = out, merge
+	env := r.mergeEnv(c, sp.pipe)
+	if _, err := agg.Compile(stages, env); err != nil {
 		return nil, err
 	}
-	plan := splitPipeline(stages)
-	mergePart, err := agg.Compile(plan.merge, env)
-	if err != nil {
+	sp.plan = splitPipeline(stages)
+	if sp.mergePart, err = agg.Compile(sp.plan.merge, env); err != nil {
 		return nil, err
 	}
 	if out != nil {
@@ -90,16 +121,7 @@ func (r *Router) shardedAggregate(c *call, ns string, cm *routing.ChunkManager) 
 			return nil, err
 		}
 	}
-	mc, reply, err := r.openShardsPart(c, ns, cm, filter, plan)
-	if mc == nil {
-		return reply, err
-	}
-	mc.pipe = pipe
-	pipe.it = mergePart.Run(r.shardStream(mc, pipe))
-	if out != nil || merge != nil {
-		return r.writeOutput(c, mc, out, merge)
-	}
-	return r.firstReply(c, mc, aggBatchSize(c.cmd), false)
+	return sp, nil
 }
 
 // malformedAggregate reports a command whose pipeline or cursor field is
