@@ -109,6 +109,9 @@ func (d *Dispatcher) run(conn *Conn, db string, cmd bson.D, req *Request) (out [
 		}
 	}
 	reply, err := d.invoke(c, ctx)
+	if err == nil {
+		reply = LabelRetryableWCE(name, cmd, reply)
+	}
 	if fp != nil && err == nil {
 		reply = fp.after(reply)
 	}

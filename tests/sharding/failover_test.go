@@ -184,11 +184,11 @@ func shardTwoColls(t *testing.T, ctx context.Context, cl *mongo.Client) []*mongo
 }
 
 // TestFailoverShardPrimary: a shard of three members under retryable
-// writes and reads through the router; its primary is killed (-9). The
-// driver sees no error (the router waits for the new primary, which its
-// hello monitor learns, and resends what is retryable), the router writes
-// to the new primary within newPrimaryMax, and every acknowledged write is
-// present exactly once.
+// writes and reads through the router; its primary is killed (-9), then
+// the new primary steps down. The driver sees no error (the router waits
+// for the next primary, which its hello monitor learns, and resends what
+// is retryable), the router writes to each new primary within
+// newPrimaryMax, and every acknowledged write is present exactly once.
 func TestFailoverShardPrimary(t *testing.T) {
 	sc := upSharded(t, cluster.ShardedSpec{Shards: 1, ShardMembers: 3, ConfigMembers: 1, Routers: 1})
 	cl := connectURI(t, sc.URI())
@@ -211,14 +211,32 @@ func TestFailoverShardPrimary(t *testing.T) {
 	}
 	t.Logf("first write acknowledged %v after kill -9 of %s", time.Since(killed).Round(time.Millisecond), old.Name)
 	time.Sleep(loadFor)
-	stop()
-	if len(l.errs) > 0 {
-		t.Errorf("the driver saw %d errors, first: %v", len(l.errs), l.errs[0])
-	}
+
+	// The new primary steps down (no process dies): the router follows
+	// the next one, elected among the two members left.
 	p, err := sh.Primary(ctx)
 	must(t, err, "new primary")
 	if p.Name == old.Name {
 		t.Fatalf("%s is still the primary", p.Name)
+	}
+	err = sh.RunAdmin(ctx, p, bson.D{{Key: "replSetStepDown", Value: 30}, {Key: "secondaryCatchUpPeriodSecs", Value: 5}}, nil)
+	t.Logf("replSetStepDown on %s: %v (a closed connection is allowed)", p.Name, err)
+	stepped := time.Now()
+	for !l.ackedSince(stepped.Add(100 * time.Millisecond)) {
+		if time.Since(stepped) > newPrimaryMax {
+			t.Fatalf("no write acknowledged %v after %s stepped down; errors: %v", newPrimaryMax, p.Name, l.errs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(loadFor)
+	stop()
+	if len(l.errs) > 0 {
+		t.Errorf("the driver saw %d errors, first: %v", len(l.errs), l.errs[0])
+	}
+	p3, err := sh.Primary(ctx)
+	must(t, err, "primary after the stepdown")
+	if p3.Name == p.Name || p3.Name == old.Name {
+		t.Fatalf("primary after the stepdown is %s", p3.Name)
 	}
 	l.checkExactlyOnce(t, ctx)
 }

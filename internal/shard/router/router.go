@@ -178,6 +178,7 @@ func (r *Router) run(conn *command.Conn, db string, cmd bson.D, req *command.Req
 		r.stats.failed.Add(1)
 		return r.ErrorReply(err)
 	}
+	reply = command.LabelRetryableWCE(cmdName(cmd), cmd, reply)
 	b, err := bsonx.Encode(reply)
 	if err != nil {
 		return r.ErrorReply(fmt.Errorf("encoding the %s reply: %w", cmdName(cmd), err))
