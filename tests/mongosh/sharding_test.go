@@ -66,6 +66,16 @@ emit({added: [add0.shardAdded, add1.shardAdded], oks: [en.ok, r.ok, h.ok, at.ok,
 			checkDistribution(t, tp, router, coll, dist)
 		}
 	})
+	t.Run("balancerSwitch", func(t *testing.T) {
+		got := obj(t, shellJSON(t, shell, uri, `
+const stop = sh.stopBalancer();
+const off = {state: sh.getBalancerState(), enabled: sh.status().value.balancer["Currently enabled"], mode: sh.isBalancerRunning().mode};
+const start = sh.startBalancer();
+emit({oks: [stop.ok, start.ok], off, on: sh.getBalancerState()});`), "balancer")
+		if fmt.Sprint(got["oks"]) != "[1 1]" || fmt.Sprint(got["off"]) != "map[enabled:no mode:off state:false]" || got["on"] != true {
+			t.Errorf("stopBalancer/startBalancer: %v", got)
+		}
+	})
 	t.Run("distributionUnsharded", func(t *testing.T) {
 		got := obj(t, shellJSON(t, shell, uri+"app", `
 try { db.plain.getShardDistribution(); emit({err: ""}) } catch (e) { emit({err: e.message}) }`), "plain")

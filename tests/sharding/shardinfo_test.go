@@ -268,6 +268,21 @@ func checkMongosEntry(t *testing.T, tp *topo, cl *mongo.Client) {
 	if bal["mode"] != "off" || bal["inBalancerRound"] != false {
 		t.Errorf("balancerStatus: %v", bal)
 	}
+	// balancerStop/balancerStart record the mode in config.settings.
+	for _, tc := range []struct {
+		cmd, mode string
+		stopped   bool
+	}{{"balancerStop", "off", true}, {"balancerStart", "full", false}} {
+		must(t, cl.Database("admin").RunCommand(ctxT(t), bson.D{{Key: tc.cmd, Value: 1}}).Err(), "%s", tc.cmd)
+		var doc struct {
+			Mode    string `bson:"mode"`
+			Stopped bool   `bson:"stopped"`
+		}
+		must(t, cl.Database("config").Collection("settings").FindOne(ctxT(t), bson.D{{Key: "_id", Value: "balancer"}}).Decode(&doc), "config.settings")
+		if doc.Mode != tc.mode || doc.Stopped != tc.stopped {
+			t.Errorf("after %s config.settings balancer = %+v", tc.cmd, doc)
+		}
+	}
 }
 
 func infoErrCode(err error) int32 {

@@ -57,7 +57,7 @@ func (c *Catalog) ReportMongos(ctx context.Context, m Mongos) error {
 			{Key: "u", Value: update},
 			{Key: "upsert", Value: true},
 		}}},
-		{Key: "writeConcern", Value: bson.D{{Key: "w", Value: "majority"}, {Key: "wtimeout", Value: int64(writeTimeout / time.Millisecond)}}},
+		{Key: "writeConcern", Value: majority(ctx)},
 	})
 	if err != nil {
 		return err

@@ -7,18 +7,12 @@ import (
 	"strconv"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
 	"github.com/relaydb/relaydb/internal/shard/configsvr"
 )
 
 // uptimeInterval is how often a router reports itself in config.mongos
 // (mongos' kUptimeReportInterval).
 const uptimeInterval = 10 * time.Second
-
-func init() {
-	localCommands["balancerStatus"] = handler{fn: balancerStatus, adminOnly: true}
-}
 
 // StartUptimeReporter keeps this router's config.mongos entry, _id
 // "hostname:port", as mongos does: at once and then every 10 s an upsert
@@ -64,15 +58,4 @@ func (r *Router) reportUptime(id, host string, created time.Time, haveVersion bo
 		r.log.Warn("cannot write this router's uptime to config.mongos", "id", id, "err", err)
 	}
 	return haveVersion
-}
-
-// balancerStatus answers as a cluster whose balancer is off: relaydb has
-// no balancer yet (issue #12), whatever config.settings says.
-// TODO(#12): report the balancer's mode and rounds once it exists.
-func balancerStatus(*call) (bson.D, error) {
-	return bson.D{
-		{Key: "mode", Value: "off"},
-		{Key: "inBalancerRound", Value: false},
-		{Key: "numBalancerRounds", Value: int64(0)},
-	}, nil
 }
