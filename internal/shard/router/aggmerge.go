@@ -28,7 +28,14 @@ import (
 // QueryExceededMemoryLimitNoDiskUseAllowed, as on a data node; with
 // allowDiskUse the router spills to files under the operating system's
 // temporary directory (it has no data directory), removed when the
-// cursor is closed or exhausted.
+// cursor is closed, exhausted or dropped for idleness.
+//
+// TODO(#11): a router spill directory of its own, cleared at start (a
+// crashed router leaves agg-*.bson files in the temporary directory);
+// an aggregate on an unsharded collection whose $lookup/$unionWith reads
+// a sharded one is still forwarded whole to the primary shard (it sees
+// only that shard's documents of the foreign collection); explain of a
+// split pipeline (splitPipeline gives the shards and merger parts).
 
 // maxResultDocBytes is the largest document an aggregate may return.
 const maxResultDocBytes = 16 * 1024 * 1024
