@@ -20,6 +20,7 @@ func collStats(c *Ctx, p *request.CollStats) (bson.D, error) {
 // storageStats are coll's sizes and counts as collStats and $collStats'
 // storageStats report them, sizes divided by scale (>= 1); avgObjSize is
 // in bytes, as MongoDB's. Index sizes are not tracked yet (0).
+// TODO(#11): index sizes, and storageSize as the bytes on disk.
 func (c *Ctx) storageStats(coll string, scale int64) (bson.D, error) {
 	col, err := c.collection(coll)
 	if err != nil {
@@ -38,9 +39,14 @@ func (c *Ctx) storageStats(coll string, scale int64) (bson.D, error) {
 		{Key: "size", Value: size / scale},
 		{Key: "count", Value: count},
 		{Key: "avgObjSize", Value: avg},
+		{Key: "numOrphanDocs", Value: int64(0)}, // no migrations before #12
 		{Key: "storageSize", Value: size / scale},
+		{Key: "freeStorageSize", Value: int64(0)},
+		{Key: "capped", Value: false}, // relaydb has no capped collections
 		{Key: "nindexes", Value: int32(len(col.Indexes()))},
+		{Key: "indexBuilds", Value: bson.A{}},
 		{Key: "totalIndexSize", Value: int64(0)},
+		{Key: "totalSize", Value: size / scale}, // storageSize + totalIndexSize
 		{Key: "indexSizes", Value: sizes},
 		{Key: "scaleFactor", Value: int32(scale)},
 	}, nil

@@ -66,6 +66,17 @@ emit({added: [add0.shardAdded, add1.shardAdded], oks: [en.ok, r.ok, h.ok, at.ok,
 			checkDistribution(t, tp, router, coll, dist)
 		}
 	})
+	t.Run("sizes", func(t *testing.T) {
+		// db.coll.totalSize() and friends read $collStats' storageStats
+		// summed over the shards.
+		got := obj(t, shellJSON(t, shell, uri+"app", `
+const h = db.hashed;
+emit({total: h.totalSize(), data: h.dataSize(), index: h.totalIndexSize(), storage: h.storageSize()});`), "sizes")
+		total, data, index := num(t, got["total"], "total"), num(t, got["data"], "data"), num(t, got["index"], "index")
+		if data <= 0 || total != num(t, got["storage"], "storage")+index {
+			t.Errorf("collection sizes %v", got)
+		}
+	})
 	t.Run("balancerSwitch", func(t *testing.T) {
 		got := obj(t, shellJSON(t, shell, uri, `
 const stop = sh.stopBalancer();
