@@ -102,6 +102,39 @@ func TestShardKeyChange(t *testing.T) {
 			t.Fatalf("refused multi update changed %d documents", n)
 		}
 	})
+	t.Run("upsert by _id without the key", func(t *testing.T) {
+		// No shard holds _id 900: the upsert runs on the first shard,
+		// whose new document belongs to sh1 and is inserted there.
+		x := kt.valueOn(t, "sh1", 9000)
+		res, err := coll.UpdateOne(ctxT(t), bson.D{{Key: "_id", Value: 900}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: x}}}},
+			options.UpdateOne().SetUpsert(true))
+		must(t, err, "upsert")
+		if res.UpsertedCount != 1 || res.UpsertedID != int32(900) {
+			t.Fatalf("upsert = %+v", res)
+		}
+		if n := len(kt.shardDocs(t, "sh1", bson.D{{Key: "_id", Value: 900}, {Key: "x", Value: x}})); n != 1 || kt.countBoth(t, bson.D{{Key: "_id", Value: 900}}) != 1 {
+			t.Fatalf("upserted document on sh1: %d, on both: %d", n, kt.countBoth(t, bson.D{{Key: "_id", Value: 900}}))
+		}
+		// Again: now an update of the document found on sh1.
+		res, err = coll.UpdateOne(ctxT(t), bson.D{{Key: "_id", Value: 900}}, bson.D{{Key: "$set", Value: bson.D{{Key: "y", Value: 1}}}},
+			options.UpdateOne().SetUpsert(true))
+		must(t, err, "second upsert")
+		if res.ModifiedCount != 1 || res.UpsertedCount != 0 {
+			t.Fatalf("second upsert = %+v", res)
+		}
+		var got bson.M
+		must(t, coll.FindOneAndUpdate(ctxT(t), bson.D{{Key: "_id", Value: 902}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: x}}}},
+			options.FindOneAndUpdate().SetUpsert(true).SetReturnDocument(options.After)).Decode(&got), "findOneAndUpdate upsert")
+		if got["_id"] != int32(902) || got["x"] != int32(x) || len(kt.shardDocs(t, "sh1", bson.D{{Key: "_id", Value: 902}})) != 1 {
+			t.Fatalf("findOneAndUpdate upsert = %v", got)
+		}
+		_, err = noRetry.UpdateOne(ctxT(t), bson.D{{Key: "_id", Value: 901}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: x}}}},
+			options.UpdateOne().SetUpsert(true))
+		checkWriteCode(t, err, 20, "cross-shard upsert without retryWrites")
+		if n := kt.countBoth(t, bson.D{{Key: "_id", Value: 901}}); n != 0 {
+			t.Fatalf("refused upsert inserted %d documents", n)
+		}
+	})
 	t.Run("batch of two moves refused", func(t *testing.T) {
 		a, b, newX := from[7], from[8], kt.valueOn(t, "sh1", 8000)
 		_, err := coll.BulkWrite(ctxT(t), []mongo.WriteModel{

@@ -411,7 +411,8 @@ func (r *Router) shardedWriteOps(c *call, ns string, cm *routing.ChunkManager, f
 // one chunk: a multi statement, or one targeting a single shard, goes to
 // every targeted shard; a single-document statement targeting several
 // shards is a two-phase write without shard key (writeWithoutShardKey).
-// An upsert needs the whole key (ShardKeyNotFound otherwise).
+// An upsert needs the whole key or an _id equality (ShardKeyNotFound
+// otherwise), as in MongoDB 7.0.
 func (r *Router) writeOne(c *call, ns string, cm *routing.ChunkManager, b batch, i int, isUpdate bool, res *writeResult) (*routing.ChunkManager, error) {
 	stmt, _ := b.items[i].(bson.D)
 	q := docField(stmt, "q")
@@ -426,7 +427,7 @@ func (r *Router) writeOne(c *call, ns string, cm *routing.ChunkManager, b batch,
 		if err != nil {
 			return cm, err
 		}
-		if isUpdate && truthy(stmt, "upsert") && !hasKey {
+		if isUpdate && truthy(stmt, "upsert") && !hasKey && !idEquality(q) {
 			return cm, mongoerr.New(mongoerr.ShardKeyNotFound,
 				"Failed to target upsert by query :: could not extract exact shard key")
 		}
@@ -484,7 +485,7 @@ func (r *Router) shardedFindAndModify(c *call, ns string, cm *routing.ChunkManag
 		if err != nil {
 			return nil, err
 		}
-		if truthy(c.cmd, "upsert") && !hasKey {
+		if truthy(c.cmd, "upsert") && !hasKey && !idEquality(q) {
 			return nil, mongoerr.New(mongoerr.ShardKeyNotFound, "Query for sharded findAndModify must contain the shard key")
 		}
 		if len(shards) > 1 {

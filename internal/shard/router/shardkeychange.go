@@ -20,7 +20,8 @@ import (
 //
 //  1. the post-image is inserted on its owning shard (without the
 //     session: a repeated insert meets the copy already there, an equal
-//     document under the same _id, and counts as done);
+//     document under the same _id, and counts as done; an upsert's
+//     insert, the statement's only write, carries the session);
 //  2. the pre-image is deleted from its shard by _id and shard key, with
 //     the client's lsid, txnNumber and stmtId, so the old shard records the
 //     statement as run and a retry of it is answered from that record;
@@ -117,7 +118,11 @@ func stmtIDOf(cmd bson.D) int32 {
 // pre-image from its own; moved is false when the pre-image was gone.
 func (r *Router) moveDocument(c *call, ns string, cm *routing.ChunkManager, kc keyChange, stmtID int32) (bool, *routing.ChunkManager, error) {
 	coll, _ := c.cmd[0].Value.(string)
-	ins := withClientWriteConcern(bson.D{{Key: "insert", Value: coll}, {Key: "documents", Value: bson.A{kc.post}}}, c.cmd)
+	ins := bson.D{{Key: "insert", Value: coll}, {Key: "documents", Value: bson.A{kc.post}}}
+	if kc.upsert { // the statement's only write: the owner records it, so a retry is recognised there
+		ins = withSession(ins, c.cmd, stmtID)
+	}
+	ins = withClientWriteConcern(ins, c.cmd)
 	reply, cm, err := r.sendByKey(c, ns, cm, kc.post, ins)
 	if err == nil && len(writeErrors(reply)) > 0 {
 		err = r.insertedBefore(c, ns, cm, kc.post, writeErrors(reply)[0])

@@ -22,7 +22,12 @@ import (
 //     it ({_id, each shard key field, $and: [filter]}) and the shard's
 //     version; if it matches nothing (the document changed, moved or went
 //     away meanwhile) phase 1 runs again, at most
-//     maxWithoutShardKeyAttempts times.
+//     maxWithoutShardKeyAttempts times. An upsert (allowed with an _id
+//     equality) that found nothing goes to the first targeted shard with
+//     its filter: a document that belongs elsewhere comes back as
+//     WouldChangeOwningShard and is inserted on its owner (a retryable
+//     write; otherwise IllegalOperation, where MongoDB 7.0 would use an
+//     internal transaction).
 //
 // The narrowed filter pins the whole shard key, so a shard accepts an
 // update of the key in it (MongoDB's
@@ -45,8 +50,16 @@ import (
 const maxWithoutShardKeyAttempts = 10
 
 // matchNothing is a filter no document matches (the executed-statement
-// check).
+// check, which also turns upsert off).
 var matchNothing = bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: bson.A{}}}}}
+
+// noUpsert turns off the upsert field of a statement or command.
+func noUpsert(d bson.D) bson.D {
+	if _, has := bsonx.Get(d, "upsert"); has {
+		return setField(d, "upsert", false)
+	}
+	return d
+}
 
 // targetQuery is what phase 1 asks each shard for.
 type targetQuery struct {
@@ -147,7 +160,8 @@ func (r *Router) writeWithoutShardKey(c *call, ns string, cm *routing.ChunkManag
 		return bson.A{withStmtField(stmt, "q", q)}, ids
 	}
 	if retryableWrite(c.cmd) {
-		items, ids := one(matchNothing)
+		_, ids := one(nil)
+		items := bson.A{noUpsert(withStmtField(stmt, "q", matchNothing))}
 		done, reply, err := r.alreadyRan(c, ns, cm, docField(stmt, "q"), func(s string, cm *routing.ChunkManager) bson.D {
 			return withVersion(piece(c.cmd, b.field, items, []int{0}, ids), cm, s)
 		}, func(reply bson.D) bool { return int64Field(reply, "n") > 0 })
@@ -162,10 +176,15 @@ func (r *Router) writeWithoutShardKey(c *call, ns string, cm *routing.ChunkManag
 	for attempt := 0; attempt < maxWithoutShardKeyAttempts; attempt++ {
 		doc, shard, next, err := r.findTarget(c, ns, cm, tq)
 		cm = next
-		if err != nil || doc == nil {
+		if err != nil || (doc == nil && !truthy(stmt, "upsert")) {
 			return cm, err // no match: n 0
 		}
-		items, ids := one(narrowFilter(cm.Pattern(), tq.filter, doc))
+		items, ids := one(tq.filter)
+		if doc != nil {
+			items, ids = one(narrowFilter(cm.Pattern(), tq.filter, doc))
+		} else if shard = firstShard(cm, tq.filter); shard == "" {
+			return cm, mongoerr.New(mongoerr.ShardKeyNotFound, "upsert on %s targets no shard", ns)
+		}
 		sr := r.send(c, shard, withVersion(piece(c.cmd, b.field, items, []int{0}, ids), cm, shard), false)
 		if r.staleAt(sr) >= 0 {
 			if cm, err = r.refreshAfterStale(c.ctx, ns, cm, attempt); err != nil {
@@ -225,7 +244,7 @@ func (r *Router) alreadyRan(c *call, ns string, cm *routing.ChunkManager, filter
 func (r *Router) findAndModifyWithoutShardKey(c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {
 	if retryableWrite(c.cmd) {
 		done, reply, err := r.alreadyRan(c, ns, cm, docField(c.cmd, "query"), func(s string, cm *routing.ChunkManager) bson.D {
-			return withVersion(setField(c.cmd, "query", matchNothing), cm, s)
+			return withVersion(noUpsert(setField(c.cmd, "query", matchNothing)), cm, s)
 		}, famMatched)
 		if err != nil || done {
 			return reply, err
@@ -257,6 +276,17 @@ func (r *Router) findAndModifyWithoutShardKey(c *call, ns string, cm *routing.Ch
 	}
 	return nil, changedMeanwhile(ns)
 }
+
+// idEquality reports a filter with an equality on _id: an upsert without
+// the shard key is then a write without shard key (MongoDB 7.0): with no
+// match it runs on one shard, whose document may belong to another
+// (WouldChangeOwningShard with shouldUpsert: the router inserts it there).
+func idEquality(filter bson.D) bool {
+	_, ok := routing.ShardKeyFromFilter(idPattern, filter)
+	return ok
+}
+
+var idPattern = key.MustParse(bson.D{{Key: "_id", Value: 1}})
 
 // firstShard is the first shard filter targets ("" for none): a
 // findAndModify matching nothing is answered by one shard, as MongoDB's
