@@ -25,6 +25,9 @@ import (
 // collection is one chunk on the primary shard. Sharding again with the
 // same key and options is a no-op, with others AlreadyInitialized (23).
 func shardCollection(c *call) (bson.D, error) {
+	if err := c.useMetadataWriteConcern(); err != nil {
+		return nil, err
+	}
 	ns, _ := c.cmd[0].Value.(string)
 	dbName, collName, ok := strings.Cut(ns, ".")
 	if !ok || dbName == "" || collName == "" || strings.ContainsAny(dbName, "/\\ \"$") {
