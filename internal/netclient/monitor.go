@@ -14,6 +14,10 @@ import (
 // MaxAwait). A member without topologyVersion is polled every MaxAwait; a
 // failed check is retried at once on a new connection (the failure may be
 // the connection's), then every minHeartbeat.
+//
+// TODO(#11): the exhaust form of streaming hello (exhaustAllowed,
+// moreToCome replies) once the server streams replies; an RTT monitor
+// per member for nearest reads and maxStalenessSeconds.
 func (s *ReplicaSet) monitor(m *member) {
 	var c *Conn
 	defer func() {

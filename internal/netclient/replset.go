@@ -173,6 +173,13 @@ func (s *ReplicaSet) PrimaryPreferred(ctx context.Context) (string, error) {
 
 // selectHost waits until pick (called under mu) names a host.
 func (s *ReplicaSet) selectHost(ctx context.Context, mode string, pick func() string) (string, error) {
+	s.mu.Lock()
+	s.useLocked()
+	h := pick()
+	s.mu.Unlock()
+	if h != "" && !s.closed() {
+		return h, nil // the common case: no timer, no wait
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.SelectTimeout)
 	defer cancel()
 	for {

@@ -31,7 +31,7 @@ type fakeSet struct {
 	election byte
 }
 
-func startFakeSet(t *testing.T, n int) *fakeSet {
+func startFakeSet(t testing.TB, n int) *fakeSet {
 	t.Helper()
 	fs := &fakeSet{changed: make(chan struct{})}
 	for range n {
@@ -242,4 +242,28 @@ func TestReplicaSetPrimaryDies(t *testing.T) {
 	if err != nil || host != fs.hosts[1] {
 		t.Fatalf("run after election: %v on %s, %v", reply, host, err)
 	}
+}
+
+// BenchmarkReplicaSetPrimary: the cost a command pays to learn where the
+// primary is (the monitor keeps it current).
+func BenchmarkReplicaSetPrimary(b *testing.B) {
+	fs := startFakeSet(b, 3)
+	pool := NewPool(Options{})
+	defer pool.Close()
+	rs := NewReplicaSet(pool, ReplicaSetOptions{Name: "rs", Seeds: fs.hosts})
+	defer rs.Close()
+	ctx := context.Background()
+	if _, err := rs.Primary(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := rs.Primary(ctx); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }
