@@ -14,7 +14,9 @@ import (
 // TestMajorityWriteConcern: the client's write concern as mongos makes it
 // for a metadata command (appendMajorityWriteConcern).
 func TestMajorityWriteConcern(t *testing.T) {
-	wc := func(fields ...bson.E) bson.D { return bson.D{{Key: "shardCollection", Value: "a.b"}, {Key: "writeConcern", Value: bson.D(fields)}} }
+	wc := func(fields ...bson.E) bson.D {
+		return bson.D{{Key: "shardCollection", Value: "a.b"}, {Key: "writeConcern", Value: bson.D(fields)}}
+	}
 	for _, tc := range []struct {
 		name string
 		cmd  bson.D
