@@ -42,6 +42,54 @@ func TestShardInfo(t *testing.T) {
 	t.Run("collStatsOnShard", func(t *testing.T) { checkCollStatsOnShard(t, tp) })
 	t.Run("mongosAndBalancer", func(t *testing.T) { checkMongosEntry(t, tp, cl) })
 	t.Run("shardedDataDistribution", func(t *testing.T) { checkDataDistribution(t, tp, cl) })
+	t.Run("collStatsCommand", func(t *testing.T) { checkCollStatsCommand(t, tp, cl) })
+}
+
+// checkCollStatsCommand: the collStats command sums the owning shards'
+// answers (mongos' shape), or names the primary of an unsharded one.
+func checkCollStatsCommand(t *testing.T, tp *topo, cl *mongo.Client) {
+	var res struct {
+		Sharded bool              `bson:"sharded"`
+		Count   int64             `bson:"count"`
+		Size    int64             `bson:"size"`
+		NChunks int32             `bson:"nchunks"`
+		Scale   int32             `bson:"scaleFactor"`
+		Shards  map[string]bson.M `bson:"shards"`
+	}
+	db := cl.Database("gv")
+	must(t, db.RunCommand(ctxT(t), bson.D{{Key: "collStats", Value: "h"}}).Decode(&res), "collStats gv.h")
+	if !res.Sharded || res.Count != 100 || res.NChunks != 4 || len(res.Shards) != 2 || res.Size <= 0 {
+		t.Errorf("collStats gv.h: %+v", res)
+	}
+	var sum int64
+	for name, st := range res.Shards {
+		want, err := tp.shardClient(t, name).Database("gv").Collection("h").CountDocuments(ctxT(t), bson.D{})
+		must(t, err, "count on %s", name)
+		if infoInt(st["count"]) != want {
+			t.Errorf("collStats shards.%s.count = %v, the shard holds %d", name, st["count"], want)
+		}
+		sum += infoInt(st["size"])
+	}
+	if sum != res.Size {
+		t.Errorf("collStats size %d, the shards' sizes add up to %d", res.Size, sum)
+	}
+	var scaled struct {
+		Size  int64 `bson:"size"`
+		Scale int32 `bson:"scaleFactor"`
+	}
+	must(t, db.RunCommand(ctxT(t), bson.D{{Key: "collStats", Value: "h"}, {Key: "scale", Value: 10}}).Decode(&scaled), "collStats scale 10")
+	if scaled.Scale != 10 || scaled.Size != res.Size/10 {
+		t.Errorf("collStats scale 10: %+v, unscaled size %d", scaled, res.Size)
+	}
+	var plain bson.M
+	must(t, db.RunCommand(ctxT(t), bson.D{{Key: "collStats", Value: "plain"}}).Decode(&plain), "collStats gv.plain")
+	if plain["sharded"] != false || plain["primary"] != "sh0" || infoInt(plain["count"]) != 1 {
+		t.Errorf("collStats gv.plain: %v", plain)
+	}
+	err := db.RunCommand(ctxT(t), bson.D{{Key: "collStats", Value: "h"}, {Key: "scale", Value: 0}}).Err()
+	if code := infoErrCode(err); code != 4390200 {
+		t.Errorf("collStats scale 0: %v, want code 4390200", err)
+	}
 }
 
 // checkDataDistribution: $shardedDataDistribution lists the sharded
@@ -292,7 +340,7 @@ func infoErrCode(err error) int32 {
 	}
 	var se mongo.ServerError
 	if errors.As(err, &se) {
-		for _, c := range []int{2, 13, 14, 26, 118, 40415, 40602, 6789100} {
+		for _, c := range []int{2, 13, 14, 26, 118, 40415, 40602, 4390200, 6789100} {
 			if se.HasErrorCode(c) {
 				return int32(c)
 			}

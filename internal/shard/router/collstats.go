@@ -16,9 +16,13 @@ import (
 // servers for admin and config), each result gets the shard's name
 // (`shard`, after `ns`), and the rest of the pipeline runs here over those
 // few documents (one per shard). handled is false for any other command.
-// $shardedDataDistribution is served here too (datadistribution.go).
+// $shardedDataDistribution (datadistribution.go) and the collStats
+// command (collstatscmd.go) are served from here too.
 func (r *Router) routeCollStats(c *call) (reply bson.D, handled bool, err error) {
 	if reply, handled, err := r.routeDataDistribution(c); handled {
+		return reply, true, err
+	}
+	if reply, handled, err := r.routeCollStatsCommand(c); handled {
 		return reply, true, err
 	}
 	coll, stage, rest, ok := collStatsAggregate(c)
