@@ -88,6 +88,7 @@ func TestShardedAggregate(t *testing.T) {
 	t.Run("lookup", func(t *testing.T) { testShardedLookup(t, s, u) })
 	t.Run("out", func(t *testing.T) { testShardedOut(t, db, s, u) })
 	t.Run("merge", func(t *testing.T) { testShardedMerge(t, db, s, u) })
+	t.Run("unsharded source", func(t *testing.T) { testUnshardedSource(t, db, u) })
 	t.Run("cursor", func(t *testing.T) { testMergeCursor(t, s, u) })
 	t.Run("memory limit", func(t *testing.T) { testRouterMemoryLimit(t, admin, s, u) })
 }

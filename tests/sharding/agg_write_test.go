@@ -185,3 +185,37 @@ func allDocs(t *testing.T, c *mongo.Collection) []bson.D {
 	must(t, cur.All(ctxT(t), &out), "find %s", c.Name())
 	return out
 }
+
+// testUnshardedSource: an aggregate on an unsharded collection whose
+// $lookup or $unionWith reads a sharded one sees all of it (the router
+// runs that part), as it sees the unsharded copy; $merge into a sharded
+// collection writes through the router; $out to one is refused.
+func testUnshardedSource(t *testing.T, db *mongo.Database, u *mongo.Collection) {
+	for _, l := range []string{
+		`[{"$match":{"g":{"$in":[1,3]}}},{"$lookup":{"from":"%s","localField":"k","foreignField":"b","as":"f"}},{"$project":{"f":"$f.w"}}]`,
+		`[{"$match":{"g":0}},{"$unionWith":{"coll":"%s","pipeline":[{"$match":{"b":{"$lt":6}}}]}},{"$project":{"_id":1,"w":1,"g":1}}]`,
+		`[{"$facet":{"n":[{"$lookup":{"from":"%s","localField":"k","foreignField":"b","as":"f"}},{"$unwind":"$f"},{"$count":"n"}]}}]`,
+	} {
+		want, err := aggregateAll(t, u, mustPipe(t, strings.ReplaceAll(l, "%s", "fu")), nil)
+		must(t, err, "from fu: %s", l)
+		got, err := aggregateAll(t, u, mustPipe(t, strings.ReplaceAll(l, "%s", "fs")), nil)
+		must(t, err, "from fs: %s", l)
+		if a, b := canonicalDocs(got, false), canonicalDocs(want, false); a != b || len(want) == 0 {
+			t.Fatalf("%s:\n from the sharded   %s\n from the unsharded %s", l, a, b)
+		}
+	}
+	p := `[{"$group":{"_id":"$g","n":{"$sum":1}}},{"$merge":{"into":"%s"}}]`
+	for _, target := range []string{"um", "ums"} {
+		if target == "ums" {
+			must(t, db.Client().Database("admin").RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "ag.ums"},
+				{Key: "key", Value: bson.D{{Key: "_id", Value: "hashed"}}}}).Err(), "shard ag.ums")
+		}
+		_, err := aggregateAll(t, u, mustPipe(t, strings.ReplaceAll(p, "%s", target)), nil)
+		must(t, err, "$merge into %s", target)
+	}
+	if a, b := canonicalDocs(allDocs(t, db.Collection("ums")), true), canonicalDocs(allDocs(t, db.Collection("um")), true); a != b || a == "" {
+		t.Fatalf("$merge from an unsharded collection:\n into a sharded one   %s\n into an unsharded one %s", a, b)
+	}
+	_, err := aggregateAll(t, u, mustPipe(t, `[{"$out":"fs"}]`), nil)
+	checkCode(t, err, 28769, "$out from an unsharded collection to a sharded one")
+}

@@ -101,3 +101,19 @@ func TestReadsOtherCollections(t *testing.T) {
 		}
 	}
 }
+
+func TestNamedCollections(t *testing.T) {
+	for in, want := range map[string]string{
+		`[{"$match":{"a":1}}]`: `null`,
+		`[{"$lookup":{"from":"o","as":"x","pipeline":[{"$unionWith":"p"}]}},{"$unionWith":{"coll":"q","pipeline":[]}}]`: `["d.o","d.p","d.q"]`,
+		`[{"$facet":{"a":[{"$graphLookup":{"from":"g"}}]}},{"$out":{"db":"e","coll":"t"}}]`:                             `["d.g","e.t"]`,
+		`[{"$merge":{"into":{"db":"e","coll":"m"}}}]`:                                                                   `["e.m"]`,
+		`[{"$merge":"m"}]`:                     `["d.m"]`,
+		`[{"$merge":{"into":"m","on":"_id"}}]`: `["d.m"]`,
+		`[{"$out":"t"}]`:                       `["d.t"]`,
+	} {
+		if got := js(namedCollections(pipe(t, in), "d")); got != want {
+			t.Errorf("namedCollections(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -69,6 +69,9 @@ func (r *Router) routeSharded(c *call) (reply bson.D, handled bool, err error) {
 		return nil, true, err
 	}
 	if cm == nil {
+		if reply, handled, err := r.unshardedAggregate(c); handled { // aggmerge_unsharded.go
+			return reply, true, err
+		}
 		if versionedUnsharded(c) {
 			return r.forwardUnsharded(c, ns)
 		}
