@@ -32,10 +32,8 @@ import (
 //
 // TODO(#11): a router spill directory of its own, cleared at start (a
 // crashed router leaves agg-*.bson files in the temporary directory);
-// an aggregate on an unsharded collection whose $lookup/$unionWith reads
-// a sharded one is still forwarded whole to the primary shard (it sees
-// only that shard's documents of the foreign collection); explain of a
-// split pipeline (splitPipeline gives the shards and merger parts).
+// explain of a split pipeline (splitPipeline gives the shards and merger
+// parts).
 
 // maxResultDocBytes is the largest document an aggregate may return.
 const maxResultDocBytes = 16 * 1024 * 1024
