@@ -20,6 +20,17 @@ func TestShardingHelpers(t *testing.T) {
 	tp := startTopo(t)
 	uri := tp.router.URI()
 
+	// Before any shard: the router wrote config.version and its
+	// config.mongos entry at start (its first report is asynchronous:
+	// wait for it, boundedly), so sh.status() works on an empty cluster.
+	empty := obj(t, shellJSON(t, shell, uri, `
+const cfg = db.getSiblingDB("config");
+for (let i = 0; i < 100 && (cfg.getCollection("version").findOne() === null || cfg.getCollection("mongos").findOne() === null); i++) sleep(100);
+emit(sh.status().value);`), "sh.status() before addShard")
+	if len(arr(t, empty["shards"], "shards")) != 0 || len(arr(t, empty["active mongoses"], "active mongoses")) != 1 {
+		t.Fatalf("sh.status() before addShard: %v", empty)
+	}
+
 	setup := shellJSON(t, shell, uri, fmt.Sprintf(`
 const add0 = sh.addShard(%q), add1 = sh.addShard(%q);
 const en = sh.enableSharding("app", "sh0");
