@@ -51,15 +51,20 @@ var versionedCommands = map[string]bool{
 // ok: 1; the rest of the batch is not run.
 var writeCommands = map[string]bool{"insert": true, "update": true, "delete": true}
 
-// checkShardVersion runs the shard version check for a versioned command.
+// checkShardVersion runs the shard version check for a versioned command
+// (for an explain, of the command explained: the router versions that).
 // A write command's failure is returned as its reply (handled true).
 func (d *Dispatcher) checkShardVersion(c *Command, ctx *Ctx) (reply bson.D, handled bool, err error) {
-	if d.shardVersioner == nil || !versionedCommands[c.Name] {
+	cmd, name := ctx.Cmd, c.Name
+	if inner, ok := cmd[0].Value.(bson.D); ok && name == "explain" && len(inner) > 0 {
+		cmd, name = inner, inner[0].Key
+	}
+	if d.shardVersioner == nil || !versionedCommands[name] {
 		return nil, false, nil
 	}
 	cctx, cancel := ctx.replContext()
 	defer cancel()
-	err = d.shardVersioner.CheckShardVersion(cctx, ctx.DB, ctx.Cmd)
+	err = d.shardVersioner.CheckShardVersion(cctx, ctx.DB, cmd)
 	if err == nil || !writeCommands[c.Name] {
 		return nil, false, err
 	}

@@ -1,11 +1,15 @@
 package sharding
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/relaydb/relaydb/tests/harness"
 )
 
 // TestHashedKeyIndexAndExplain: a hashed shard key gets a real hashed
@@ -131,6 +135,8 @@ func TestHashedKeyIndexAndExplain(t *testing.T) {
 		}
 	})
 
+	t.Run("stale router", func(t *testing.T) { testStaleExplain(t, tp, db, admin) })
+
 	t.Run("non-empty collection needs the hashed index", func(t *testing.T) {
 		r := db.Collection("r")
 		_, err := r.InsertMany(ctxT(t), []any{bson.D{{Key: "x", Value: 1}}, bson.D{{Key: "x", Value: 2}}})
@@ -143,6 +149,26 @@ func TestHashedKeyIndexAndExplain(t *testing.T) {
 		must(t, err, "createIndex x_hashed")
 		must(t, admin.RunCommand(ctxT(t), shardR).Err(), "shardCollection hx.r with its hashed index")
 	})
+}
+
+// testStaleExplain: a second router caches hx.s sharded on x; hx.s is
+// then dropped and sharded on y through the first. The second router's
+// explain of a find by y is first sent with the old versions, which the
+// shards refuse (StaleConfig), and then targets by y: one shard.
+func testStaleExplain(t *testing.T, tp *topo, db *mongo.Database, admin *mongo.Database) {
+	shardS := func(field string) {
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "hx.s"}, {Key: "key", Value: bson.D{{Key: field, Value: "hashed"}}}}).Err(), "shard hx.s on %s", field)
+	}
+	shardS("x")
+	r2 := harness.StartRouter(t, "cfg/"+tp.cfg.Members()[0].Host)
+	cl2, err := mongo.Connect(options.Client().ApplyURI(r2.URI()))
+	must(t, err, "connect to the second router")
+	t.Cleanup(func() { _ = cl2.Disconnect(context.Background()) })
+	db2 := cl2.Database("hx")
+	winningShards(t, runExplain(t, db2, bson.D{{Key: "find", Value: "s"}, {Key: "filter", Value: bson.D{{Key: "x", Value: 1}}}}), "SINGLE_SHARD", 1)
+	must(t, db.Collection("s").Drop(ctxT(t)), "drop hx.s")
+	shardS("y")
+	winningShards(t, runExplain(t, db2, bson.D{{Key: "find", Value: "s"}, {Key: "filter", Value: bson.D{{Key: "y", Value: 1}}}}), "SINGLE_SHARD", 1)
 }
 
 // runExplain runs {explain: cmd, verbosity: queryPlanner} through the router.
