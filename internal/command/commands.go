@@ -20,8 +20,9 @@ import (
 // fields, stepDown's secs/force); configureFailPoint's mode and data
 // documents; create's options (kept as sent for the catalog); the
 // parameter names of getParameter/setParameter (dynamic by nature); the
-// command explain wraps (only find's is decoded by its struct;
-// TODO(#11): the router explains the others per shard); and the
+// command explain wraps (only find's is decoded by its struct: the
+// others give explain only their filter, and a router sends each to its
+// shards as it is, router/explain.go); and the
 // generic arguments writeConcern, readConcern, lsid/txnNumber/stmtIds
 // (writeconcern.go, readconcern_parse.go, retry.go). Fields typed any are
 // accepted as sent because relaydb reads them leniently or not at all.
