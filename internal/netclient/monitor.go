@@ -67,22 +67,28 @@ func (s *ReplicaSet) keepMonitoring(m *member) bool {
 }
 
 func (s *ReplicaSet) dialMonitor(m *member) (*Conn, error) {
-	ctx, cancel := s.checkCtx(m, s.pool.opts.DialTimeout)
+	ctx, cancel := s.checkCtx(m, func(bool) time.Duration { return s.pool.opts.DialTimeout })
 	defer cancel()
 	return s.pool.Dial(ctx, m.host)
 }
 
-// check runs one hello on c: awaitable when tv is known.
+// check runs one hello on c: awaitable when tv is known and MarkFailed
+// did not ask for a check now (an awaitable hello to a member whose
+// topology did not change would wait MaxAwait).
 func (s *ReplicaSet) check(m *member, c *Conn, tv bson.D) (Hello, error) {
+	awaitable := false
+	ctx, cancel := s.checkCtx(m, func(recheck bool) time.Duration {
+		if awaitable = tv != nil && !recheck; awaitable {
+			return helloTimeout + s.opts.MaxAwait
+		}
+		return helloTimeout
+	})
+	defer cancel()
 	cmd := bson.D{{Key: "hello", Value: int32(1)}}
-	timeout := helloTimeout
-	if tv != nil {
+	if awaitable {
 		cmd = append(cmd, bson.E{Key: "topologyVersion", Value: tv},
 			bson.E{Key: "maxAwaitTimeMS", Value: s.opts.MaxAwait.Milliseconds()})
-		timeout += s.opts.MaxAwait
 	}
-	ctx, cancel := s.checkCtx(m, timeout)
-	defer cancel()
 	reply, err := c.Run(ctx, "admin", cmd)
 	if err != nil {
 		return Hello{}, fmt.Errorf("hello: %w", err)
@@ -90,10 +96,18 @@ func (s *ReplicaSet) check(m *member, c *Conn, tv bson.D) (Hello, error) {
 	return ParseHello(reply), nil
 }
 
-// checkCtx bounds one check by d, the set's life and the pool's, and lets
-// MarkFailed cancel it.
-func (s *ReplicaSet) checkCtx(m *member, d time.Duration) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(s.ctx, d)
+// checkCtx bounds one check by timeout(recheck), the set's life and the
+// pool's, and lets MarkFailed cancel it. recheck reports (and clears) a
+// MarkFailed since the last check; it and the registration of the cancel
+// func are one critical section, so a MarkFailed either cancels the check
+// or makes it a prompt one.
+func (s *ReplicaSet) checkCtx(m *member, timeout func(recheck bool) time.Duration) (context.Context, context.CancelFunc) {
+	s.mu.Lock()
+	recheck := m.recheck
+	m.recheck = false
+	ctx, cancel := context.WithTimeout(s.ctx, timeout(recheck))
+	m.cancel = cancel
+	s.mu.Unlock()
 	go func() {
 		select {
 		case <-s.pool.done:
@@ -101,9 +115,6 @@ func (s *ReplicaSet) checkCtx(m *member, d time.Duration) (context.Context, cont
 		case <-ctx.Done():
 		}
 	}()
-	s.mu.Lock()
-	m.cancel = cancel
-	s.mu.Unlock()
 	return ctx, func() {
 		s.mu.Lock()
 		m.cancel = nil

@@ -67,6 +67,7 @@ type member struct {
 	err        error
 	running    bool               // a monitor goroutine is running
 	cancel     context.CancelFunc // of the check in flight, nil if none
+	recheck    bool               // MarkFailed: the next check is not awaitable
 	wake       chan struct{}      // buffered 1: check now
 }
 
@@ -250,6 +251,7 @@ func (s *ReplicaSet) MarkFailed(host string, err error) {
 		if m.state == primary || m.state == secondary {
 			m.state, m.err = unknown, err // until its monitor's next check
 		}
+		m.recheck = true
 		if m.cancel != nil {
 			m.cancel() // an awaitable hello may be waiting on a dead host
 		}

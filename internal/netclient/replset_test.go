@@ -267,3 +267,28 @@ func BenchmarkReplicaSetPrimary(b *testing.B) {
 		}
 	})
 }
+
+// TestReplicaSetMarkFailedHealthy: a command failing on a primary that is
+// in fact healthy (a broken connection) costs one prompt hello, never an
+// awaitable hello's MaxAwait, whenever the MarkFailed lands.
+func TestReplicaSetMarkFailedHealthy(t *testing.T) {
+	fs := startFakeSet(t, 2)
+	pool := NewPool(Options{})
+	defer pool.Close()
+	rs := NewReplicaSet(pool, ReplicaSetOptions{Name: "rs", Seeds: fs.hosts, MaxAwait: 10 * time.Second})
+	defer rs.Close()
+	ctx := context.Background()
+	if _, err := rs.Primary(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		time.Sleep(time.Duration(i%5) * time.Millisecond)
+		rs.MarkFailed(fs.hosts[0], nil)
+		pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		p, err := rs.Primary(pctx)
+		cancel()
+		if err != nil || p != fs.hosts[0] {
+			t.Fatalf("round %d: primary %q, %v after MarkFailed of a healthy primary", i, p, err)
+		}
+	}
+}
