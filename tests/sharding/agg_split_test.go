@@ -74,6 +74,8 @@ func TestShardedAggregate(t *testing.T) {
 			{{Key: "pipeline", Value: bson.A{}}},
 			{{Key: "pipeline", Value: "x"}, {Key: "cursor", Value: bson.D{}}},
 			{{Key: "cursor", Value: bson.D{}}},
+			{{Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: -1}}}},
+			{{Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: "x"}}}},
 			{{Key: "pipeline", Value: bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "n", Value: 1}}}}}}, {Key: "cursor", Value: bson.D{}}},
 			{{Key: "pipeline", Value: bson.A{bson.D{{Key: "$nope", Value: 1}}}}, {Key: "cursor", Value: bson.D{}}},
 			{{Key: "pipeline", Value: bson.A{bson.D{{Key: "$out", Value: "x"}}, bson.D{{Key: "$match", Value: bson.D{}}}}}, {Key: "cursor", Value: bson.D{}}},

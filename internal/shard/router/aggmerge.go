@@ -130,12 +130,17 @@ func (r *Router) compileSplit(c *call) (*compiledSplit, error) {
 }
 
 // malformedAggregate reports a command whose pipeline or cursor field is
-// missing or of the wrong type.
+// missing or of the wrong type, or whose cursor.batchSize is not a
+// non-negative number.
 func malformedAggregate(cmd bson.D) bool {
 	p, _ := bsonx.Get(cmd, "pipeline")
 	cur, _ := bsonx.Get(cmd, "cursor")
 	_, pipeOK := p.(bson.A)
-	_, curOK := cur.(bson.D)
+	curDoc, curOK := cur.(bson.D)
+	if bs, ok := bsonx.Get(curDoc, "batchSize"); ok {
+		n, isNum := bsonx.AsFloat64(bs)
+		curOK = curOK && isNum && n >= 0
+	}
 	return !pipeOK || !curOK
 }
 
