@@ -43,6 +43,26 @@ func TestShardInfo(t *testing.T) {
 	t.Run("mongosAndBalancer", func(t *testing.T) { checkMongosEntry(t, tp, cl) })
 	t.Run("shardedDataDistribution", func(t *testing.T) { checkDataDistribution(t, tp, cl) })
 	t.Run("collStatsCommand", func(t *testing.T) { checkCollStatsCommand(t, tp, cl) })
+	t.Run("statsInTransaction", func(t *testing.T) { checkStatsInTransaction(t, cl) })
+}
+
+// checkStatsInTransaction: $collStats and collStats are refused inside a
+// transaction (OperationNotSupportedInTransaction).
+func checkStatsInTransaction(t *testing.T, cl *mongo.Client) {
+	sess, err := cl.StartSession()
+	must(t, err, "session")
+	defer sess.EndSession(ctxT(t))
+	must(t, sess.StartTransaction(), "startTransaction")
+	defer func() { _ = sess.AbortTransaction(ctxT(t)) }()
+	ctx := mongo.NewSessionContext(ctxT(t), sess)
+	_, err = cl.Database("gv").Collection("h").Aggregate(ctx, bson.A{bson.D{{Key: "$collStats", Value: bson.D{}}}})
+	if code := infoErrCode(err); code != 263 {
+		t.Errorf("$collStats in a transaction: %v, want code 263", err)
+	}
+	err = cl.Database("gv").RunCommand(ctx, bson.D{{Key: "collStats", Value: "h"}}).Err()
+	if code := infoErrCode(err); code != 263 {
+		t.Errorf("collStats in a transaction: %v, want code 263", err)
+	}
 }
 
 // checkCollStatsCommand: the collStats command sums the owning shards'
@@ -340,7 +360,7 @@ func infoErrCode(err error) int32 {
 	}
 	var se mongo.ServerError
 	if errors.As(err, &se) {
-		for _, c := range []int{2, 13, 14, 26, 118, 40415, 40602, 4390200, 6789100} {
+		for _, c := range []int{2, 13, 14, 26, 118, 263, 40415, 40602, 4390200, 6789100} {
 			if se.HasErrorCode(c) {
 				return int32(c)
 			}

@@ -29,6 +29,9 @@ func (r *Router) routeCollStats(c *call) (reply bson.D, handled bool, err error)
 	if !ok {
 		return nil, false, nil
 	}
+	if err := notInTransaction(c, "Aggregation stage $collStats"); err != nil {
+		return nil, true, err
+	}
 	cmd := bson.D{
 		{Key: "aggregate", Value: coll},
 		{Key: "pipeline", Value: bson.A{stage}},
@@ -170,4 +173,13 @@ func collStatsReply(ns string, docs []bson.D) bson.D {
 		{Key: "cursor", Value: bson.D{{Key: "firstBatch", Value: batch}, {Key: "id", Value: int64(0)}, {Key: "ns", Value: ns}}},
 		{Key: "ok", Value: 1.0},
 	}
+}
+
+// notInTransaction refuses the statistics commands inside a multi-document
+// transaction, as MongoDB does.
+func notInTransaction(c *call, what string) error {
+	if txnKey(c.cmd) == "" {
+		return nil
+	}
+	return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "%s cannot run within a multi-document transaction", what)
 }

@@ -39,6 +39,9 @@ func (r *Router) routeCollStatsCommand(c *call) (reply bson.D, handled bool, err
 	if !ok || coll == "" || c.db == "admin" || c.db == "config" || c.db == "local" {
 		return nil, false, nil
 	}
+	if err := notInTransaction(c, "collStats"); err != nil {
+		return nil, true, err
+	}
 	scale, err := statsScale(c.cmd)
 	if err != nil {
 		return nil, true, err

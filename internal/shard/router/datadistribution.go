@@ -32,6 +32,9 @@ func (r *Router) routeDataDistribution(c *call) (reply bson.D, handled bool, err
 	if !ok {
 		return nil, false, nil
 	}
+	if err := notInTransaction(c, "Aggregation stage $shardedDataDistribution"); err != nil {
+		return nil, true, err
+	}
 	if c.db != "admin" {
 		return nil, true, mongoerr.New(notAdminAggregate, "The $shardedDataDistribution stage can only be run on the admin database")
 	}
