@@ -17,8 +17,8 @@ import (
 // sent as document sequences larger than one read buffer, cursors opened
 // by forwarded finds (getMore goes to their member), shard errors passed
 // through, unacknowledged writes, the router's failCommand fail point
-// counted once per command, and finds a sharded collection's routing
-// table sends to one shard.
+// counted once per command, and finds and one-statement writes a sharded
+// collection's routing table sends to one shard.
 func TestRouterFastPath(t *testing.T) {
 	tp := startTopo(t)
 	cl, _ := connectRouter(t, tp)
@@ -115,7 +115,7 @@ func TestRouterFastPath(t *testing.T) {
 		must(t, coll.FindOne(ctxT(t), bson.D{{Key: "_id", Value: 1}}).Err(), "second find")
 	})
 
-	t.Run("sharded targeted find", func(t *testing.T) {
+	t.Run("sharded targeted find and writes", func(t *testing.T) {
 		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "fp.h"}, {Key: "key", Value: bson.D{{Key: "_id", Value: "hashed"}}}}).Err(), "shardCollection fp.h")
 		h := cl.Database("fp").Collection("h")
 		docs := make([]any, 100)
@@ -130,6 +130,30 @@ func TestRouterFastPath(t *testing.T) {
 			if doc["v"] != int32(i*10) {
 				t.Fatalf("_id %d: v = %v", i, doc["v"])
 			}
+		}
+		// One-statement writes pinned by the shard key go to its owner.
+		_, err = h.InsertOne(ctxT(t), bson.D{{Key: "_id", Value: 1000}, {Key: "v", Value: 1}})
+		must(t, err, "insertOne into fp.h")
+		up, err := h.UpdateOne(ctxT(t), bson.D{{Key: "_id", Value: 1000}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "v", Value: 1}}}})
+		must(t, err, "updateOne on fp.h")
+		var doc bson.M
+		must(t, h.FindOne(ctxT(t), bson.D{{Key: "_id", Value: 1000}}).Decode(&doc), "findOne _id 1000")
+		if up.MatchedCount != 1 || doc["v"] != int32(2) {
+			t.Fatalf("update matched %d, v = %v", up.MatchedCount, doc["v"])
+		}
+		held := 0
+		for _, s := range []string{"sh0", "sh1"} {
+			n, err := tp.shardClient(t, s).Database("fp").Collection("h").CountDocuments(ctxT(t), bson.D{{Key: "_id", Value: 1000}})
+			must(t, err, "count on %s", s)
+			held += int(n)
+		}
+		if held != 1 {
+			t.Fatalf("_id 1000 is on %d shards", held)
+		}
+		del, err := h.DeleteOne(ctxT(t), bson.D{{Key: "_id", Value: 1000}})
+		must(t, err, "deleteOne on fp.h")
+		if del.DeletedCount != 1 {
+			t.Fatalf("deleteOne on fp.h deleted %d", del.DeletedCount)
 		}
 		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "fp.r"}, {Key: "key", Value: bson.D{{Key: "k", Value: 1}}}}).Err(), "shardCollection fp.r")
 		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "split", Value: "fp.r"}, {Key: "middle", Value: bson.D{{Key: "k", Value: 50}}}}).Err(), "split fp.r")

@@ -22,8 +22,9 @@ import (
 )
 
 // The fast path (forwarding without decoding): a CRUD command on an
-// unsharded collection, or a find a sharded collection's routing table
-// sends to one shard, is forwarded as the client's bytes with the
+// unsharded collection, or on a sharded collection a find its routing
+// table sends to one shard or a write of one statement whose document or
+// filter pins the shard key, is forwarded as the client's bytes with the
 // version fields appended (shardVersion UNSHARDED and databaseVersion, or
 // the shard's shardVersion), its document sequences passed on as
 // sequences, and the shard's reply bytes go back to the client as they
@@ -31,8 +32,9 @@ import (
 //
 // Invariants:
 //   - The fast path sends a request at most once. Whenever it would have
-//     to resend (StaleConfig, StaleDbVersion, NotWritablePrimary, a failed
-//     connect, a network failure of a read or retryable write), it stops
+//     to resend (StaleConfig, StaleDbVersion, NotWritablePrimary,
+//     WouldChangeOwningShard, a failed connect, a network failure of a
+//     read or retryable write), it stops
 //     and the decoded path (forward) serves the request from scratch: it
 //     retries as it always did. A network failure after a non-idempotent
 //     write may have been sent is HostUnreachable, as in replSet.Run.
@@ -50,7 +52,9 @@ type rawReq struct {
 	body           bson.Raw
 	seqs           []wire.Sequence
 	filter         bson.Raw // find's filter, nil when absent
+	stmts          bson.Raw // the body's documents/updates/deletes array
 	retryable      bool     // txnNumber outside a transaction
+	stmtIDs        bool     // the client sent stmtId or stmtIds
 }
 
 // rawCommands are the commands the fast path forwards (those
@@ -126,8 +130,52 @@ func (q *rawReq) scanField(el bsoncore.Element) bool {
 			q.filter = bson.Raw(f)
 			return ok
 		}
+	case "documents", "updates", "deletes":
+		if statementsField(q.name) == string(el.KeyBytes()) {
+			arr, ok := el.Value().ArrayOK()
+			q.stmts = bson.Raw(arr)
+			return ok
+		}
+	case "stmtId", "stmtIds":
+		q.stmtIDs = true
 	}
 	return true
+}
+
+// statementsField names the array of a write command's statements.
+func statementsField(name string) string {
+	switch name {
+	case "insert":
+		return "documents"
+	case "update":
+		return "updates"
+	case "delete":
+		return "deletes"
+	}
+	return ""
+}
+
+// single returns the only statement of a write command (from its document
+// sequence or its body), false when there are several or none.
+func (q *rawReq) single() (bson.Raw, bool) {
+	field := statementsField(q.name)
+	for _, s := range q.seqs {
+		if s.Identifier == field {
+			if len(s.Docs) != 1 || q.stmts != nil {
+				return nil, false
+			}
+			return s.Docs[0], true
+		}
+	}
+	if q.stmts == nil {
+		return nil, false
+	}
+	vals, err := q.stmts.Values()
+	if err != nil || len(vals) != 1 {
+		return nil, false
+	}
+	d, ok := vals[0].DocumentOK()
+	return d, ok
 }
 
 // idempotent mirrors idempotent(c) for the fast path's commands.
@@ -280,7 +328,7 @@ func (r *Router) unshardedStale(q *rawReq, ns string, reply bson.Raw) error {
 		r.mu.Unlock()
 		return mongoerr.New(code, "stale database version")
 	}
-	if code == mongoerr.StaleConfig || (code == 0 && rawStaleWrite(reply)) {
+	if code == mongoerr.StaleConfig || (code == 0 && rawWriteError(reply, mongoerr.StaleConfig)) {
 		r.observeClusterTimeRaw(reply)
 		_, _ = r.catalog.refresh(r.ctx, ns, nil)
 		return mongoerr.New(mongoerr.StaleConfig, "stale collection version")
@@ -288,42 +336,83 @@ func (r *Router) unshardedStale(q *rawReq, ns string, reply bson.Raw) error {
 	return nil
 }
 
-// forwardRawSharded sends a find that the routing table targets to one
-// shard, with that shard's version (singleShardRead's work); anything
-// else on a sharded collection takes the decoded path.
+// forwardRawSharded sends a find the routing table targets to one shard
+// (singleShardRead's work), or a write of one statement whose document or
+// filter pins the shard key (sendOrdered's work for it), with that
+// shard's version; anything else on a sharded collection takes the
+// decoded path.
 func (r *Router) forwardRawSharded(q *rawReq, ns string, cm *routing.ChunkManager) ([]byte, bool) {
-	if q.name != "find" {
+	shard, ok := rawTarget(q, cm)
+	if !ok {
 		return nil, false
 	}
-	var filter bson.D
-	if q.filter != nil {
-		var err error
-		if filter, err = bsonx.Decode(q.filter); err != nil {
-			return nil, false
-		}
-	}
-	shards, _ := cm.Target(filter)
-	if len(shards) != 1 {
-		return nil, false
-	}
-	elems, err := r.shardVersionElems(ns, cm, shards[0])
+	elems, err := r.shardVersionElems(ns, cm, shard)
 	if err != nil {
 		return nil, false
 	}
-	out := r.sendRaw(q, shards[0], elems)
+	out := r.sendRaw(q, shard, elems)
 	if out.reply == nil {
 		return out.failed, out.failed != nil
 	}
-	switch rawErrCode(out.reply) {
-	case mongoerr.NotWritablePrimary, mongoerr.NotPrimaryNoSecondaryOk, mongoerr.NotPrimaryOrSecondary:
+	switch code := rawErrCode(out.reply); {
+	case code == mongoerr.NotWritablePrimary || code == mongoerr.NotPrimaryNoSecondaryOk || code == mongoerr.NotPrimaryOrSecondary:
 		out.t.set.forget(out.host)
 		return nil, false
-	case mongoerr.StaleConfig:
+	case code == mongoerr.StaleConfig || (code == 0 && rawWriteError(out.reply, mongoerr.StaleConfig)):
 		r.observeClusterTimeRaw(out.reply)
 		_, _ = r.catalog.refresh(r.ctx, ns, cm)
 		return nil, false
+	case code == mongoerr.WouldChangeOwningShard || (code == 0 && rawWriteError(out.reply, mongoerr.WouldChangeOwningShard)):
+		// The shard changed nothing; the decoded path moves the document.
+		r.observeClusterTimeRaw(out.reply)
+		return nil, false
 	}
 	return r.finishRaw(out, true), true
+}
+
+// rawTarget is the one shard q goes to on a sharded collection: a find
+// whose filter targets one shard, an insert of one document, an update or
+// delete of one statement whose filter pins the whole shard key.
+func rawTarget(q *rawReq, cm *routing.ChunkManager) (string, bool) {
+	if q.name == "find" {
+		var filter bson.D
+		if q.filter != nil {
+			var err error
+			if filter, err = bsonx.Decode(q.filter); err != nil {
+				return "", false
+			}
+		}
+		shards, _ := cm.Target(filter)
+		return firstOf(shards)
+	}
+	if q.stmtIDs || statementsField(q.name) == "" {
+		return "", false
+	}
+	raw, ok := q.single()
+	if !ok {
+		return "", false
+	}
+	stmt, err := bsonx.Decode(raw)
+	if err != nil {
+		return "", false
+	}
+	if q.name == "insert" {
+		s, err := cm.ShardFor(stmt)
+		return s, err == nil
+	}
+	exact, hasKey := routing.ShardKeyFromFilter(cm.Pattern(), docField(stmt, "q"))
+	if !hasKey {
+		return "", false
+	}
+	ch, err := cm.FindChunk(exact)
+	return ch.Shard, err == nil
+}
+
+func firstOf(shards []string) (string, bool) {
+	if len(shards) != 1 {
+		return "", false
+	}
+	return shards[0], true
 }
 
 // dialFailed reports a failure to connect: nothing was sent.
@@ -353,8 +442,9 @@ func rawOK(reply bson.Raw) bool {
 	return n == 1
 }
 
-// rawStaleWrite reports a StaleConfig among a write reply's writeErrors.
-func rawStaleWrite(reply bson.Raw) bool {
+// rawWriteError reports a write error with code among a write reply's
+// writeErrors.
+func rawWriteError(reply bson.Raw, code mongoerr.Code) bool {
 	arr, ok := reply.Lookup("writeErrors").ArrayOK()
 	if !ok {
 		return false
@@ -368,7 +458,7 @@ func rawStaleWrite(reply bson.Raw) bool {
 		if !ok {
 			continue
 		}
-		if n, _ := we.Lookup("code").AsInt64OK(); n == int64(mongoerr.StaleConfig) {
+		if n, _ := we.Lookup("code").AsInt64OK(); n == int64(code) {
 			return true
 		}
 	}
