@@ -19,8 +19,8 @@ func TestShardKeyChange(t *testing.T) {
 	coll := kt.coll
 	noRetry := kt.noRetryColl(t)
 	from := kt.onShard["sh0"]
-	if len(from) < 9 {
-		t.Fatalf("sh0 holds %v, want at least 9 documents", from)
+	if len(from) < 10 {
+		t.Fatalf("sh0 holds %v, want at least 10 documents", from)
 	}
 
 	// moved checks that _id id is only on sh1, with x newX.
@@ -133,6 +133,32 @@ func TestShardKeyChange(t *testing.T) {
 		checkWriteCode(t, err, 20, "cross-shard upsert without retryWrites")
 		if n := kt.countBoth(t, bson.D{{Key: "_id", Value: 901}}); n != 0 {
 			t.Fatalf("refused upsert inserted %d documents", n)
+		}
+	})
+	t.Run("missing key set to null, $unset of the key", func(t *testing.T) {
+		// A document without x: setting x to null is no change of its
+		// key, allowed in a multi update without a retryable write.
+		_, err := coll.InsertOne(ctxT(t), bson.D{{Key: "_id", Value: 950}, {Key: "g", Value: "missing"}})
+		must(t, err, "insert without the key")
+		res, err := noRetry.UpdateMany(ctxT(t), bson.D{{Key: "g", Value: "missing"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: nil}}}})
+		must(t, err, "set missing key to null")
+		if res.ModifiedCount != 1 {
+			t.Fatalf("set missing key to null: %+v", res)
+		}
+		// $unset of the key is a change of its value (to missing).
+		id := from[9]
+		_, err = noRetry.UpdateOne(ctxT(t), bson.D{{Key: "x", Value: id}}, bson.D{{Key: "$unset", Value: bson.D{{Key: "x", Value: ""}}}})
+		checkWriteCode(t, err, 20, "$unset of the key without retryWrites")
+		res, err = coll.UpdateOne(ctxT(t), bson.D{{Key: "x", Value: id}}, bson.D{{Key: "$unset", Value: bson.D{{Key: "x", Value: ""}}}})
+		must(t, err, "$unset of the key")
+		if res.ModifiedCount != 1 {
+			t.Fatalf("$unset of the key: %+v", res)
+		}
+		if n := kt.countBoth(t, bson.D{{Key: "_id", Value: id}, {Key: "x", Value: bson.D{{Key: "$exists", Value: false}}}}); n != 1 {
+			t.Fatalf("after $unset: %d copies without x", n)
+		}
+		if n := kt.countBoth(t, bson.D{{Key: "_id", Value: id}}); n != 1 {
+			t.Fatalf("after $unset: %d copies", n)
 		}
 	})
 	t.Run("batch of two moves refused", func(t *testing.T) {

@@ -145,9 +145,6 @@ func narrowFilter(p key.Pattern, filter, doc bson.D) bson.D {
 	return out
 }
 
-// withStmtField returns stmt with field set to v (a copy).
-func withStmtField(stmt bson.D, field string, v any) bson.D { return setField(stmt, field, v) }
-
 // writeWithoutShardKey runs update or delete statement i of b as a
 // two-phase write; the result is absorbed into res under index i.
 func (r *Router) writeWithoutShardKey(c *call, ns string, cm *routing.ChunkManager, b batch, i int, res *writeResult) (*routing.ChunkManager, error) {
@@ -157,11 +154,11 @@ func (r *Router) writeWithoutShardKey(c *call, ns string, cm *routing.ChunkManag
 		if b.ids != nil {
 			ids = []int32{b.ids[i]}
 		}
-		return bson.A{withStmtField(stmt, "q", q)}, ids
+		return bson.A{setField(stmt, "q", q)}, ids
 	}
 	if retryableWrite(c.cmd) {
 		_, ids := one(nil)
-		items := bson.A{noUpsert(withStmtField(stmt, "q", matchNothing))}
+		items := bson.A{noUpsert(setField(stmt, "q", matchNothing))}
 		done, reply, err := r.alreadyRan(c, ns, cm, docField(stmt, "q"), func(s string, cm *routing.ChunkManager) bson.D {
 			return withVersion(piece(c.cmd, b.field, items, []int{0}, ids), cm, s)
 		}, func(reply bson.D) bool { return int64Field(reply, "n") > 0 })
