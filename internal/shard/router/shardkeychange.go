@@ -39,6 +39,8 @@ import (
 // between the shard's answer and step 2 is overwritten by the post-image
 // computed before it. A retried findAndModify answered from the old
 // shard's record has no value (TODO(#4): the images are not kept).
+// TODO(#11): the move in one distributed transaction (and without a
+// retryable write, as MongoDB 7.0 does with an internal transaction).
 
 // batchOfOneMsg is MongoDB's refusal of a move inside a larger batch.
 const batchOfOneMsg = "Document shard key value updates that cause the doc to move shards must be sent with write batch of size 1"
