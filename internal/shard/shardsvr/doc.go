@@ -22,9 +22,10 @@
 //     to a version a config server failover could roll back.
 //   - Without a shardIdentity document, versioned requests fail with
 //     ShardingStateNotInitialized (203); unversioned ones are served.
-//   - An update never writes a document whose new shard key this shard
-//     does not own: it answers WouldChangeOwningShard (283) instead and
-//     the router moves the document (keychange.go, exec.KeyGuard).
+//   - An update of a collection whose metadata this shard has loaded
+//     never writes a document whose new shard key it does not own: it
+//     answers WouldChangeOwningShard (283) instead and the router moves
+//     the document (keychange.go, exec.KeyGuard).
 //
 // TODO(#11): filtering orphaned documents out of reads by the chunks this
 // shard owns (Metadata gives the routing table); TODO(#12): the migration
