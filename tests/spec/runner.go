@@ -37,6 +37,11 @@ type Runner struct {
 	Internal *mongo.Client // internal client: initialData, outcome, asserts
 	Timeout  time.Duration // per test case
 	Deadline time.Time     // cases not started by then FAIL unrun; zero = none
+	// ShardKey, when set (a router's URI), shards every initialData
+	// collection on this key before its documents are inserted, so they
+	// spread over the shards (an empty collection with a hashed key gets
+	// chunks on every shard).
+	ShardKey bson.D
 }
 
 // testRun is the state of one test case.
@@ -172,7 +177,11 @@ func (rn *Runner) loadInitialData(ctx context.Context, data []CollectionData) er
 		if err := coll.Drop(ctx); err != nil {
 			return fmt.Errorf("drop %s: %w", fmtNS(cd.DatabaseName, cd.CollectionName), err)
 		}
-		if len(cd.CreateOptions) > 0 || len(cd.Documents) == 0 {
+		if len(rn.ShardKey) > 0 {
+			if err := rn.shardCollection(ctx, db, cd); err != nil {
+				return err
+			}
+		} else if len(cd.CreateOptions) > 0 || len(cd.Documents) == 0 {
 			cmd := append(bson.D{{Key: "create", Value: cd.CollectionName}}, cd.CreateOptions...)
 			cmd = append(cmd, bson.E{Key: "writeConcern", Value: bson.D{{Key: "w", Value: "majority"}}})
 			if err := db.RunCommand(ctx, cmd).Err(); err != nil {
@@ -189,6 +198,22 @@ func (rn *Runner) loadInitialData(ctx context.Context, data []CollectionData) er
 		if _, err := coll.InsertMany(ctx, docs); err != nil {
 			return fmt.Errorf("insert into %s: %w", fmtNS(cd.DatabaseName, cd.CollectionName), err)
 		}
+	}
+	return nil
+}
+
+// shardCollection creates cd's collection (with its options) and shards
+// it on rn.ShardKey, with majority write concern.
+func (rn *Runner) shardCollection(ctx context.Context, db *mongo.Database, cd CollectionData) error {
+	ns := fmtNS(cd.DatabaseName, cd.CollectionName)
+	majority := bson.E{Key: "writeConcern", Value: bson.D{{Key: "w", Value: "majority"}}}
+	create := append(bson.D{{Key: "create", Value: cd.CollectionName}}, cd.CreateOptions...)
+	if err := db.RunCommand(ctx, append(create, majority)).Err(); err != nil {
+		return fmt.Errorf("create %s: %w", ns, err)
+	}
+	cmd := bson.D{{Key: "shardCollection", Value: ns}, {Key: "key", Value: rn.ShardKey}, majority}
+	if err := rn.Internal.Database("admin").RunCommand(ctx, cmd).Err(); err != nil {
+		return fmt.Errorf("shardCollection %s: %w", ns, err)
 	}
 	return nil
 }

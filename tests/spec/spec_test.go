@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/relaydb/relaydb/tests/harness"
@@ -25,7 +27,7 @@ func TestSpec(t *testing.T) {
 		t.Skip("starts a server")
 	}
 	srv := harness.Start(t)
-	runSpec(t, "single", srv.URI(), srv.Client(t))
+	runSpec(t, "single", srv.URI(), srv.Client(t), nil)
 }
 
 // TestSpecReplicaSet runs them against a one-member replica set (the
@@ -35,7 +37,7 @@ func TestSpecReplicaSet(t *testing.T) {
 		t.Skip("starts a replica set")
 	}
 	uri := startReplicaSet(t)
-	runSpec(t, "replicaset", uri, connect(t, uri))
+	runSpec(t, "replicaset", uri, connect(t, uri), nil)
 }
 
 // TestSpecSharded runs them through a router of a sharded cluster (one
@@ -46,21 +48,38 @@ func TestSpecSharded(t *testing.T) {
 		t.Skip("starts a sharded cluster")
 	}
 	uri := startSharded(t)
-	runSpec(t, "sharded", uri, connect(t, uri))
+	runSpec(t, "sharded", uri, connect(t, uri), nil)
 }
 
-// runSpec runs every folder against uri, applies the topology's expected
-// failures and floors (files.go) and writes the summary.
-func runSpec(t *testing.T, topology, uri string, internal *mongo.Client) {
+// TestSpecOnShardedCollections runs them through a router with every
+// collection of initialData sharded on {_id: "hashed"} before its
+// documents are inserted: chunks on both shards, so the router's sharded
+// paths (targeting, merging, writes without the shard key) answer the
+// drivers' conformance tests. Its expected failures add to the sharded
+// topology's (expected_failures.sharded-collections.json).
+func TestSpecOnShardedCollections(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a sharded cluster")
+	}
+	uri := startSharded(t)
+	runSpec(t, "sharded-collections", uri, connect(t, uri), bson.D{{Key: "_id", Value: "hashed"}})
+}
+
+// runSpec runs every folder against uri, applies the variant's expected
+// failures and floors (topologies_test.go) and writes the summary. A
+// variant is a topology's name, or "<topology>-<how>" (sharded-collections);
+// shardKey is Runner.ShardKey.
+func runSpec(t *testing.T, variant, uri string, internal *mongo.Client, shardKey bson.D) {
+	topology, _, _ := strings.Cut(variant, "-")
 	specDir, err := SpecDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	floors, err := LoadFloors(floorFile(topology))
+	floors, err := LoadFloors(floorFile(variant))
 	if err != nil {
 		t.Fatal(err)
 	}
-	xfails, err := loadXFails(topology)
+	xfails, err := loadXFails(variant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +92,7 @@ func runSpec(t *testing.T, topology, uri string, internal *mongo.Client) {
 		t.Fatalf("server reports topology %s, want %s", env.Topology, topology)
 	}
 	rn := &Runner{URI: uri, Env: env, Internal: internal, Timeout: caseTimeout,
-		Deadline: time.Now().Add(suiteBudget)}
+		Deadline: time.Now().Add(suiteBudget), ShardKey: shardKey}
 	sum := &Summary{ServerVersion: fmt.Sprintf("%d.%d.%d", env.Version[0], env.Version[1], env.Version[2])}
 	t.Logf("server version %s, topology %s", sum.ServerVersion, env.Topology)
 	for _, folder := range Folders {
@@ -83,7 +102,7 @@ func runSpec(t *testing.T, topology, uri string, internal *mongo.Client) {
 		t.Logf("TOTAL %-25s %s", f.Folder, Counts(f.Pass, f.Fail, f.XFail, f.XPass, f.Skip))
 	}
 	t.Logf("TOTAL %-25s %s", "all", Counts(sum.Pass, sum.Fail, sum.XFail, sum.XPass, sum.Skip))
-	path := resultsPath(topology)
+	path := resultsPath(variant)
 	if err := sum.Write(path); err != nil {
 		t.Error(err)
 	}
@@ -95,7 +114,7 @@ func runSpec(t *testing.T, topology, uri string, internal *mongo.Client) {
 		t.Errorf("%d tests listed as expected failures passed (XPASS): remove them from the list", sum.XPass)
 	}
 	for _, k := range xfails.Unused() {
-		t.Errorf("expected failures of %s: no such test %q (or it did not run on this topology)", topology, k)
+		t.Errorf("expected failures of %s: no such test %q (or it did not run on this topology)", variant, k)
 	}
 }
 

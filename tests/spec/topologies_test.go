@@ -27,17 +27,24 @@ func floorFile(topology string) string {
 	return "floor.json"
 }
 
-// loadXFails merges the standalone's list with the topology's own.
-func loadXFails(topology string) (*ExpectedFailures, error) {
+// loadXFails merges the standalone's list with the topology's own and,
+// for a variant ("sharded-collections"), the variant's own.
+func loadXFails(variant string) (*ExpectedFailures, error) {
 	ef, err := LoadExpectedFailures("expected_failures.json")
-	if err != nil || topology == "single" {
+	if err != nil || variant == "single" {
 		return ef, err
 	}
-	own, err := LoadExpectedFailures("expected_failures." + topology + ".json")
-	if err != nil {
-		return nil, err
+	names := []string{variant}
+	if topology, _, isVariant := strings.Cut(variant, "-"); isVariant {
+		names = []string{topology, variant}
 	}
-	ef.merge(own)
+	for _, n := range names {
+		own, err := LoadExpectedFailures("expected_failures." + n + ".json")
+		if err != nil {
+			return nil, err
+		}
+		ef.merge(own)
+	}
 	return ef, nil
 }
 
