@@ -66,16 +66,30 @@ func setParameter(c *Ctx, p *request.SetParameter) (bson.D, error) {
 			was = append(was, bson.E{Key: e.Key, Value: int32(cat.TTLInterval() / time.Second)})
 			cat.SetTTLInterval(time.Duration(n) * time.Second)
 		default:
-			old, found, err := agg.SetParameter(e.Key, e.Value)
-			if !found {
-				return nil, mongoerr.New(mongoerr.InvalidOptions, "attempted to set unrecognized parameter [%s], use help:true to see options", e.Key)
-			}
+			old, err := SetAggParameter(e.Key, e.Value)
 			if err != nil {
 				return nil, err
 			}
 			was = append(was, bson.E{Key: e.Key, Value: old})
 		}
 	}
+	return SetParameterReply(was)
+}
+
+// SetAggParameter sets one of agg's runtime parameters (its memory
+// limits), returning the old value; any other name is refused as mongod
+// refuses an unrecognized parameter. A router takes these too.
+func SetAggParameter(name string, v any) (old any, err error) {
+	old, found, err := agg.SetParameter(name, v)
+	if !found {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "attempted to set unrecognized parameter [%s], use help:true to see options", name)
+	}
+	return old, err
+}
+
+// SetParameterReply is setParameter's reply {was: {...}}; setting nothing
+// is refused.
+func SetParameterReply(was bson.D) (bson.D, error) {
 	if len(was) == 0 {
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "no option found to set, use help:true to see options")
 	}

@@ -225,23 +225,10 @@ func (r *Router) shardStream(mc *mergedCursor, p *mergePipe) agg.Iterator {
 		if err := r.fill(p.c, mc, lsid); err != nil {
 			return nil, false, err
 		}
-		best := -1
-		for i, rm := range mc.remotes {
-			if len(rm.buf) == 0 {
-				continue
-			}
-			if mc.sort == nil {
-				best = i
-				break
-			}
-			if best < 0 || compareBySort(rm.buf[0], mc.remotes[best].buf[0], mc.sort) < 0 {
-				best = i
-			}
-		}
-		if best < 0 {
+		rm := mc.nextRemote()
+		if rm == nil {
 			return nil, false, nil
 		}
-		rm := mc.remotes[best]
 		doc := rm.buf[0]
 		rm.buf = rm.buf[1:]
 		return doc, true, nil

@@ -5,8 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/agg"
-	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/command"
 )
 
 // The router runs aggregation merge parts (aggmerge.go), so it takes
@@ -23,19 +22,13 @@ func setAggParameter(c *call) (bson.D, error) {
 		if isCommandOption(e.Key) || strings.HasPrefix(e.Key, "$") {
 			continue
 		}
-		old, found, err := agg.SetParameter(e.Key, e.Value)
-		if !found {
-			return nil, mongoerr.New(mongoerr.InvalidOptions, "attempted to set unrecognized parameter [%s], use help:true to see options", e.Key)
-		}
+		old, err := command.SetAggParameter(e.Key, e.Value)
 		if err != nil {
 			return nil, err
 		}
 		was = append(was, bson.E{Key: e.Key, Value: old})
 	}
-	if len(was) == 0 {
-		return nil, mongoerr.New(mongoerr.InvalidOptions, "no option found to set, use help:true to see options")
-	}
-	return bson.D{{Key: "was", Value: was}}, nil
+	return command.SetParameterReply(was)
 }
 
 // isCommandOption reports the generic fields every command may carry.

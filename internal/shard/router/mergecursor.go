@@ -117,23 +117,10 @@ func (r *Router) nextBatch(c *call, mc *mergedCursor, n int64, lsid any) ([]bson
 		if err := r.fill(c, mc, lsid); err != nil {
 			return nil, false, err
 		}
-		best := -1
-		for i, rm := range mc.remotes {
-			if len(rm.buf) == 0 {
-				continue
-			}
-			if mc.sort == nil {
-				best = i
-				break
-			}
-			if best < 0 || compareBySort(rm.buf[0], mc.remotes[best].buf[0], mc.sort) < 0 {
-				best = i
-			}
-		}
-		if best < 0 {
+		rm := mc.nextRemote()
+		if rm == nil {
 			return out, true, nil
 		}
-		rm := mc.remotes[best]
 		doc := rm.buf[0]
 		if mc.skip > 0 {
 			rm.buf = rm.buf[1:]
@@ -297,4 +284,23 @@ func (r *Router) killMerged(c *call, mc *mergedCursor) {
 	defer mc.mu.Unlock()
 	r.killRemotes(c, mc, lsid)
 	r.merged.remove(mc.id)
+}
+
+// nextRemote is the shard cursor whose buffered document comes next: the
+// least in mc.sort's order, or the first with documents when unsorted;
+// nil when every buffer is empty.
+func (mc *mergedCursor) nextRemote() *remote {
+	var best *remote
+	for _, rm := range mc.remotes {
+		if len(rm.buf) == 0 {
+			continue
+		}
+		if mc.sort == nil {
+			return rm
+		}
+		if best == nil || compareBySort(rm.buf[0], best.buf[0], mc.sort) < 0 {
+			best = rm
+		}
+	}
+	return best
 }
