@@ -89,9 +89,15 @@ func (s *ReplicaSet) check(m *member, c *Conn, tv bson.D) (Hello, error) {
 		cmd = append(cmd, bson.E{Key: "topologyVersion", Value: tv},
 			bson.E{Key: "maxAwaitTimeMS", Value: s.opts.MaxAwait.Milliseconds()})
 	}
+	start := time.Now()
 	reply, err := c.Run(ctx, "admin", cmd)
 	if err != nil {
 		return Hello{}, fmt.Errorf("hello: %w", err)
+	}
+	if !awaitable {
+		s.mu.Lock()
+		m.rtt = time.Since(start)
+		s.mu.Unlock()
 	}
 	return ParseHello(reply), nil
 }

@@ -68,6 +68,7 @@ type member struct {
 	running    bool               // a monitor goroutine is running
 	cancel     context.CancelFunc // of the check in flight, nil if none
 	recheck    bool               // MarkFailed: the next check is not awaitable
+	rtt        time.Duration      // of the last hello that did not wait
 	wake       chan struct{}      // buffered 1: check now
 }
 

@@ -183,9 +183,10 @@ func shardTwoColls(t *testing.T, ctx context.Context, cl *mongo.Client) []*mongo
 	return []*mongo.Collection{db.Collection("s"), db.Collection("u")}
 }
 
-// TestFailoverShardPrimary: a shard of three members under retryable
-// writes and reads through the router; its primary is killed (-9), then
-// the new primary steps down. The driver sees no error (the router waits
+// TestFailoverShardPrimary: a shard of three members; its primary steps
+// down with no traffic (the router follows at once, checkFollowsStepDown);
+// then under retryable writes and reads through the router its primary is
+// killed (-9), then the new primary steps down. The driver sees no error (the router waits
 // for the next primary, which its hello monitor learns, and resends what
 // is retryable), the router writes to each new primary within
 // newPrimaryMax, and every acknowledged write is present exactly once.
@@ -195,11 +196,12 @@ func TestFailoverShardPrimary(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	l := &load{colls: shardTwoColls(t, ctx, cl)}
+	sh := sc.Shards[0]
+	checkFollowsStepDown(t, ctx, cl, sh)
 	stop := l.start()
 	defer stop()
 	time.Sleep(time.Second)
 
-	sh := sc.Shards[0]
 	old, err := sh.Kill(ctx, "primary")
 	must(t, err, "kill the shard primary")
 	killed := time.Now()
@@ -239,6 +241,57 @@ func TestFailoverShardPrimary(t *testing.T) {
 		t.Fatalf("primary after the stepdown is %s", p3.Name)
 	}
 	l.checkExactlyOnce(t, ctx)
+}
+
+// checkFollowsStepDown steps sh's primary down with no traffic through
+// the router: the router's connPoolStats must name the new primary within
+// followMax of it being elected (its hello monitor is told by the
+// awaitable hello the election answers; polling would take up to 10 s).
+func checkFollowsStepDown(t *testing.T, ctx context.Context, cl *mongo.Client, sh *cluster.Cluster) {
+	t.Helper()
+	const followMax = 2 * time.Second
+	first, err := sh.Primary(ctx)
+	must(t, err, "primary of %s", sh.Spec().Name)
+	err = sh.RunAdmin(ctx, first, bson.D{{Key: "replSetStepDown", Value: 5}, {Key: "secondaryCatchUpPeriodSecs", Value: 5}}, nil)
+	t.Logf("replSetStepDown on %s: %v (a closed connection is allowed)", first.Name, err)
+	var elected time.Time
+	var newHost string
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if elected.IsZero() {
+			if p, err := sh.Primary(ctx); err == nil && p.Name != first.Name {
+				elected, newHost = time.Now(), p.Host
+			}
+		}
+		if !elected.IsZero() && routerPrimary(t, ctx, cl, sh.Spec().Name) == newHost {
+			t.Logf("the router named the new primary %v after the election was seen", time.Since(elected).Round(time.Millisecond))
+			return
+		}
+		if !elected.IsZero() && time.Since(elected) > followMax {
+			t.Fatalf("the router still names %q as %s's primary %v after %s was elected", routerPrimary(t, ctx, cl, sh.Spec().Name), sh.Spec().Name, followMax, newHost)
+		}
+	}
+	t.Fatalf("no new primary of %s within 20 s of the stepdown", sh.Spec().Name)
+}
+
+// routerPrimary is the member connPoolStats names as set's primary ("" if
+// none).
+func routerPrimary(t *testing.T, ctx context.Context, cl *mongo.Client, set string) string {
+	t.Helper()
+	var out struct {
+		ReplicaSets map[string]struct {
+			Hosts []struct {
+				Addr     string `bson:"addr"`
+				IsMaster bool   `bson:"ismaster"`
+			} `bson:"hosts"`
+		} `bson:"replicaSets"`
+	}
+	must(t, cl.Database("admin").RunCommand(ctx, bson.D{{Key: "connPoolStats", Value: 1}}).Decode(&out), "connPoolStats")
+	for _, h := range out.ReplicaSets[set].Hosts {
+		if h.IsMaster {
+			return h.Addr
+		}
+	}
+	return ""
 }
 
 // TestFailoverConfigPrimary: with two of three config servers down (no

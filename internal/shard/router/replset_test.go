@@ -235,3 +235,38 @@ func TestRunSecondary(t *testing.T) {
 		t.Fatalf("secondaryPreferred without a secondary: %v from %s, %v", reply, host, err)
 	}
 }
+
+// TestConnPoolStats: the config set as its monitor sees it, before and
+// after the router used it.
+func TestConnPoolStats(t *testing.T) {
+	var primary atomic.Bool
+	primary.Store(true)
+	var hosts []string
+	m := startMember(t, nil)
+	hosts = []string{m.addr()}
+	m.set(member("m", &primary, &hosts))
+	r, err := New(Options{ConfigDB: "rs/" + m.addr(), Version: "7.0.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := r.cfg.primary(ctx); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := connPoolStats(&call{r: r, ctx: ctx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := mustGet(reply, "replicaSets").(bson.D)
+	set := mustGet(rs, "rs").(bson.D)
+	list := mustGet(set, "hosts").(bson.A)
+	if len(list) != 1 {
+		t.Fatalf("hosts = %v", list)
+	}
+	h := list[0].(bson.D)
+	if mustGet(h, "addr") != m.addr() || mustGet(h, "ok") != true || mustGet(h, "ismaster") != true || mustGet(h, "secondary") != false {
+		t.Fatalf("member = %v", h)
+	}
+}
