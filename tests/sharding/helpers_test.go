@@ -3,8 +3,6 @@ package sharding
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,7 +16,7 @@ import (
 	"github.com/relaydb/relaydb/tests/harness"
 )
 
-// upTimeout bounds starting one replica set (processes, initiate, primary).
+// upTimeout bounds restarting a member and waiting for its primary.
 const upTimeout = 40 * time.Second
 
 // topo is a running sharded cluster: config servers, shards, a router.
@@ -44,86 +42,15 @@ func startTopo(t *testing.T) *topo {
 	return tp
 }
 
-// startSets starts one-data-member replica sets of specs in parallel and
-// waits until each is steady; all are stopped by t.Cleanup (with their
-// log tails when t failed).
+// startSets starts one-data-member replica sets of specs in parallel
+// (harness.StartSets).
 func startSets(t *testing.T, specs []cluster.Spec) []*cluster.Cluster {
 	t.Helper()
-	bin, err := harness.Binary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sets := make([]*cluster.Cluster, len(specs))
-	errs := make([]error, len(specs))
-	var wg sync.WaitGroup
-	for i, s := range specs {
-		s.Data, s.Bin, s.DieWithParent = 1, bin, true
-		s.Dir = filepath.Join(t.TempDir(), s.Name)
-		s.PrimaryTimeout = 20 * time.Second
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), upTimeout)
-			defer cancel()
-			if sets[i], errs[i] = cluster.Up(ctx, s); errs[i] == nil {
-				errs[i] = waitSteady(ctx, sets[i])
-			}
-		}()
-	}
-	wg.Wait()
-	for i, c := range sets {
-		if c == nil {
-			continue
-		}
-		t.Cleanup(func() {
-			if t.Failed() {
-				t.Logf("%s member log:\n%s", specs[i].Name, logTail(c))
-			}
-			_ = c.Down(context.Background())
-		})
-	}
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("start %s: %v", specs[i].Name, err)
-		}
-	}
-	return sets
-}
-
-// waitSteady waits until every member is PRIMARY or SECONDARY (a new
-// member stays in STARTUP2 until its initial sync is done).
-func waitSteady(ctx context.Context, c *cluster.Cluster) error {
-	for {
-		st := c.Status(ctx)
-		steady := len(st.Members) == len(c.Members())
-		for _, m := range st.Members {
-			steady = steady && (m.State == "PRIMARY" || m.State == "SECONDARY")
-		}
-		if steady {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s: members not all PRIMARY/SECONDARY: %+v", c.Spec().Name, st.Members)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	return harness.StartSets(t, specs)
 }
 
 // seed is "setName/host" of a set's first member.
-func seed(c *cluster.Cluster) string { return c.Spec().Name + "/" + c.Members()[0].Host }
-
-func logTail(c *cluster.Cluster) string {
-	m := c.Members()[0]
-	b, err := os.ReadFile(m.LogPath)
-	if err != nil {
-		return err.Error()
-	}
-	if len(b) > 3000 {
-		b = b[len(b)-3000:]
-	}
-	return string(b)
-}
+func seed(c *cluster.Cluster) string { return harness.Seed(c) }
 
 // topologyKinds records the driver's topology kinds (Unknown, Sharded, ...).
 type topologyKinds struct {
