@@ -115,6 +115,9 @@ func bracketEnds(v any) (lo, hi string) {
 
 // boundString renders one bound value (infinities as MongoDB's inf.0).
 func boundString(v any) string {
+	if _, ok := v.(bson.Undefined); ok {
+		return "undefined"
+	}
 	if f, ok := v.(float64); ok && math.IsInf(f, 0) {
 		if f > 0 {
 			return "inf.0"

@@ -60,7 +60,7 @@ func pathPred(v any) *pred {
 		if !indexable(v) {
 			return nil
 		}
-		return &pred{eq: []any{v}}
+		return &pred{eq: eqValues(v)}
 	}
 	p := &pred{}
 	for _, op := range ops {
@@ -69,7 +69,7 @@ func pathPred(v any) *pred {
 			if !indexable(op.Value) {
 				return nil
 			}
-			p.eq = []any{op.Value}
+			p.eq = eqValues(op.Value)
 		case "$in":
 			arr, ok := op.Value.(bson.A)
 			if !ok || !allIndexable(arr) {
@@ -98,6 +98,15 @@ func pathPred(v any) *pred {
 		p.hasRange = false
 	}
 	return p
+}
+
+// eqValues are the index keys an equality to v must look up: null also
+// matches undefined (MongoDB before 8.0), which an index keeps apart.
+func eqValues(v any) []any {
+	if v == nil {
+		return []any{bson.Undefined{}, nil}
+	}
+	return []any{v}
 }
 
 // indexable: an equality on v can be answered by an index lookup. Arrays
