@@ -47,7 +47,6 @@ func (tp *topo) shardClient(t *testing.T, name string) *mongo.Client {
 	return cl
 }
 
-
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)

@@ -3,13 +3,12 @@ package sharding
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand"
-	"slices"
-	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx/bsonxtest"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
@@ -158,7 +157,7 @@ func comparePipeline(t *testing.T, s, u *mongo.Collection, p bson.A, ordered boo
 	if (e1 == nil) != (e2 == nil) || errCode(e1) != errCode(e2) {
 		t.Fatalf("%s:\n sharded error %v\n unsharded error %v", pipeJSON(p), e1, e2)
 	}
-	if got, want := canonicalDocs(a, ordered), canonicalDocs(b, ordered); got != want {
+	if got, want := bsonxtest.CanonicalDocs(a, ordered), bsonxtest.CanonicalDocs(b, ordered); got != want {
 		t.Fatalf("%s:\n sharded   %s\n unsharded %s", pipeJSON(p), got, want)
 	}
 }
@@ -203,49 +202,4 @@ func pipeJSON(p bson.A) string {
 		return err.Error()
 	}
 	return string(b)
-}
-
-// canonicalDocs renders docs for comparison: arrays as multisets,
-// doubles to 9 significant digits; the documents sorted unless ordered.
-func canonicalDocs(docs []bson.D, ordered bool) string {
-	s := make([]string, len(docs))
-	for i, d := range docs {
-		s[i] = canonJSON(canonValue(d))
-	}
-	if !ordered {
-		slices.Sort(s)
-	}
-	return strings.Join(s, "\n")
-}
-
-func canonJSON(v any) string {
-	b, err := bson.MarshalExtJSON(bson.D{{Key: "v", Value: v}}, false, false)
-	if err != nil {
-		return err.Error()
-	}
-	return string(b)
-}
-
-func canonValue(v any) any {
-	switch t := v.(type) {
-	case bson.D:
-		out := make(bson.D, len(t))
-		for i, e := range t {
-			out[i] = bson.E{Key: e.Key, Value: canonValue(e.Value)}
-		}
-		return out
-	case bson.A:
-		out := make(bson.A, len(t))
-		for i, x := range t {
-			out[i] = canonValue(x)
-		}
-		slices.SortFunc(out, func(a, b any) int { return strings.Compare(canonJSON(a), canonJSON(b)) })
-		return out
-	case float64:
-		if t == 0 || math.IsNaN(t) || math.IsInf(t, 0) {
-			return t
-		}
-		return fmt.Sprintf("%.9g", t)
-	}
-	return v
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx/bsonxtest"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
@@ -30,7 +32,7 @@ func testShardedLookup(t *testing.T, s, u *mongo.Collection) {
 		for _, from := range []string{"fu", "fs"} {
 			got, err := aggregateAll(t, s, mustPipe(t, strings.ReplaceAll(l, "%s", from)), nil)
 			must(t, err, "sharded, from %s: %s", from, l)
-			if a, b := canonicalDocs(got, false), canonicalDocs(want, false); a != b {
+			if a, b := bsonxtest.CanonicalDocs(got, false), bsonxtest.CanonicalDocs(want, false); a != b {
 				t.Fatalf("from %s: %s\n sharded   %s\n unsharded %s", from, l, a, b)
 			}
 		}
@@ -59,8 +61,8 @@ func testShardedOut(t *testing.T, db *mongo.Database, s, u *mongo.Collection) {
 	must(t, out(s, "o1"), "$out from the sharded collection")
 	must(t, out(u, "o2"), "$out from the unsharded collection")
 	a, b := allDocs(t, db.Collection("o1")), allDocs(t, db.Collection("o2"))
-	if len(a) == 0 || canonicalDocs(a, true) != canonicalDocs(b, true) {
-		t.Fatalf("$out results differ:\n sharded   %d docs %s\n unsharded %d docs", len(a), canonicalDocs(a[:min(3, len(a))], true), len(b))
+	if len(a) == 0 || bsonxtest.CanonicalDocs(a, true) != bsonxtest.CanonicalDocs(b, true) {
+		t.Fatalf("$out results differ:\n sharded   %d docs %s\n unsharded %d docs", len(a), bsonxtest.CanonicalDocs(a[:min(3, len(a))], true), len(b))
 	}
 	specs, err := db.Collection("o1").Indexes().ListSpecifications(ctxT(t))
 	must(t, err, "listIndexes o1")
@@ -106,10 +108,10 @@ func testShardedMerge(t *testing.T, db *mongo.Database, s, u *mongo.Collection) 
 		return err
 	}
 	must(t, merge(u, "m2"), "$merge from the unsharded collection")
-	want := canonicalDocs(allDocs(t, db.Collection("m2")), true)
+	want := bsonxtest.CanonicalDocs(allDocs(t, db.Collection("m2")), true)
 	for _, target := range []string{"m1", "ms"} {
 		must(t, merge(s, target), "$merge into %s", target)
-		if got := canonicalDocs(allDocs(t, db.Collection(target)), true); got != want {
+		if got := bsonxtest.CanonicalDocs(allDocs(t, db.Collection(target)), true); got != want {
 			t.Fatalf("$merge into %s:\n sharded   %s\n unsharded %s", target, got, want)
 		}
 	}
@@ -118,11 +120,11 @@ func testShardedMerge(t *testing.T, db *mongo.Database, s, u *mongo.Collection) 
 		p := `[{"$sort":{"_id":1}},{"$project":{"_id":{"$mod":["$_id",13]},"g":1,"last":"$_id"}},{"$merge":{"into":"%s","whenMatched":` + wm + `}}]`
 		_, err := aggregateAll(t, u, mustPipe(t, strings.ReplaceAll(p, "%s", "m2")), nil)
 		must(t, err, "$merge %s from the unsharded collection", wm)
-		want := canonicalDocs(allDocs(t, db.Collection("m2")), true)
+		want := bsonxtest.CanonicalDocs(allDocs(t, db.Collection("m2")), true)
 		for _, target := range []string{"m1", "ms"} {
 			_, err := aggregateAll(t, s, mustPipe(t, strings.ReplaceAll(p, "%s", target)), nil)
 			must(t, err, "$merge %s into %s", wm, target)
-			if got := canonicalDocs(allDocs(t, db.Collection(target)), true); got != want {
+			if got := bsonxtest.CanonicalDocs(allDocs(t, db.Collection(target)), true); got != want {
 				t.Fatalf("$merge %s into %s:\n sharded   %s\n unsharded %s", wm, target, got, want)
 			}
 		}
@@ -200,7 +202,7 @@ func testUnshardedSource(t *testing.T, db *mongo.Database, u *mongo.Collection) 
 		must(t, err, "from fu: %s", l)
 		got, err := aggregateAll(t, u, mustPipe(t, strings.ReplaceAll(l, "%s", "fs")), nil)
 		must(t, err, "from fs: %s", l)
-		if a, b := canonicalDocs(got, false), canonicalDocs(want, false); a != b || len(want) == 0 {
+		if a, b := bsonxtest.CanonicalDocs(got, false), bsonxtest.CanonicalDocs(want, false); a != b || len(want) == 0 {
 			t.Fatalf("%s:\n from the sharded   %s\n from the unsharded %s", l, a, b)
 		}
 	}
@@ -213,7 +215,7 @@ func testUnshardedSource(t *testing.T, db *mongo.Database, u *mongo.Collection) 
 		_, err := aggregateAll(t, u, mustPipe(t, strings.ReplaceAll(p, "%s", target)), nil)
 		must(t, err, "$merge into %s", target)
 	}
-	if a, b := canonicalDocs(allDocs(t, db.Collection("ums")), true), canonicalDocs(allDocs(t, db.Collection("um")), true); a != b || a == "" {
+	if a, b := bsonxtest.CanonicalDocs(allDocs(t, db.Collection("ums")), true), bsonxtest.CanonicalDocs(allDocs(t, db.Collection("um")), true); a != b || a == "" {
 		t.Fatalf("$merge from an unsharded collection:\n into a sharded one   %s\n into an unsharded one %s", a, b)
 	}
 	_, err := aggregateAll(t, u, mustPipe(t, `[{"$out":"fs"}]`), nil)

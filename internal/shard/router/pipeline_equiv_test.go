@@ -2,13 +2,13 @@ package router
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx/bsonxtest"
 
 	"github.com/relaydb/relaydb/internal/agg"
 )
@@ -45,7 +45,7 @@ func TestSplitEquivalence(t *testing.T) {
 		for seed := uint64(1); seed <= 4; seed++ {
 			rng := rand.New(rand.NewPCG(seed, 7))
 			docs := equivDocs(rng, 150)
-			want := canonical(runPipe(t, p, docs), tc.ordered)
+			want := bsonxtest.CanonicalDocs(runPipe(t, p, docs), tc.ordered)
 			plan := splitPipeline(p)
 			parts := make([][]bson.D, 1+rng.IntN(3))
 			for _, d := range docs {
@@ -56,7 +56,7 @@ func TestSplitEquivalence(t *testing.T) {
 			for _, part := range parts {
 				outs = append(outs, runPipe(t, plan.shards, part))
 			}
-			got := canonical(runPipe(t, plan.merge, mergeStreams(outs, plan.sortSpec)), tc.ordered)
+			got := bsonxtest.CanonicalDocs(runPipe(t, plan.merge, mergeStreams(outs, plan.sortSpec)), tc.ordered)
 			if got != want {
 				t.Errorf("%s, seed %d, %d shards:\n split %s\n whole %s", tc.pipeline, seed, len(parts), got, want)
 			}
@@ -116,40 +116,4 @@ func mergeStreams(outs [][]bson.D, sortSpec bson.D) []bson.D {
 		}
 	}
 	return all
-}
-
-// canonical renders docs for comparison.
-func canonical(docs []bson.D, ordered bool) string {
-	s := make([]string, len(docs))
-	for i, d := range docs {
-		s[i] = js(canonValue(d))
-	}
-	if !ordered {
-		slices.Sort(s)
-	}
-	return strings.Join(s, "\n")
-}
-
-func canonValue(v any) any {
-	switch t := v.(type) {
-	case bson.D:
-		out := make(bson.D, len(t))
-		for i, e := range t {
-			out[i] = bson.E{Key: e.Key, Value: canonValue(e.Value)}
-		}
-		return out
-	case bson.A:
-		out := make(bson.A, len(t))
-		for i, x := range t {
-			out[i] = canonValue(x)
-		}
-		slices.SortFunc(out, func(a, b any) int { return strings.Compare(js(a), js(b)) })
-		return out
-	case float64:
-		if t == 0 || math.IsNaN(t) || math.IsInf(t, 0) {
-			return t
-		}
-		return fmt.Sprintf("%.9g", t)
-	}
-	return v
 }
