@@ -31,9 +31,8 @@ import (
 // cursor is closed, exhausted or dropped for idleness.
 //
 // TODO(#11): a router spill directory of its own, cleared at start (a
-// crashed router leaves agg-*.bson files in the temporary directory);
-// explain of a split pipeline (splitPipeline gives the shards and merger
-// parts).
+// crashed router leaves agg-*.bson files in the temporary directory).
+// Explain of a split pipeline is explain.go's.
 
 // maxResultDocBytes is the largest document an aggregate may return.
 const maxResultDocBytes = 16 * 1024 * 1024
@@ -65,9 +64,6 @@ func (r *Router) shardedAggregate(c *call, ns string, cm *routing.ChunkManager) 
 			}
 			cm = next
 		}
-	}
-	if truthy(c.cmd, "explain") {
-		return nil, mongoerr.New(mongoerr.CommandNotSupported, "the router cannot explain an aggregation across several shards yet")
 	}
 	if malformedAggregate(c.cmd) { // the shards' parser answers, in its words
 		return r.shardsVerdict(c, ns, cm)

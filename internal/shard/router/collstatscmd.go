@@ -11,8 +11,8 @@ import (
 
 // mongos' codes for a bad collStats scale.
 const (
-	scaleBelowOne   = mongoerr.Code(4390200)
-	scaleNotANumber = mongoerr.Code(4390201)
+	scaleBelowOne   = mongoerr.CollStatsScaleBelowOne
+	scaleNotANumber = mongoerr.CollStatsScaleNotANumber
 )
 
 // summedStats are the collStats fields mongos adds up over the shards

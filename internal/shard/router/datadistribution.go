@@ -11,7 +11,7 @@ import (
 
 // notAdminAggregate is MongoDB's code for $shardedDataDistribution
 // anywhere but {aggregate: 1} on admin.
-const notAdminAggregate = mongoerr.Code(6789100)
+const notAdminAggregate = mongoerr.ShardedDataDistributionNotAdmin
 
 // maxDistributionCollections bounds the collections one
 // $shardedDataDistribution reports: each costs a request per shard and
