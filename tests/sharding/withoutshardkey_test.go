@@ -190,9 +190,17 @@ func TestWriteWithoutShardKey(t *testing.T) {
 		}
 	})
 	t.Run("upsert without the key", func(t *testing.T) {
-		_, err := coll.UpdateOne(ctxT(t), bson.D{{Key: "g", Value: "new"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "y", Value: 1}}}},
+		// MongoDB 7.0 runs a single upsert without the key as a write
+		// without shard key; a multi upsert needs the whole key.
+		res, err := coll.UpdateOne(ctxT(t), bson.D{{Key: "g", Value: "new"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "y", Value: 1}}}},
 			options.UpdateOne().SetUpsert(true))
-		checkWriteCode(t, err, 61, "upsert without shard key")
+		must(t, err, "upsert without shard key")
+		if res.UpsertedCount != 1 || kt.countBoth(t, bson.D{{Key: "g", Value: "new"}}) != 1 {
+			t.Fatalf("upsert = %+v, want one new document", res)
+		}
+		_, err = coll.UpdateMany(ctxT(t), bson.D{{Key: "g", Value: "newer"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "y", Value: 1}}}},
+			options.UpdateMany().SetUpsert(true))
+		checkWriteCode(t, err, 61, "multi upsert without shard key")
 	})
 }
 

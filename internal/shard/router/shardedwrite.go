@@ -176,6 +176,9 @@ func piece(cmd bson.D, field string, all bson.A, idx []int, ids []int32) bson.D 
 // first error (MongoDB's ordered batching); unordered ones send one batch
 // per shard in parallel. n and writeErrors use the client's indexes.
 func (r *Router) shardedInsert(c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {
+	if err := parseWrite(c); err != nil {
+		return nil, err
+	}
 	v, _ := bsonx.Get(c.cmd, "documents")
 	docs, _ := v.(bson.A)
 	b := batch{field: "documents", items: docs, ids: stmtIDs(c.cmd, len(docs))}
@@ -344,12 +347,18 @@ func (r *Router) staleAt(sr shardReply) int {
 // run on its own (writeOne), in order. An update a shard answers with
 // WouldChangeOwningShard moves the document (resolveKeyChanges).
 func (r *Router) shardedUpdate(c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {
+	if err := parseWrite(c); err != nil {
+		return nil, err
+	}
 	res, cm, stmts := r.shardedWriteOps(c, ns, cm, "updates", true)
 	r.resolveKeyChanges(c, ns, cm, stmts, &res)
 	return res.reply(true), nil
 }
 
 func (r *Router) shardedDelete(c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {
+	if err := parseWrite(c); err != nil {
+		return nil, err
+	}
 	res, _, _ := r.shardedWriteOps(c, ns, cm, "deletes", false)
 	return res.reply(false), nil
 }
@@ -411,23 +420,26 @@ func (r *Router) shardedWriteOps(c *call, ns string, cm *routing.ChunkManager, f
 // one chunk: a multi statement, or one targeting a single shard, goes to
 // every targeted shard; a single-document statement targeting several
 // shards is a two-phase write without shard key (writeWithoutShardKey).
-// An upsert needs the whole key or an _id equality (ShardKeyNotFound
-// otherwise), as in MongoDB 7.0.
+// An upsert goes to the shard owning the key its filter pins (a null
+// equality counting: upsertShardKey); without one, a single-document
+// upsert is a write without shard key and a multi upsert is refused
+// (ShardKeyNotFound), as in MongoDB 7.0 (useTwoPhaseProtocol).
 func (r *Router) writeOne(c *call, ns string, cm *routing.ChunkManager, b batch, i int, isUpdate bool, res *writeResult) (*routing.ChunkManager, error) {
 	stmt, _ := b.items[i].(bson.D)
 	q := docField(stmt, "q")
 	multi := int64Field(stmt, "limit") == 0
+	upsert := isUpdate && truthy(stmt, "upsert")
 	if isUpdate {
 		multi = truthy(stmt, "multi")
 	}
 	done := map[string]bool{}
 	one := []int{i}
 	for attempt := 0; ; attempt++ {
-		shards, hasKey, err := targetFilter(cm, q)
+		shards, hasKey, err := targetUpsert(cm, q, upsert)
 		if err != nil {
 			return cm, err
 		}
-		if isUpdate && truthy(stmt, "upsert") && !hasKey && !idEquality(q) {
+		if upsert && !hasKey && multi {
 			return cm, mongoerr.New(mongoerr.ShardKeyNotFound,
 				"Failed to target upsert by query :: could not extract exact shard key")
 		}
@@ -458,6 +470,21 @@ func (r *Router) writeOne(c *call, ns string, cm *routing.ChunkManager, b batch,
 	}
 }
 
+// targetUpsert is targetFilter, except that an upsert whose filter pins
+// the shard key with null equalities (upsertShardKey) goes to that key's
+// shard.
+func targetUpsert(cm *routing.ChunkManager, q bson.D, upsert bool) (shards []string, hasKey bool, err error) {
+	shards, hasKey, err = targetFilter(cm, q)
+	if err != nil || hasKey || !upsert {
+		return shards, hasKey, err
+	}
+	shard, ok, err := upsertTarget(cm, q)
+	if err != nil || !ok {
+		return shards, false, err
+	}
+	return []string{shard}, true, nil
+}
+
 // targetFilter returns the shards a filter targets: the owner of its
 // shard key when it pins the whole key (hasKey), else every shard whose
 // chunks it may reach.
@@ -479,14 +506,14 @@ func targetFilter(cm *routing.ChunkManager, q bson.D) (shards []string, hasKey b
 // without shard key (with the command's sort). A shard's
 // WouldChangeOwningShard moves the document (findAndModifyKeyChange).
 func (r *Router) shardedFindAndModify(c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {
+	if err := parseWrite(c); err != nil {
+		return nil, err
+	}
 	q := docField(c.cmd, "query")
 	for attempt := 0; ; attempt++ {
-		shards, hasKey, err := targetFilter(cm, q)
+		shards, _, err := targetUpsert(cm, q, truthy(c.cmd, "upsert"))
 		if err != nil {
 			return nil, err
-		}
-		if truthy(c.cmd, "upsert") && !hasKey && !idEquality(q) {
-			return nil, mongoerr.New(mongoerr.ShardKeyNotFound, "Query for sharded findAndModify must contain the shard key")
 		}
 		if len(shards) > 1 {
 			return r.findAndModifyWithoutShardKey(c, ns, cm)

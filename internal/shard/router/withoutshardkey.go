@@ -22,9 +22,10 @@ import (
 //     it ({_id, each shard key field, $and: [filter]}) and the shard's
 //     version; if it matches nothing (the document changed, moved or went
 //     away meanwhile) phase 1 runs again, at most
-//     maxWithoutShardKeyAttempts times. An upsert (allowed with an _id
-//     equality) that found nothing goes to the first targeted shard with
-//     its filter: a document that belongs elsewhere comes back as
+//     maxWithoutShardKeyAttempts times. An upsert (any single-document
+//     upsert whose filter does not pin the key, as in MongoDB 7.0) that
+//     found nothing goes to the first targeted shard with its filter: a
+//     document that belongs elsewhere comes back as
 //     WouldChangeOwningShard and is inserted on its owner (a retryable
 //     write; otherwise IllegalOperation, where MongoDB 7.0 would use an
 //     internal transaction).
@@ -276,17 +277,6 @@ func (r *Router) findAndModifyWithoutShardKey(c *call, ns string, cm *routing.Ch
 	}
 	return nil, changedMeanwhile(ns)
 }
-
-// idEquality reports a filter with an equality on _id: an upsert without
-// the shard key is then a write without shard key (MongoDB 7.0): with no
-// match it runs on one shard, whose document may belong to another
-// (WouldChangeOwningShard with shouldUpsert: the router inserts it there).
-func idEquality(filter bson.D) bool {
-	_, ok := routing.ShardKeyFromFilter(idPattern, filter)
-	return ok
-}
-
-var idPattern = key.MustParse(bson.D{{Key: "_id", Value: 1}})
 
 // firstShard is the first shard filter targets ("" for none): a
 // findAndModify matching nothing is answered by one shard, as MongoDB's
