@@ -24,6 +24,11 @@ func readMode(cmd bson.D) string {
 // wantsSecondary reports a read the router may send to a secondary:
 // mode secondary or secondaryPreferred, outside a transaction. The other
 // modes (primaryPreferred, nearest) are served by the primary for now.
+//
+// TODO(#11): primaryPreferred through netclient.ReplicaSet.RunRead (a
+// secondary while there is no primary; the raw fast path in
+// rawrequest.go sends it to the primary first), nearest by the monitor's
+// round-trip times, tags and maxStalenessSeconds.
 func wantsSecondary(c *call) bool {
 	if txnKey(c.cmd) != "" || !isRead(c) {
 		return false
