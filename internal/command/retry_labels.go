@@ -7,15 +7,12 @@ import (
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// socketException is MongoDB's SocketException (9001).
-const socketException mongoerr.Code = 9001
-
 // retryableCodes are the error codes after which a retryable write may be
 // sent again (the drivers' retryable writes specification).
 var retryableCodes = map[mongoerr.Code]bool{
 	mongoerr.HostUnreachable: true, mongoerr.HostNotFound: true, mongoerr.NetworkTimeout: true,
 	mongoerr.ShutdownInProgress: true, mongoerr.PrimarySteppedDown: true, mongoerr.ExceededTimeLimit: true,
-	socketException: true, mongoerr.NotWritablePrimary: true, mongoerr.InterruptedAtShutdown: true,
+	mongoerr.SocketException: true, mongoerr.NotWritablePrimary: true, mongoerr.InterruptedAtShutdown: true,
 	mongoerr.InterruptedDueToReplStateChange: true, mongoerr.NotPrimaryNoSecondaryOk: true,
 	mongoerr.NotPrimaryOrSecondary: true,
 }

@@ -108,6 +108,7 @@ const (
 	ObjectIsBusy                             Code = 314
 	APIStrictError                           Code = 323
 	NotARetryableWriteCommand                Code = 336
+	SocketException                          Code = 9001
 	NotWritablePrimary                       Code = 10107
 	BSONObjectTooLarge                       Code = 10334
 	DuplicateKey                             Code = 11000
@@ -238,5 +239,6 @@ var names = map[Code]string{
 	StaleConfig:                              "StaleConfig",
 	NotPrimaryNoSecondaryOk:                  "NotPrimaryNoSecondaryOk",
 	NotPrimaryOrSecondary:                    "NotPrimaryOrSecondary",
+	SocketException:                          "SocketException",
 	ClientMarkedKilled:                       "ClientMarkedKilled",
 }
