@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -10,6 +11,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+
+	"github.com/relaydb/relaydb/tests/harness"
 )
 
 // TestRouterFastPath drives the router's byte-forwarding path
@@ -95,6 +98,39 @@ func TestRouterFastPath(t *testing.T) {
 				t.Fatalf("w:0 insert not found: %v", err)
 			}
 			time.Sleep(50 * time.Millisecond)
+		}
+	})
+
+	t.Run("stale database version", func(t *testing.T) {
+		r2 := harness.StartRouter(t, "cfg/"+tp.cfg.Members()[0].Host)
+		cl2, err := mongo.Connect(options.Client().ApplyURI(r2.URI()))
+		must(t, err, "connect to the second router")
+		t.Cleanup(func() { _ = cl2.Disconnect(context.Background()) })
+		pin := bson.D{{Key: "enableSharding", Value: "sdb"}, {Key: "primaryShard", Value: "sh0"}}
+		must(t, admin.RunCommand(ctxT(t), pin).Err(), "enableSharding sdb")
+		_, err = cl.Database("sdb").Collection("c").InsertOne(ctxT(t), bson.D{{Key: "_id", Value: "old"}})
+		must(t, err, "insert old")
+		c2 := cl2.Database("sdb").Collection("c")
+		must(t, c2.FindOne(ctxT(t), bson.D{{Key: "_id", Value: "old"}}).Err(), "the second router reads sdb (caching its version)")
+		// Dropped and made again through the first router: a new version.
+		must(t, cl.Database("sdb").Drop(ctxT(t)), "dropDatabase sdb")
+		must(t, admin.RunCommand(ctxT(t), pin).Err(), "enableSharding sdb again")
+		_, err = cl.Database("sdb").Collection("c").InsertOne(ctxT(t), bson.D{{Key: "_id", Value: "new"}})
+		must(t, err, "insert new")
+		// The second router's cached version is stale: StaleDbVersion, reload, resend.
+		cur, err := c2.Find(ctxT(t), bson.D{})
+		must(t, err, "find through the stale router")
+		var got []bson.M
+		must(t, cur.All(ctxT(t), &got), "iterate")
+		if len(got) != 1 || got[0]["_id"] != "new" {
+			t.Fatalf("stale router found %v", got)
+		}
+		_, err = c2.InsertOne(ctxT(t), bson.D{{Key: "_id", Value: "via r2"}})
+		must(t, err, "insert through the second router")
+		n, err := tp.shardClient(t, "sh0").Database("sdb").Collection("c").CountDocuments(ctxT(t), bson.D{})
+		must(t, err, "count on sh0")
+		if n != 2 {
+			t.Fatalf("sdb.c has %d documents on sh0, want 2", n)
 		}
 	})
 
