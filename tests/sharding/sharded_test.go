@@ -249,8 +249,10 @@ func TestShardedCollections(t *testing.T) {
 		if res.UpsertedCount != 1 {
 			t.Fatalf("upsert: %+v", res)
 		}
-		_, err = coll.UpdateOne(ctxT(t), bson.D{{Key: "g", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "y", Value: 2}}}}, options.UpdateOne().SetUpsert(true))
-		checkWriteCode(t, err, 61, "upsert without the key")
+		// A multi upsert needs the whole key (a single one without it is a
+		// write without shard key: withoutshardkey_test.go).
+		_, err = coll.UpdateMany(ctxT(t), bson.D{{Key: "g", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "y", Value: 2}}}}, options.UpdateMany().SetUpsert(true))
+		checkWriteCode(t, err, 61, "multi upsert without the key")
 		d, err := coll.DeleteOne(ctxT(t), bson.D{{Key: "x", Value: 8}})
 		must(t, err, "deleteOne")
 		if d.DeletedCount != 1 {
