@@ -11,7 +11,7 @@ import (
 
 // TestWriteStatementFields checks that a write on a sharded collection
 // keeps its statement's fields through the router's split and two-phase
-// paths (arrayFilters without the shard key), is parsed as a data node
+// paths (arrayFilters, let and hint without the shard key), is parsed as a data node
 // parses it (an update statement's sort, unknown before MongoDB 8.0,
 // refuses the whole command), and that an upsert whose filter is an
 // equality with null on the shard key is placed by the null key, as
@@ -50,6 +50,19 @@ func TestWriteStatementFields(t *testing.T) {
 		must(t, err, "findOneAndUpdate")
 		want := bson.A{bson.D{{Key: "b", Value: int32(1)}}, bson.D{{Key: "b", Value: int32(7)}}}
 		checkArray(t, kt, x1, want)
+	})
+	t.Run("updateOne let and hint without the key", func(t *testing.T) {
+		// The filter reads a let variable: both phases need it.
+		filter := bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$_id", "$$want"}}}}}
+		res, err := coll.UpdateOne(ctxT(t), filter, bson.D{{Key: "$set", Value: bson.D{{Key: "viaLet", Value: true}}}},
+			options.UpdateOne().SetLet(bson.D{{Key: "want", Value: x0}}).SetHint(bson.D{{Key: "_id", Value: 1}}))
+		must(t, err, "updateOne with let")
+		if res.MatchedCount != 1 || res.ModifiedCount != 1 {
+			t.Fatalf("updateOne with let = %+v, want matched 1 modified 1", res)
+		}
+		if n := kt.countBoth(t, bson.D{{Key: "viaLet", Value: true}, {Key: "x", Value: x0}}); n != 1 {
+			t.Fatalf("%d documents with x %d changed, want 1", n, x0)
+		}
 	})
 	t.Run("update statement with sort refused whole", func(t *testing.T) {
 		cmd := bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{
