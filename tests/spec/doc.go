@@ -52,4 +52,12 @@
 // suite failure); a failure with another message stays FAIL and shows both;
 // a pass is XPASS and fails the suite, as does a key matching no test, so
 // the list stays true. floor.json holds the minimum PASS count per folder.
+// Each topology adds its own list and replaces the floor
+// (expected_failures.<topology>.json, floor.<topology>.json); the variant
+// with every initialData collection sharded on {_id: "hashed"}
+// (TestSpecOnShardedCollections) adds expected_failures.sharded-collections.json
+// to the sharded topology's list, only for what MongoDB itself does on a
+// sharded collection (unsorted reads in shard order, a write without
+// shard key choosing another matching document, $out to a sharded
+// collection), and has floor.sharded-collections.json.
 package spec
