@@ -77,6 +77,15 @@ func TestWriteStatementFields(t *testing.T) {
 			t.Fatalf("the refused update changed %d documents", n)
 		}
 	})
+	t.Run("findOneAndUpdate upsert without the key", func(t *testing.T) {
+		var got bson.M
+		err := coll.FindOneAndUpdate(ctxT(t), bson.D{{Key: "g", Value: "famNew"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "y", Value: 1}}}},
+			options.FindOneAndUpdate().SetUpsert(true).SetReturnDocument(options.After)).Decode(&got)
+		must(t, err, "findOneAndUpdate upsert")
+		if got["g"] != "famNew" || kt.countBoth(t, bson.D{{Key: "g", Value: "famNew"}}) != 1 {
+			t.Fatalf("findOneAndUpdate upsert = %v, want one new document", got)
+		}
+	})
 	t.Run("upsert on a null shard key", func(t *testing.T) {
 		checkNullUpserts(t, kt)
 	})
