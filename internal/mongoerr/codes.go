@@ -4,6 +4,7 @@ package mongoerr
 // codeNames (src/mongo/base/error_codes.yml); each is listed in names so
 // Code.Name() returns it.
 const (
+	OK                                       Code = 0 // no error: the code of a successful reply
 	InternalError                            Code = 1
 	BadValue                                 Code = 2
 	NoSuchKey                                Code = 4
@@ -124,6 +125,7 @@ const (
 )
 
 var names = map[Code]string{
+	OK:                                       "OK",
 	InternalError:                            "InternalError",
 	BadValue:                                 "BadValue",
 	NoSuchKey:                                "NoSuchKey",

@@ -18,7 +18,7 @@ import (
 // rawErrCode is the code of an ok:0 reply, 0 for a successful one.
 func rawErrCode(reply bson.Raw) mongoerr.Code {
 	if rawOK(reply) {
-		return 0
+		return mongoerr.OK
 	}
 	n, ok := reply.Lookup("code").AsInt64OK()
 	if !ok {

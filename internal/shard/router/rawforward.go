@@ -180,7 +180,7 @@ func (r *Router) unshardedStale(q *rawReq, ns string, reply bson.Raw) error {
 		r.mu.Unlock()
 		return mongoerr.New(code, "stale database version")
 	}
-	if code == mongoerr.StaleConfig || (code == 0 && rawWriteError(reply, mongoerr.StaleConfig)) {
+	if code == mongoerr.StaleConfig || (code == mongoerr.OK && rawWriteError(reply, mongoerr.StaleConfig)) {
 		r.observeClusterTimeRaw(reply)
 		_, _ = r.catalog.refresh(r.ctx, ns, nil)
 		return mongoerr.New(mongoerr.StaleConfig, "stale collection version")
@@ -210,11 +210,11 @@ func (r *Router) forwardRawSharded(q *rawReq, ns string, cm *routing.ChunkManage
 	case code == mongoerr.NotWritablePrimary || code == mongoerr.NotPrimaryNoSecondaryOk || code == mongoerr.NotPrimaryOrSecondary:
 		out.t.set.forget(out.host)
 		return nil, false
-	case code == mongoerr.StaleConfig || (code == 0 && rawWriteError(out.reply, mongoerr.StaleConfig)):
+	case code == mongoerr.StaleConfig || (code == mongoerr.OK && rawWriteError(out.reply, mongoerr.StaleConfig)):
 		r.observeClusterTimeRaw(out.reply)
 		_, _ = r.catalog.refresh(r.ctx, ns, cm)
 		return nil, false
-	case code == mongoerr.WouldChangeOwningShard || (code == 0 && rawWriteError(out.reply, mongoerr.WouldChangeOwningShard)):
+	case code == mongoerr.WouldChangeOwningShard || (code == mongoerr.OK && rawWriteError(out.reply, mongoerr.WouldChangeOwningShard)):
 		// The shard changed nothing; the decoded path moves the document.
 		r.observeClusterTimeRaw(out.reply)
 		return nil, false
