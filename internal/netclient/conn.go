@@ -89,29 +89,13 @@ func (c *Conn) roundTrip(ctx context.Context, db string, cmd bson.D) (bson.D, er
 }
 
 func (c *Conn) readReply(id int32, cmd bson.D) (bson.D, error) {
-	h, body, err := wire.ReadMessage(c.r, maxReply)
+	body, err := c.readRawReply(id)
 	if err != nil {
-		return nil, fmt.Errorf("netclient: %s: read reply to %s: %w", c.host, cmdName(cmd), err)
+		return nil, fmt.Errorf("%w (to %s)", err, cmdName(cmd))
 	}
-	if h.ResponseTo != id {
-		return nil, fmt.Errorf("netclient: %s: reply to request %d, expected %d", c.host, h.ResponseTo, id)
-	}
-	op := h.OpCode
-	if op == wire.OpCompressed {
-		if op, body, err = wire.ParseCompressed(body, maxReply); err != nil {
-			return nil, fmt.Errorf("netclient: %s: %w", c.host, err)
-		}
-	}
-	if op != wire.OpMsg {
-		return nil, fmt.Errorf("netclient: %s: unexpected reply opcode %s", c.host, op)
-	}
-	m, err := wire.ParseMsg(body)
+	doc, err := bsonx.Decode(body)
 	if err != nil {
-		return nil, fmt.Errorf("netclient: %s: %w", c.host, err)
-	}
-	doc, err := bsonx.Decode(m.Body)
-	if err != nil {
-		return nil, fmt.Errorf("netclient: %s: decode reply: %w", c.host, err)
+		return nil, fmt.Errorf("netclient: %s: decode reply to %s: %w", c.host, cmdName(cmd), err)
 	}
 	return doc, nil
 }
