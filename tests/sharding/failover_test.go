@@ -136,6 +136,18 @@ func (l *load) ackedSince(t time.Time) bool {
 	return l.lastAck.After(t)
 }
 
+// waitAcked fails t unless a write is acknowledged within newPrimaryMax of
+// since (an event such as a kill, described by after).
+func (l *load) waitAcked(t *testing.T, since time.Time, after string) {
+	t.Helper()
+	for !l.ackedSince(since.Add(100 * time.Millisecond)) {
+		if time.Since(since) > newPrimaryMax {
+			t.Fatalf("no write acknowledged %v after %s; errors: %v", newPrimaryMax, after, l.errs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // checkExactlyOnce: every acknowledged seq is in its collection once, and
 // no seq is there twice.
 func (l *load) checkExactlyOnce(t *testing.T, ctx context.Context) {
@@ -205,12 +217,7 @@ func TestFailoverShardPrimary(t *testing.T) {
 	old, err := sh.Kill(ctx, "primary")
 	must(t, err, "kill the shard primary")
 	killed := time.Now()
-	for !l.ackedSince(killed.Add(100 * time.Millisecond)) {
-		if time.Since(killed) > newPrimaryMax {
-			t.Fatalf("no write acknowledged %v after killing %s; errors: %v", newPrimaryMax, old.Name, l.errs)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	l.waitAcked(t, killed, fmt.Sprintf("killing %s", old.Name))
 	t.Logf("first write acknowledged %v after kill -9 of %s", time.Since(killed).Round(time.Millisecond), old.Name)
 	time.Sleep(loadFor)
 
@@ -224,12 +231,7 @@ func TestFailoverShardPrimary(t *testing.T) {
 	err = sh.RunAdmin(ctx, p, bson.D{{Key: "replSetStepDown", Value: 30}, {Key: "secondaryCatchUpPeriodSecs", Value: 5}}, nil)
 	t.Logf("replSetStepDown on %s: %v (a closed connection is allowed)", p.Name, err)
 	stepped := time.Now()
-	for !l.ackedSince(stepped.Add(100 * time.Millisecond)) {
-		if time.Since(stepped) > newPrimaryMax {
-			t.Fatalf("no write acknowledged %v after %s stepped down; errors: %v", newPrimaryMax, p.Name, l.errs)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	l.waitAcked(t, stepped, fmt.Sprintf("%s stepped down", p.Name))
 	time.Sleep(loadFor)
 	stop()
 	if len(l.errs) > 0 {
@@ -416,12 +418,7 @@ func TestFailoverRouter(t *testing.T) {
 	r := sc.Routers[0]
 	must(t, syscall.Kill(r.PID, syscall.SIGKILL), "kill -9 %s", r.Name)
 	killed := time.Now()
-	for !l.ackedSince(killed.Add(100 * time.Millisecond)) {
-		if time.Since(killed) > newPrimaryMax {
-			t.Fatalf("no write acknowledged %v after killing %s; errors: %v", newPrimaryMax, r.Name, l.errs)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	l.waitAcked(t, killed, fmt.Sprintf("killing %s", r.Name))
 	time.Sleep(loadFor)
 	stop()
 	if len(l.errs) > 0 {
