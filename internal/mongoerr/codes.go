@@ -81,6 +81,7 @@ const (
 	CommandFailed                            Code = 125
 	FailedToSatisfyReadPreference            Code = 133
 	CappedPositionLost                       Code = 136
+	MaxStalenessOutOfRange                   Code = 160
 	CommandNotSupportedOnView                Code = 166
 	InvalidPipelineOperator                  Code = 168
 	LinearizableReadConcernError             Code = 170
@@ -202,6 +203,7 @@ var names = map[Code]string{
 	CommandFailed:                            "CommandFailed",
 	FailedToSatisfyReadPreference:            "FailedToSatisfyReadPreference",
 	CappedPositionLost:                       "CappedPositionLost",
+	MaxStalenessOutOfRange:                   "MaxStalenessOutOfRange",
 	CommandNotSupportedOnView:                "CommandNotSupportedOnView",
 	InvalidPipelineOperator:                  "InvalidPipelineOperator",
 	LinearizableReadConcernError:             "LinearizableReadConcernError",
