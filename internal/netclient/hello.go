@@ -2,6 +2,7 @@ package netclient
 
 import (
 	"bytes"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -15,6 +16,9 @@ type Hello struct {
 	WritablePrimary bool
 	Secondary       bool
 	ArbiterOnly     bool
+	Hidden          bool              // hidden members serve no reads (RSOther)
+	Tags            map[string]string // the member's tags (read preference tag sets)
+	LastWriteDate   time.Time         // lastWrite.lastWriteDate (maxStalenessSeconds)
 	Msg             string // "isdbgrid" from a router
 	Configsvr       bool
 	Primary         string   // the primary this member knows of
@@ -38,6 +42,10 @@ func ParseHello(reply bson.D) Hello {
 	h.Secondary, _ = sec.(bool)
 	arb, _ := bsonx.Get(reply, "arbiterOnly")
 	h.ArbiterOnly, _ = arb.(bool)
+	hidden, _ := bsonx.Get(reply, "hidden")
+	h.Hidden, _ = hidden.(bool)
+	h.Tags = parseTags(reply)
+	h.LastWriteDate = lastWriteDate(reply)
 	h.Msg = str(reply, "msg")
 	h.Primary = str(reply, "primary")
 	_, h.Configsvr = bsonx.Get(reply, "configsvr")
@@ -55,6 +63,34 @@ func ParseHello(reply bson.D) Hello {
 	tv, _ := bsonx.Get(reply, "topologyVersion")
 	h.TopologyVersion, _ = tv.(bson.D)
 	return h
+}
+
+// parseTags reads hello's tags (string values only, as a replica-set
+// config holds them); nil when there are none.
+func parseTags(reply bson.D) map[string]string {
+	v, _ := bsonx.Get(reply, "tags")
+	d, _ := v.(bson.D)
+	if len(d) == 0 {
+		return nil
+	}
+	tags := make(map[string]string, len(d))
+	for _, e := range d {
+		if s, ok := e.Value.(string); ok {
+			tags[e.Key] = s
+		}
+	}
+	return tags
+}
+
+// lastWriteDate reads lastWrite.lastWriteDate; zero when absent.
+func lastWriteDate(reply bson.D) time.Time {
+	v, _ := bsonx.Get(reply, "lastWrite")
+	d, _ := v.(bson.D)
+	lw, _ := bsonx.Get(d, "lastWriteDate")
+	if dt, ok := lw.(bson.DateTime); ok {
+		return dt.Time()
+	}
+	return time.Time{}
 }
 
 func str(d bson.D, key string) string {

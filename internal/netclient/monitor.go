@@ -15,16 +15,20 @@ import (
 // failed check is retried at once on a new connection (the failure may be
 // the connection's), then every minHeartbeat.
 //
+// An RTT probe (rtt.go) runs beside it while it runs.
+//
 // TODO(#11): the exhaust form of streaming hello (exhaustAllowed,
-// moreToCome replies) once the server streams replies; an RTT monitor
-// per member for nearest reads and maxStalenessSeconds.
+// moreToCome replies) once the server streams replies.
 func (s *ReplicaSet) monitor(m *member) {
 	var c *Conn
+	probe, stopProbe := context.WithCancel(s.ctx)
 	defer func() {
+		stopProbe()
 		if c != nil {
 			_ = c.Close()
 		}
 	}()
+	go s.rttProbe(probe, m)
 	var tv bson.D
 	failures := 0
 	for s.keepMonitoring(m) {
@@ -95,9 +99,7 @@ func (s *ReplicaSet) check(m *member, c *Conn, tv bson.D) (Hello, error) {
 		return Hello{}, fmt.Errorf("hello: %w", err)
 	}
 	if !awaitable {
-		s.mu.Lock()
-		m.rtt = time.Since(start)
-		s.mu.Unlock()
+		s.recordRTT(m, time.Since(start))
 	}
 	return ParseHello(reply), nil
 }
@@ -152,7 +154,7 @@ func (s *ReplicaSet) observe(m *member, h Hello, err error) {
 	defer s.mu.Unlock()
 	switch {
 	case err != nil:
-		m.state, m.err = unknown, err
+		m.state, m.err, m.rtt = unknown, err, 0 // SDAM resets an Unknown server's RTT
 	case s.mu.name != "" && h.SetName != s.mu.name:
 		m.state, m.err = other, fmt.Errorf("%s is not a member of %s (setName %q)", m.host, s.mu.name, h.SetName)
 	default:
@@ -160,10 +162,11 @@ func (s *ReplicaSet) observe(m *member, h Hello, err error) {
 			s.mu.name = h.SetName
 		}
 		m.err, m.electionID = nil, h.ElectionID
+		m.tags, m.lastWrite, m.lastUpdate = h.Tags, h.LastWriteDate, time.Now()
 		switch {
 		case h.WritablePrimary:
 			m.state = primary
-		case h.Secondary:
+		case h.Secondary && !h.Hidden: // a hidden member is RSOther
 			m.state = secondary
 		default:
 			m.state = other

@@ -68,7 +68,10 @@ type member struct {
 	running    bool               // a monitor goroutine is running
 	cancel     context.CancelFunc // of the check in flight, nil if none
 	recheck    bool               // MarkFailed: the next check is not awaitable
-	rtt        time.Duration      // of the last hello that did not wait
+	rtt        time.Duration      // EWMA of the hellos that did not wait; 0: none yet
+	tags       map[string]string  // from the last hello
+	lastWrite  time.Time          // lastWrite.lastWriteDate of the last hello
+	lastUpdate time.Time          // when the last hello was read
 	wake       chan struct{}      // buffered 1: check now
 }
 
@@ -82,7 +85,10 @@ type member struct {
 //   - Only a member that itself answers isWritablePrimary with this set's
 //     name is the primary; of several, the one with the newest electionId.
 //   - Monitors run only while the set is used (IdleStop) and stop when the
-//     set or its Pool is closed; each holds one dedicated connection.
+//     set or its Pool is closed; each holds one dedicated connection, and
+//     its RTT probe (rtt.go), stopped with it, another.
+//   - A member's round-trip time averages only hellos that did not wait
+//     (an awaitable hello's wait is not latency).
 //   - Every wait (for a primary, for a first check) is bounded.
 type ReplicaSet struct {
 	opts ReplicaSetOptions

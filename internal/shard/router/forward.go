@@ -26,6 +26,9 @@ func (r *Router) forward(c *call) (bson.D, error) {
 	if notForwarded(c.name) {
 		return nil, mongoerr.New(mongoerr.CommandNotFound, "no such command: '%s'", c.name)
 	}
+	if err := checkReadPref(c.cmd); err != nil { // readpref.go
+		return nil, err
+	}
 	switch c.name {
 	case "getMore":
 		return r.getMore(c)
@@ -49,8 +52,8 @@ func (r *Router) forward(c *call) (bson.D, error) {
 	}
 	var reply bson.D
 	var host string
-	if wantsSecondary(c) {
-		reply, host, err = t.set.RunSecondary(c.ctx, c.db, c.cmd, readMode(c.cmd))
+	if pref, ok := selectsMember(c); ok {
+		reply, host, err = t.set.RunSelected(c.ctx, c.db, c.cmd, pref)
 	} else {
 		reply, host, err = t.set.RunOnPrimary(c.ctx, c.db, c.cmd, idempotent(c))
 	}

@@ -31,8 +31,11 @@ import (
 //     it always did. A network failure after a non-idempotent write may
 //     have been sent is HostUnreachable, as in replSet.Run.
 //   - A request the fast path does not fully understand (transactions,
-//     reads for secondaries, client-sent versions, other commands, a
+//     an invalid $readPreference, client-sent versions, other commands, a
 //     triggered failCommand) goes the decoded way before anything is sent.
+//   - A read whose $readPreference mode is not primary goes only to the
+//     member server selection picks (readpref.go), never to the primary
+//     first; its cursor stays on that member.
 //   - A reply passes through unchanged, apart from the router's
 //     $clusterTime appended to a sharded collection's reply that has none
 //     (as routeSharded does); its cursor id is recorded (cursors.go) and
@@ -42,7 +45,7 @@ import (
 // encoded version fields.
 //
 // TODO(#11): still decoded: getMore and killCursors (the cursor table
-// needs only the id), aggregate, reads for secondaries, statements of
+// needs only the id), aggregate, statements of
 // transactions, and on sharded collections count/distinct/findAndModify
 // and writes of several statements for one shard. The router's CPU per
 // forwarded read is now mostly its two socket writes, reads and goroutine
@@ -86,9 +89,11 @@ func (r *Router) forwardRaw(q *rawReq) ([]byte, bool) {
 	if err != nil || !found {
 		return nil, false
 	}
-	elems, err := r.unshardedVersionElems(q.db, d.Version)
-	if err != nil {
-		return nil, false
+	var elems []byte
+	if !q.selects() { // a read for a selected member goes unversioned (versionedUnsharded)
+		if elems, err = r.unshardedVersionElems(q.db, d.Version); err != nil {
+			return nil, false
+		}
 	}
 	out := r.sendRaw(q, d.Primary, elems)
 	if out.reply == nil {
@@ -111,16 +116,24 @@ type sent struct {
 	failed []byte // an error reply for the client: not resendable
 }
 
-// sendRaw sends q's body with elems appended to shard's primary once. With neither reply nor
-// failed set nothing was executed, or resending is safe: the decoded
-// path takes over.
+// sendRaw sends q's body with elems appended once to shard's primary,
+// or for a read whose mode is not primary to the member server selection
+// picks (readpref.go; none suits it: the client gets
+// FailedToSatisfyReadPreference at once, not after a second wait). With
+// neither reply nor failed set nothing was executed, or resending is
+// safe: the decoded path takes over.
 func (r *Router) sendRaw(q *rawReq, shard string, elems []byte) (out sent) {
 	s, err := r.shard(r.ctx, shard)
 	if err != nil {
 		return out
 	}
 	out.t = target{id: shard, set: s}
-	if out.host, err = s.primary(r.ctx); err != nil {
+	if out.host, err = s.selectHost(r.ctx, q.readPref()); err != nil {
+		if q.selects() && mongoerr.Is(err, mongoerr.FailedToSatisfyReadPreference) {
+			r.stats.commands.Add(1)
+			r.stats.failed.Add(1)
+			out.failed = r.ErrorReply(err)
+		}
 		return out
 	}
 	buf := bodyBufs.Get().(*[]byte)

@@ -4,7 +4,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/command"
+	"github.com/relaydb/relaydb/internal/netclient"
 	"github.com/relaydb/relaydb/internal/wire"
 )
 
@@ -13,10 +15,11 @@ type rawReq struct {
 	name, coll, db string
 	body           bson.Raw
 	seqs           []wire.Sequence
-	filter         bson.Raw // find's filter, nil when absent
-	stmts          bson.Raw // the body's documents/updates/deletes array
-	retryable      bool     // txnNumber outside a transaction
-	stmtIDs        bool     // the client sent stmtId or stmtIds
+	filter         bson.Raw           // find's filter, nil when absent
+	stmts          bson.Raw           // the body's documents/updates/deletes array
+	retryable      bool               // txnNumber outside a transaction
+	stmtIDs        bool               // the client sent stmtId or stmtIds
+	pref           netclient.ReadPref // $readPreference (zero: primary)
 }
 
 // rawCommands are the commands the fast path forwards (those
@@ -80,12 +83,7 @@ func (q *rawReq) scanField(el bsoncore.Element) bool {
 	case "txnNumber":
 		q.retryable = true
 	case "$readPreference":
-		rp, ok := el.Value().DocumentOK()
-		if !ok {
-			return false
-		}
-		mode, _ := rp.Lookup("mode").StringValueOK()
-		return mode != "secondary" && mode != "secondaryPreferred"
+		return q.scanReadPref(el)
 	case "filter":
 		if q.name == "find" {
 			f, ok := el.Value().DocumentOK()
@@ -103,6 +101,35 @@ func (q *rawReq) scanField(el bsoncore.Element) bool {
 	}
 	return true
 }
+
+// scanReadPref parses $readPreference as the decoded path does
+// (readpref.go); an invalid one goes the decoded way, which answers the
+// error.
+func (q *rawReq) scanReadPref(el bsoncore.Element) bool {
+	rp, ok := el.Value().DocumentOK()
+	if !ok {
+		return false
+	}
+	d, err := bsonx.Decode(bson.Raw(rp))
+	if err != nil {
+		return false
+	}
+	q.pref, err = parseReadPref(d)
+	return err == nil
+}
+
+// readPref is the read preference q is routed by: the client's for a
+// read, primary for anything else (as selectsMember).
+func (q *rawReq) readPref() netclient.ReadPref {
+	if !q.readOnly() || q.pref.Mode == "" {
+		return netclient.ReadPref{Mode: netclient.ModePrimary}
+	}
+	return q.pref
+}
+
+// selects reports a read sent to the member server selection picks (mode
+// not primary): it goes without databaseVersion, as on the decoded path.
+func (q *rawReq) selects() bool { return q.readPref().Mode != netclient.ModePrimary }
 
 // statementsField names the array of a write command's statements.
 func statementsField(name string) string {

@@ -2,7 +2,6 @@ package router
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -31,10 +30,6 @@ type replSet struct {
 	name string // expected setName
 	pool *netclient.Pool
 	rs   *netclient.ReplicaSet
-	mu   struct {
-		sync.Mutex
-		next int // round robin over secondaries
-	}
 }
 
 func newReplSet(name string, seeds []string, pool *netclient.Pool) *replSet {

@@ -199,7 +199,7 @@ func TestReplSetNoPrimary(t *testing.T) {
 	}
 }
 
-func TestRunSecondary(t *testing.T) {
+func TestRunSelected(t *testing.T) {
 	var primaryA, never atomic.Bool
 	primaryA.Store(true)
 	var hosts []string
@@ -220,17 +220,17 @@ func TestRunSecondary(t *testing.T) {
 	defer pool.Close()
 	ctx := context.Background()
 	s := newReplSet("rs", []string{a.addr()}, pool)
-	reply, host, err := s.RunSecondary(ctx, "db", bson.D{{Key: "find", Value: "c"}}, "secondary")
+	reply, host, err := s.RunSelected(ctx, "db", bson.D{{Key: "find", Value: "c"}}, netclient.ReadPref{Mode: "secondary"})
 	if err != nil || host != b.addr() || mustGet(reply, "served") != "b" {
 		t.Fatalf("secondary read: %v from %s, %v", reply, host, err)
 	}
 	// No secondary: mode secondary fails, secondaryPreferred reads the primary.
 	b.set(member("b", &never, &hosts)) // now a member answering hello as neither
 	s = newReplSet("rs", []string{a.addr(), b.addr()}, pool)
-	if _, _, err := s.RunSecondary(ctx, "db", bson.D{{Key: "find", Value: "c"}}, "secondary"); !mongoerr.Is(err, mongoerr.FailedToSatisfyReadPreference) {
+	if _, _, err := s.RunSelected(ctx, "db", bson.D{{Key: "find", Value: "c"}}, netclient.ReadPref{Mode: "secondary"}); !mongoerr.Is(err, mongoerr.FailedToSatisfyReadPreference) {
 		t.Fatalf("mode secondary without one: %v", err)
 	}
-	reply, host, err = s.RunSecondary(ctx, "db", bson.D{{Key: "find", Value: "c"}}, "secondaryPreferred")
+	reply, host, err = s.RunSelected(ctx, "db", bson.D{{Key: "find", Value: "c"}}, netclient.ReadPref{Mode: "secondaryPreferred"})
 	if err != nil || host != a.addr() || mustGet(reply, "served") != "a" {
 		t.Fatalf("secondaryPreferred without a secondary: %v from %s, %v", reply, host, err)
 	}

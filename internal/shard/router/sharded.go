@@ -139,8 +139,8 @@ func (r *Router) send(c *call, shard string, cmd bson.D, read bool) shardReply {
 	t := target{id: shard, set: s}
 	var reply bson.D
 	var host string
-	if read && wantsSecondary(c) {
-		reply, host, err = s.RunSecondary(c.ctx, c.db, cmd, readMode(c.cmd))
+	if pref, ok := selectsMember(c); ok && read {
+		reply, host, err = s.RunSelected(c.ctx, c.db, cmd, pref)
 	} else {
 		reply, host, err = s.RunOnPrimary(c.ctx, c.db, cmd, read || retryableWrite(cmd))
 	}
@@ -307,7 +307,8 @@ func versionedUnsharded(c *call) bool {
 	default:
 		return false
 	}
-	return txnKey(c.cmd) == "" && !wantsSecondary(c)
+	_, selects := selectsMember(c)
+	return txnKey(c.cmd) == "" && !selects
 }
 
 // forwardUnsharded sends c to its database's primary shard with UNSHARDED

@@ -135,16 +135,16 @@ func TestReadPreferenceRouting(t *testing.T) {
 	}{
 		{find(""), false},
 		{find("primary"), false},
-		{find("primaryPreferred"), false},
-		{find("nearest"), false},
+		{find("primaryPreferred"), true},
+		{find("nearest"), true},
 		{find("secondary"), true},
 		{find("secondaryPreferred"), true},
 		{find("secondary", bson.E{Key: "lsid", Value: bson.D{}}, bson.E{Key: "txnNumber", Value: int64(1)}, bson.E{Key: "autocommit", Value: false}), false},
 		{&call{name: "insert", cmd: bson.D{{Key: "insert", Value: "c"}, {Key: "$readPreference", Value: bson.D{{Key: "mode", Value: "secondary"}}}}}, false},
 	}
 	for i, tt := range tests {
-		if got := wantsSecondary(tt.c); got != tt.want {
-			t.Errorf("%d: wantsSecondary(%v) = %v", i, tt.c.cmd, got)
+		if _, got := selectsMember(tt.c); got != tt.want {
+			t.Errorf("%d: selectsMember(%v) = %v", i, tt.c.cmd, got)
 		}
 	}
 }
