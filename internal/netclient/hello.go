@@ -19,7 +19,7 @@ type Hello struct {
 	Hidden          bool              // hidden members serve no reads (RSOther)
 	Tags            map[string]string // the member's tags (read preference tag sets)
 	LastWriteDate   time.Time         // lastWrite.lastWriteDate (maxStalenessSeconds)
-	Msg             string // "isdbgrid" from a router
+	Msg             string            // "isdbgrid" from a router
 	Configsvr       bool
 	Primary         string   // the primary this member knows of
 	Hosts           []string // hosts, passives and arbiters

@@ -23,9 +23,11 @@ type fakeSet struct {
 	counter  int64
 	primary  string
 	hosts    []string
-	listed   []string // hosts hello lists; nil: all
+	listed   []string          // hosts hello lists; nil: all
+	extra    map[string]bson.D // fields appended to a member's hello (tags, hidden, lastWrite)
 	changed  chan struct{}
 	awaits   atomic.Int32 // awaitable hellos received
+	delay    atomic.Int64 // ns a prompt (not awaitable) hello is held
 	open     atomic.Int32 // connections open
 	lns      []net.Listener
 	election byte
@@ -86,6 +88,7 @@ func (fs *fakeSet) hello(me string) bson.D {
 	if me == fs.primary {
 		d = append(d, bson.E{Key: "electionId", Value: bson.ObjectID{11: fs.election}})
 	}
+	d = append(d, fs.extra[me]...)
 	return append(d, bson.E{Key: "ok", Value: 1.0})
 }
 
@@ -102,6 +105,8 @@ func (fs *fakeSet) serve(me string, nc net.Conn) {
 		if tv, ok := bsonx.Get(cmd, "topologyVersion"); ok {
 			fs.awaits.Add(1)
 			fs.await(tv.(bson.D), cmd)
+		} else {
+			time.Sleep(time.Duration(fs.delay.Load()))
 		}
 		raw, _ := bsonx.Encode(fs.hello(me))
 		if _, err := nc.Write(wire.AppendMsg(nil, 1, h.RequestID, 0, raw)); err != nil {
