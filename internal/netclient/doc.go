@@ -3,7 +3,9 @@
 // decodes the replies. ReplicaSet follows a replica set (a shard, the
 // config servers) from its seed list with a monitor per member running
 // awaitable hello, as the drivers' SDAM does, and sends commands to its
-// primary.
+// primary; Select picks the member for a read by read preference (mode,
+// tag sets, maxStalenessSeconds, latency window), as the drivers' Server
+// Selection specification and mongos do (selection.go).
 //
 // Invariants:
 //   - A connection is used by one request at a time: Run checks it out of

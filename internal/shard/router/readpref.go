@@ -199,4 +199,3 @@ func (s *replSet) selectHost(ctx context.Context, p netclient.ReadPref) (string,
 	}
 	return s.rs.Select(ctx, p)
 }
-
