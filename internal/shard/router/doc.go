@@ -14,9 +14,9 @@
 // retries come with sharded collections (TODO(#11)).
 //
 // Invariants:
-//   - A command is forwarded to one shard member only (the primary; a
-//     secondary for reads with $readPreference secondary or
-//     secondaryPreferred, outside transactions); writeConcern,
+//   - A command is forwarded to one shard member only (the primary; for
+//     a read outside a transaction whose $readPreference mode is not
+//     primary, the member server selection picks: readpref.go); writeConcern,
 //     readConcern, lsid/txnNumber, $readPreference and $clusterTime go
 //     through untouched, and the shard's reply comes back unchanged.
 //   - A command is resent to a newly discovered primary only when the old
