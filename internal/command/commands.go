@@ -27,6 +27,7 @@ import (
 // (writeconcern.go, readconcern_parse.go, retry.go). Fields typed any are
 // accepted as sent because relaydb reads them leniently or not at all.
 var commands = []*Command{
+	{Name: "_shardsvrCriticalSection", AdminOnly: true, Help: "a router's DDL: holds or releases a namespace's critical section on a shard", Def: typed(shardsvrCriticalSection)},
 	{Name: "abortTransaction", AdminOnly: true, Help: "transactions need a replica set", Def: typed(noTransactions[request.AbortTransaction])},
 	{Name: "aggregate", Read: true, AfterWrite: pipelineWrites, Help: "runs an aggregation pipeline", Def: typed(aggregate)},
 	{Name: "buildInfo", Aliases: []string{"buildinfo"}, Help: "version and build facts", Def: typed(buildInfo)},

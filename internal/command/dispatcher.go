@@ -152,9 +152,12 @@ func (d *Dispatcher) invoke(c *Command, ctx *Ctx) (reply bson.D, err error) {
 	if err := d.checkRole(c, ctx); err != nil {
 		return nil, err
 	}
-	reply, handled, err := d.checkShardVersion(c, ctx)
+	reply, handled, release, err := d.checkShardVersion(c, ctx)
 	if err != nil {
 		return nil, err
+	}
+	if release != nil {
+		defer release()
 	}
 	if !handled {
 		reply, err = d.callWriting(c, ctx)

@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"errors"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -19,6 +20,17 @@ type ShardVersioner interface {
 	// Otherwise the error is StaleConfig, StaleDbVersion or
 	// ShardingStateNotInitialized, possibly carrying ExtraInfo.
 	CheckShardVersion(ctx context.Context, db string, cmd bson.D) error
+}
+
+// ShardOpGuard is implemented by a shard's ShardVersioner
+// (shardsvr.State): versioned operations are admitted one by one and
+// counted, so a router's DDL can hold a namespace's critical section
+// (_shardsvrCriticalSection) that waits for those admitted and blocks new
+// ones until the metadata has changed.
+type ShardOpGuard interface {
+	BeginVersioned(ctx context.Context, ns string) (release func(), err error)
+	EnterCriticalSection(ctx context.Context, ns string, lease time.Duration) error
+	ExitCriticalSection(ns string)
 }
 
 // extraInfoer is an error carrying MongoDB's ErrorExtraInfo (StaleConfig's
@@ -53,26 +65,47 @@ var writeCommands = map[string]bool{"insert": true, "update": true, "delete": tr
 
 // checkShardVersion runs the shard version check for a versioned command
 // (for an explain, of the command explained: the router versions that).
-// A write command's failure is returned as its reply (handled true).
-func (d *Dispatcher) checkShardVersion(c *Command, ctx *Ctx) (reply bson.D, handled bool, err error) {
+// A write command's failure is returned as its reply (handled true). A
+// command versioned for a collection is admitted by the shard's
+// ShardOpGuard first (waiting out a critical section); release, when not
+// nil, must be called once the command has run.
+func (d *Dispatcher) checkShardVersion(c *Command, ctx *Ctx) (reply bson.D, handled bool, release func(), err error) {
 	cmd, name := ctx.Cmd, c.Name
 	if inner, ok := cmd[0].Value.(bson.D); ok && name == "explain" && len(inner) > 0 {
 		cmd, name = inner, inner[0].Key
 	}
 	if d.shardVersioner == nil || !versionedCommands[name] {
-		return nil, false, nil
+		return nil, false, nil, nil
 	}
 	cctx, cancel := ctx.replContext()
 	defer cancel()
+	if release, err = d.admitVersioned(cctx, ctx.DB, cmd); err != nil {
+		return nil, false, nil, err
+	}
 	err = d.shardVersioner.CheckShardVersion(cctx, ctx.DB, cmd)
+	if err != nil && release != nil {
+		release()
+		release = nil
+	}
 	if err == nil || !writeCommands[c.Name] {
-		return nil, false, err
+		return nil, false, release, err
 	}
 	reply = bson.D{{Key: "n", Value: int32(0)}}
 	if c.Name == "update" {
 		reply = append(reply, bson.E{Key: "nModified", Value: int32(0)})
 	}
-	return append(reply, bson.E{Key: "writeErrors", Value: staleWriteErrors(ctx.Cmd, err)}), true, nil
+	return append(reply, bson.E{Key: "writeErrors", Value: staleWriteErrors(ctx.Cmd, err)}), true, nil, nil
+}
+
+// admitVersioned admits cmd through the shard's ShardOpGuard when it
+// carries a shardVersion for a collection; release is nil otherwise.
+func (d *Dispatcher) admitVersioned(ctx context.Context, db string, cmd bson.D) (release func(), err error) {
+	g, ok := d.shardVersioner.(ShardOpGuard)
+	coll, isColl := cmd[0].Value.(string)
+	if _, versioned := bsonx.Get(cmd, "shardVersion"); !ok || !isColl || !versioned {
+		return nil, nil
+	}
+	return g.BeginVersioned(ctx, db+"."+coll)
 }
 
 // staleWriteErrors is err as the write errors of a batch none of whose

@@ -159,7 +159,12 @@ func shardCollection(c *call) (bson.D, error) {
 			return nil, fmt.Errorf("creating the shard key index on %s: %w", id, err)
 		}
 	}
-	if err := c.r.meta.CreateShardedCollection(c.ctx, coll, chunks); err != nil {
+	all, err := c.r.allShardIDs(c)
+	if err != nil {
+		return nil, err
+	}
+	commit := func() error { return c.r.meta.CreateShardedCollection(c.ctx, coll, chunks) }
+	if err := c.r.withCriticalSection(c, ns, all, commit); err != nil {
 		return nil, err
 	}
 	c.r.catalog.invalidate(ns)

@@ -240,17 +240,23 @@ func (r *Router) shardedDrop(c *call, ns string, cm *routing.ChunkManager) (bson
 	if err != nil {
 		return nil, err
 	}
-	for _, sr := range r.sendAll(c, ids, false, func(string) bson.D { return c.cmd }) {
-		if sr.err != nil && !mongoerr.Is(sr.err, mongoerr.NamespaceNotFound) {
-			return nil, sr.err
-		}
-	}
-	if err := r.meta.DropShardedCollection(c.ctx, cm.Collection()); err != nil {
+	if err := r.withCriticalSection(c, ns, ids, func() error { return r.dropEverywhere(c, ids, c.cmd, cm.Collection()) }); err != nil {
 		return nil, err
 	}
 	r.catalog.invalidate(ns)
 	r.refreshShards(c, ids, c.db, c.cmd[0].Value.(string), func(string) routing.ChunkVersion { return shardsvr.Unsharded })
 	return bson.D{{Key: "ns", Value: ns}, {Key: "ok", Value: 1.0}}, nil
+}
+
+// dropEverywhere drops a sharded collection on the shards ids (drop is
+// the command) and then removes its metadata.
+func (r *Router) dropEverywhere(c *call, ids []string, drop bson.D, coll routing.Collection) error {
+	for _, sr := range r.sendAll(c, ids, false, func(string) bson.D { return drop }) {
+		if sr.err != nil && !mongoerr.Is(sr.err, mongoerr.NamespaceNotFound) {
+			return sr.err
+		}
+	}
+	return r.meta.DropShardedCollection(c.ctx, coll)
 }
 
 // shardedBroadcast sends an index command to every shard (a shard that
@@ -430,12 +436,7 @@ func (r *Router) dropShardedCollections(c *call) error {
 		if wc, ok := bsonx.Get(c.cmd, "writeConcern"); ok {
 			drop = append(drop, bson.E{Key: "writeConcern", Value: wc})
 		}
-		for _, sr := range r.sendAll(c, ids, false, func(string) bson.D { return drop }) {
-			if sr.err != nil && !mongoerr.Is(sr.err, mongoerr.NamespaceNotFound) {
-				return sr.err
-			}
-		}
-		if err := r.meta.DropShardedCollection(c.ctx, coll); err != nil {
+		if err := r.withCriticalSection(c, coll.NS, ids, func() error { return r.dropEverywhere(c, ids, drop, coll) }); err != nil {
 			return err
 		}
 		r.catalog.invalidate(coll.NS)

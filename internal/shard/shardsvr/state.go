@@ -44,6 +44,7 @@ type Options struct {
 // CollectionShardingRuntime). It is safe for concurrent use.
 type State struct {
 	opts Options
+	crit critSections // DDL critical sections and versioned operations in flight (critsec.go)
 	mu   struct {
 		sync.Mutex
 		identity *configsvr.ShardIdentity // nil until read
