@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -38,6 +39,10 @@ type Dispatcher struct {
 	sessions sessionCache
 	done     chan struct{} // closed when the process begins shutting down
 	once     sync.Once
+	base     struct {
+		once sync.Once
+		ctx  context.Context // cancelled when done closes (shutdownContext)
+	}
 
 	shardVersioner ShardVersioner // nil unless a shard (--shardsvr)
 }
@@ -60,6 +65,21 @@ func (d *Dispatcher) Replication() Replication { return d.repl }
 func (d *Dispatcher) BeginShutdown() { d.once.Do(func() { close(d.done) }) }
 
 func (d *Dispatcher) shuttingDown() <-chan struct{} { return d.done }
+
+// shutdownContext is cancelled when the process begins shutting down: the
+// parent of every request's waits (replContext), made once per dispatcher
+// rather than a goroutine per request.
+func (d *Dispatcher) shutdownContext() context.Context {
+	d.base.once.Do(func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		d.base.ctx = ctx
+		go func() {
+			<-d.done
+			cancel()
+		}()
+	})
+	return d.base.ctx
+}
 
 // Metrics returns the per-request counters.
 func (d *Dispatcher) Metrics() *Metrics { return d.metrics }

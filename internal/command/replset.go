@@ -76,17 +76,9 @@ func (c *Ctx) onRepl(fn func(Replication) (bson.D, error)) (bson.D, error) {
 
 // replContext bounds a replSet command by maxTimeMS and process shutdown.
 func (c *Ctx) replContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.Background(), context.CancelFunc(func() {})
+	ctx := c.D.shutdownContext()
 	if ms, ok, _ := c.int64Field("maxTimeMS"); ok && ms > 0 {
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)
+		return context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)
 	}
-	ctx, cancel2 := context.WithCancel(ctx)
-	go func() {
-		select {
-		case <-c.D.shuttingDown():
-			cancel2()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { cancel2(); cancel() }
+	return context.WithCancel(ctx) // a child of a cancelCtx: no goroutine
 }
