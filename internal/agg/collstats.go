@@ -26,7 +26,7 @@ type CollStatsInfo struct {
 // [, queryExecStats]}, as a mongod does (a router adds shard and fans
 // out). relaydb keeps no latency or query counters: latencyStats and
 // queryExecStats report zeros. Valid only first in a collection's pipeline.
-// TODO(#11): MongoDB refuses $collStats inside $lookup and $unionWith
+// TODO(#14): MongoDB refuses $collStats inside $lookup and $unionWith
 // sub-pipelines; here it would describe the outer collection.
 type collStatsStage struct {
 	latency, histograms, storage, count, queryExec bool
@@ -146,7 +146,7 @@ func (s collStatsStage) document(get func(scale int64) (CollStatsInfo, error)) (
 }
 
 // zeroLatencyStats is latencyStats with no operation counted.
-// TODO(#11): count per-collection latencies on the data node.
+// TODO(#14): count per-collection latencies on the data node.
 func zeroLatencyStats(histograms bool) bson.D {
 	one := func() bson.D {
 		d := bson.D{{Key: "latency", Value: int64(0)}, {Key: "ops", Value: int64(0)}}

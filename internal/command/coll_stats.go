@@ -20,7 +20,7 @@ func collStats(c *Ctx, p *request.CollStats) (bson.D, error) {
 // storageStats are coll's sizes and counts as collStats and $collStats'
 // storageStats report them, sizes divided by scale (>= 1); avgObjSize is
 // in bytes, as MongoDB's. Index sizes are not tracked yet (0).
-// TODO(#11): index sizes, and storageSize as the bytes on disk.
+// TODO(#14): index sizes, and storageSize as the bytes on disk.
 func (c *Ctx) storageStats(coll string, scale int64) (bson.D, error) {
 	col, err := c.collection(coll)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 //
 // An RTT probe (rtt.go) runs beside it while it runs.
 //
-// TODO(#11): the exhaust form of streaming hello (exhaustAllowed,
+// TODO(#15): the exhaust form of streaming hello (exhaustAllowed,
 // moreToCome replies) once the server streams replies.
 func (s *ReplicaSet) monitor(m *member) {
 	var c *Conn

@@ -14,7 +14,8 @@
 //     name): concurrent creators race on the insert and the loser reads the
 //     winner's document, so every router agrees on the primary shard.
 //
-// Stage 1 (docs/sharding.md): the router writes these documents itself;
-// the _configsvr* commands that make the config server primary the only
-// writer come next (TODO(#11)).
+// Routers write these documents themselves (with the client's write
+// concern made majority); the _configsvr* commands that make the config
+// server primary the only writer come with part 2's migrations and
+// balancer (TODO(#12)).
 package configsvr

@@ -30,7 +30,7 @@ import (
 // temporary directory (it has no data directory), removed when the
 // cursor is closed, exhausted or dropped for idleness.
 //
-// TODO(#11): a router spill directory of its own, cleared at start (a
+// TODO(#15): a router spill directory of its own, cleared at start (a
 // crashed router leaves agg-*.bson files in the temporary directory).
 // Explain of a split pipeline is explain.go's.
 

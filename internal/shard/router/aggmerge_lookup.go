@@ -13,7 +13,7 @@ import (
 // a sharded collection is read from all its shards, an unsharded one
 // from its primary shard), read batch by batch with getMore (one batch
 // held at a time) and killed when the stage closes it early.
-// TODO(#11): push $lookup's equality and sub-pipeline $match down into
+// TODO(#15): push $lookup's equality and sub-pipeline $match down into
 // this find; today a foreign collection larger than the lookup cache is
 // read whole again for each local document.
 func (r *Router) routerLookup(p *mergePipe) func(db, coll string) (agg.Iterator, error) {

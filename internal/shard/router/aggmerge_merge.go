@@ -14,7 +14,7 @@ import (
 // it. Each document's write is atomic; the stage as a whole is not (as
 // in MongoDB). On _id (the default) this is done mergeBatchDocs results
 // at a time (mergeBatch); on other fields one result at a time.
-// TODO(#11): batch merges on other fields too.
+// TODO(#15): batch merges on other fields too.
 func (r *Router) writeMerge(c *call, mc *mergedCursor, m *agg.MergeSpec) error {
 	if !m.OnDefaulted {
 		ok, err := r.hasUniqueIndexOn(c, m)

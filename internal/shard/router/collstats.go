@@ -150,7 +150,7 @@ func withShard(d bson.D, shard string) bson.D {
 
 // runRest runs the stages after $collStats over the shards' documents.
 // Stages that read other collections ($lookup, $unionWith) find none.
-// TODO(#11): run $lookup/$unionWith/$out after $collStats through the router.
+// TODO(#14): run $lookup/$unionWith/$out after $collStats through the router.
 func runRest(db string, rest bson.A, docs []bson.D) ([]bson.D, error) {
 	if len(rest) == 0 {
 		return docs, nil

@@ -15,7 +15,7 @@ func init() {
 // with each member as its hello monitor last saw it: addr, ok, ismaster,
 // hidden, secondary, pingTimeMillis. It does no I/O.
 //
-// TODO(#11): the pool counters (totalInUse, totalAvailable, hosts, pools).
+// TODO(#14): the pool counters (totalInUse, totalAvailable, hosts, pools).
 func connPoolStats(c *call) (bson.D, error) {
 	r := c.r
 	r.mu.Lock()

@@ -17,10 +17,9 @@ import (
 const cursorIdle = 30 * time.Minute
 
 // cursorTable maps the cursor ids shards returned to the shard holding
-// them. In stage 1 a cursor lives on one shard, so the id the client
-// holds is the shard's own (ids are random 62-bit numbers, so two shards'
-// ids do not collide in practice). Router cursors over several shards
-// will get ids of their own (TODO(#11)).
+// them: a cursor on one shard keeps the shard's own id (ids are random
+// 62-bit numbers, so two shards' ids do not collide in practice). Router
+// cursors over several shards have ids of their own (mergecursor.go).
 type cursorTable struct {
 	mu struct {
 		sync.Mutex

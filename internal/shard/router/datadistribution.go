@@ -16,7 +16,7 @@ const notAdminAggregate = mongoerr.ShardedDataDistributionNotAdmin
 // maxDistributionCollections bounds the collections one
 // $shardedDataDistribution reports: each costs a request per shard and
 // the answer is one batch, which must fit in a reply.
-// TODO(#11): a router cursor paging through config.collections.
+// TODO(#14): a router cursor paging through config.collections.
 const maxDistributionCollections = 10000
 
 // routeDataDistribution serves {aggregate: 1, pipeline:

@@ -1,17 +1,18 @@
 // Package router is the query router of a sharded cluster (`relaydb
 // router`, MongoDB's mongos). It holds no data: it answers hello as mongos
 // does (msg "isdbgrid", no setName), keeps the cluster metadata on the
-// config server replica set (config.shards, config.databases; package
-// configsvr) and forwards each command to the primary of its database's
-// primary shard, returning the shard's reply unchanged.
+// config server replica set (package configsvr) and routes each command
+// (docs/sharding.md): a command of an unsharded collection to the primary
+// of its database's primary shard, returning the shard's reply unchanged
+// (as bytes on the fast path, rawforward.go); a command of a sharded
+// collection to the shards its routing table targets, each with its
+// shardVersion, combining their replies (sharded*.go, mergecursor.go,
+// aggmerge*.go, withoutshardkey.go, explain*.go).
 //
-// Stage 1 of docs/sharding.md: every collection is unsharded, so a
-// database lives on one shard and so does every cursor. The router
-// remembers which member each cursor id came from (getMore and
-// killCursors go there) and which shard each transaction runs on (a
-// transaction that would touch a second shard is refused). Router cursors
-// merging several shards' cursors, versioned requests and StaleConfig
-// retries come with sharded collections (TODO(#11)).
+// A cursor on one shard keeps the shard's id (the router remembers the
+// member; getMore and killCursors go there); a router cursor over several
+// shards has an id of its own. A transaction runs on one shard (one that
+// would touch a second shard is refused).
 //
 // Invariants:
 //   - A command is forwarded to one shard member only (the primary; for

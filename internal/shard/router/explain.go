@@ -38,7 +38,7 @@ func init() {
 	localCommands["explain"] = handler{fn: explainCmd}
 	// {aggregate: ..., explain: true} on a sharded collection is the same
 	// explain at verbosity queryPlanner.
-	// TODO(#11): fold into shardedAggregate (aggmerge.go), whose own
+	// TODO(#14): fold into shardedAggregate (aggmerge.go), whose own
 	// explain refusal this makes unreachable.
 	aggregate := shardedCommands["aggregate"]
 	shardedCommands["aggregate"] = func(r *Router, c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {

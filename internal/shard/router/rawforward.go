@@ -44,7 +44,7 @@ import (
 // rawrequest.go reads the request, rawbytes.go the replies and the
 // encoded version fields.
 //
-// TODO(#11): still decoded: getMore and killCursors (the cursor table
+// TODO(#15): still decoded: getMore and killCursors (the cursor table
 // needs only the id), aggregate, statements of
 // transactions, and on sharded collections count/distinct/findAndModify
 // and writes of several statements for one shard. The router's CPU per

@@ -39,7 +39,7 @@ import (
 // between the shard's answer and step 2 is overwritten by the post-image
 // computed before it. A retried findAndModify answered from the old
 // shard's record has no value (TODO(#4): the images are not kept).
-// TODO(#11): the move in one distributed transaction (and without a
+// TODO(#14): the move in one distributed transaction (and without a
 // retryable write, as MongoDB 7.0 does with an internal transaction).
 
 // batchOfOneMsg is MongoDB's refusal of a move inside a larger batch.

@@ -14,7 +14,7 @@ import (
 // txnTable remembers the shard each open multi-document transaction runs
 // on: its later statements and commitTransaction/abortTransaction go
 // there, and a statement for another shard is refused (transactions over
-// several shards need two-phase commit: TODO(#11)).
+// several shards need two-phase commit: TODO(#14)).
 type txnTable struct {
 	mu struct {
 		sync.Mutex

@@ -45,7 +45,7 @@ import (
 // two concurrent attempts of the same retryable statement (a retry racing
 // its original) may each pass the check and change a document each; a
 // document changed between the phases is not written (phase 1 runs again)
-// rather than serialised. TODO(#11): run both phases in one internal
+// rather than serialised. TODO(#14): run both phases in one internal
 // transaction once the router has cross-shard transactions (and drop the
 // executed-statement check, which costs a round trip to every targeted
 // shard for each retryable write without shard key).

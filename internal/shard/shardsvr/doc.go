@@ -26,8 +26,12 @@
 //     never writes a document whose new shard key it does not own: it
 //     answers WouldChangeOwningShard (283) instead and the router moves
 //     the document (keychange.go, exec.KeyGuard).
+//   - While a namespace's critical section is held (a router's DDL), no
+//     versioned operation on it is admitted, and those admitted before
+//     have finished; its exit makes the next check reload the metadata
+//     (critsec.go).
 //
-// TODO(#11): filtering orphaned documents out of reads by the chunks this
-// shard owns (Metadata gives the routing table); TODO(#12): the migration
-// critical section.
+// TODO(#12): filtering orphaned documents out of reads by the chunks this
+// shard owns (Metadata gives the routing table), once chunks move; the
+// critical section of a migrating range.
 package shardsvr
