@@ -23,9 +23,9 @@ const rpDocs = 5
 
 // TestReadPreferenceTags drives read preference through the router on a
 // shard of three members, each tagged {name: m0|m1|m2} by
-// replSetReconfig: tag sets send reads (on the fast path: find; decoded:
-// aggregate; and the driver's own $readPreference with a cursor) to the
-// tagged member only, counted by each member's serverStatus opcounters; a
+// replSetReconfig: tag sets send reads (on the fast path: find, also on a
+// sharded collection; decoded: aggregate; and the driver's own
+// $readPreference with a cursor) to the tagged member only, counted by each member's serverStatus opcounters; a
 // mode secondary no member matches is FailedToSatisfyReadPreference;
 // maxStalenessSeconds under 90 is refused; and with the primary and one
 // secondary killed (no primary can be elected), primaryPreferred reads
@@ -87,6 +87,21 @@ func TestReadPreferenceTags(t *testing.T) {
 				if len(got) != rpDocs {
 					t.Fatalf("read %d documents, want %d", len(got), rpDocs)
 				}
+			}
+		})
+	})
+
+	t.Run("sharded collection", func(t *testing.T) {
+		admin := cl.Database("admin")
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "enableSharding", Value: "rpdb"}}).Err(), "enableSharding")
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "rpdb.s"}, {Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}}).Err(), "shardCollection")
+		_, err := cl.Database("rpdb").Collection("s", options.Collection().SetWriteConcern(&writeconcern.WriteConcern{W: 3})).InsertMany(ctxT(t), docs)
+		must(t, err, "insert w:3 into the sharded collection")
+		target := secs[0]
+		rp := bson.D{{Key: "mode", Value: "secondaryPreferred"}, {Key: "tags", Value: bson.A{bson.D{{Key: "name", Value: target.Name}}}}}
+		checkServedBy(t, sh, target, false, func() {
+			for range 10 {
+				wantDocs(t, "find on the sharded collection")(runFindIn(cl, "s", rp))
 			}
 		})
 	})
@@ -192,8 +207,10 @@ func waitTagsKnown(t *testing.T, cl *mongo.Client, name string) {
 	t.Fatalf("the router never routed a read tagged %s: %v", name, err)
 }
 
-func runFind(cl *mongo.Client, rp bson.D) (int, error) {
-	return runRead(cl, bson.D{{Key: "find", Value: "c"}, {Key: "$readPreference", Value: rp}})
+func runFind(cl *mongo.Client, rp bson.D) (int, error) { return runFindIn(cl, "c", rp) }
+
+func runFindIn(cl *mongo.Client, coll string, rp bson.D) (int, error) {
+	return runRead(cl, bson.D{{Key: "find", Value: coll}, {Key: "$readPreference", Value: rp}})
 }
 
 func runAggregate(cl *mongo.Client, rp bson.D) (int, error) {
