@@ -22,6 +22,12 @@ import (
 // same way. A cursor stays on the member that opened it (cursors.go).
 //
 // hedge is accepted and ignored (MongoDB 8 removed hedged reads).
+//
+// TODO(#11): a read routed by selection goes to an unsharded collection
+// without databaseVersion (as secondary reads always did), even when the
+// member picked is the primary (primaryPreferred, nearest): send it then.
+// mongos also waits up to 15 s for a matching member where Select fails at
+// once when every member answered its last check.
 
 // minMaxStaleness is the least maxStalenessSeconds mongos accepts.
 const minMaxStaleness = 90
