@@ -23,7 +23,7 @@ import (
 //
 // hedge is accepted and ignored (MongoDB 8 removed hedged reads).
 //
-// TODO(#11): a read routed by selection goes to an unsharded collection
+// TODO(#14): a read routed by selection goes to an unsharded collection
 // without databaseVersion (as secondary reads always did), even when the
 // member picked is the primary (primaryPreferred, nearest): send it then.
 // mongos also waits up to 15 s for a matching member where Select fails at
