@@ -1,6 +1,6 @@
 // Package balancer decides which ranges of sharded collections move
 // between shards, as MongoDB 7.0's balancer policy does (size-based; zones
-// are not supported). It is pure: it is given each shard's state and each
+// are not supported), and where a hot chunk splits (loadsplit.go). It is pure: it is given each shard's state and each
 // collection's chunks and data size per shard, and returns the migrations
 // of one balancing round. Running them (the migration protocol, the
 // balancer's loop on the config server primary, its window and on/off
