@@ -51,7 +51,7 @@ func aggregate(c *Ctx, a *request.Aggregate) (bson.D, error) {
 		return nil, err
 	}
 	defer rv.release()
-	p.Snapshot = rv.snap
+	p.Snapshot, p.Owned = rv.snap, c.Owned
 	it, err := c.D.eng.Aggregate(c.DB, target, p)
 	if err != nil {
 		return nil, err

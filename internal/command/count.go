@@ -24,7 +24,7 @@ func count(c *Ctx, p *request.Count) (bson.D, error) {
 		return nil, err
 	}
 	defer rv.release()
-	n, err := c.D.eng.CountAt(rv.snap, c.DB, coll, p.Query, p.Skip, limit, p.Hint.Value)
+	n, err := c.D.eng.CountAt(rv.snap, c.Owned, c.DB, coll, p.Query, p.Skip, limit, p.Hint.Value)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -20,6 +21,9 @@ type Ctx struct {
 	Name string // the command name as sent (aliases included)
 	Cmd  bson.D
 	Req  *Request
+	// Owned is a shard's ownership filter for a versioned read of a
+	// sharded collection (set by checkShardVersion); nil: every document.
+	Owned exec.OwnershipFilter
 }
 
 // field returns the value of a top-level command field.

@@ -16,7 +16,7 @@ func distinct(c *Ctx, p *request.Distinct) (bson.D, error) {
 		return nil, err
 	}
 	defer rv.release()
-	vals, err := c.D.eng.DistinctAt(rv.snap, c.DB, coll, p.Key, p.Query)
+	vals, err := c.D.eng.DistinctAt(rv.snap, c.Owned, c.DB, coll, p.Key, p.Query)
 	if err != nil {
 		return nil, err
 	}

@@ -44,6 +44,7 @@ func explain(c *Ctx, p *request.Explain) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	q.Owned = c.Owned
 	verbosity, _ := p.Verbosity.(string)
 	out, err := explainPlan(c, coll, q, verbosity)
 	if err != nil {

@@ -71,7 +71,7 @@ func find(c *Ctx, f *request.Find) (bson.D, error) {
 		return nil, err
 	}
 	defer rv.release()
-	p.Snapshot = rv.snap
+	p.Snapshot, p.Owned = rv.snap, c.Owned
 	it, _, err := c.D.eng.Find(c.DB, coll, p)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -32,6 +33,18 @@ type ShardOpGuard interface {
 	EnterCriticalSection(ctx context.Context, ns string, lease time.Duration) error
 	ExitCriticalSection(ns string)
 }
+
+// ReadFilterer is implemented by a shard's ShardVersioner
+// (shardsvr.State): after a versioned read's check passed, it returns the
+// filter keeping only the documents the shard owns (nil: none), from the
+// metadata the check validated.
+type ReadFilterer interface {
+	ReadFilter(db string, cmd bson.D) (exec.OwnershipFilter, error)
+}
+
+// filteredReads are the reads whose documents a shard filters by
+// ownership (MongoDB's SHARDING_FILTER), their explain included.
+var filteredReads = map[string]bool{"find": true, "aggregate": true, "count": true, "distinct": true}
 
 // extraInfoer is an error carrying MongoDB's ErrorExtraInfo (StaleConfig's
 // ns, vReceived, vWanted, shardId): fields serialized inline after
@@ -83,6 +96,9 @@ func (d *Dispatcher) checkShardVersion(c *Command, ctx *Ctx) (reply bson.D, hand
 		return nil, false, nil, err
 	}
 	err = d.shardVersioner.CheckShardVersion(cctx, ctx.DB, cmd)
+	if err == nil && filteredReads[name] {
+		err = d.readFilter(ctx, cmd)
+	}
 	if err != nil && release != nil {
 		release()
 		release = nil
@@ -95,6 +111,17 @@ func (d *Dispatcher) checkShardVersion(c *Command, ctx *Ctx) (reply bson.D, hand
 		reply = append(reply, bson.E{Key: "nModified", Value: int32(0)})
 	}
 	return append(reply, bson.E{Key: "writeErrors", Value: staleWriteErrors(ctx.Cmd, err)}), true, nil, nil
+}
+
+// readFilter sets ctx.Owned for a versioned read the check passed.
+func (d *Dispatcher) readFilter(ctx *Ctx, cmd bson.D) error {
+	f, ok := d.shardVersioner.(ReadFilterer)
+	if !ok {
+		return nil
+	}
+	own, err := f.ReadFilter(ctx.DB, cmd)
+	ctx.Owned = own
+	return err
 }
 
 // admitVersioned admits cmd through the shard's ShardOpGuard when it

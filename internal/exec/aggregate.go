@@ -23,6 +23,9 @@ type AggregateParams struct {
 	CollStats func(scale int64) (agg.CollStatsInfo, error)
 	// Snapshot is the view every stage reads (see FindParams.Snapshot).
 	Snapshot *catalog.Snapshot
+	// Owned filters the documents the first stage reads from the
+	// collection (FindParams.Owned).
+	Owned OwnershipFilter
 }
 
 // Aggregate runs a pipeline over db.coll (coll "" = a database-level
@@ -43,7 +46,7 @@ func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error)
 	var src agg.Iterator = agg.Slice(nil)
 	if coll != "" {
 		it, _, err := e.Find(db, coll, FindParams{Filter: pl.FirstMatch(), Hint: p.Hint, AllowDiskUse: p.AllowDiskUse, Vars: p.Vars,
-			Snapshot: p.Snapshot})
+			Snapshot: p.Snapshot, Owned: p.Owned})
 		if err != nil {
 			return nil, err
 		}
@@ -79,16 +82,17 @@ func rowOfDoc(d bson.D) (*Row, error) { return &Row{Doc: d, Pos: -1}, nil }
 
 // Count counts documents matching filter after skip/limit.
 func (e *Engine) Count(db, coll string, filter bson.D, skip, limit int64, hint any) (int64, error) {
-	return e.CountAt(nil, db, coll, filter, skip, limit, hint)
+	return e.CountAt(nil, nil, db, coll, filter, skip, limit, hint)
 }
 
-// CountAt is Count in snapshot snap (nil: the latest state).
-func (e *Engine) CountAt(snap *catalog.Snapshot, db, coll string, filter bson.D, skip, limit int64, hint any) (int64, error) {
+// CountAt is Count in snapshot snap (nil: the latest state), of the
+// documents own owns (nil: all; a filter always scans).
+func (e *Engine) CountAt(snap *catalog.Snapshot, own OwnershipFilter, db, coll string, filter bson.D, skip, limit int64, hint any) (int64, error) {
 	col := e.cat.Collection(db, coll)
-	if col != nil && len(filter) == 0 && hint == nil {
+	if col != nil && len(filter) == 0 && hint == nil && own == nil {
 		n, ok := countOf(col, snap)
 		if !ok {
-			return e.countScan(snap, db, coll, filter, skip, limit, hint)
+			return e.countScan(snap, nil, db, coll, filter, skip, limit, hint)
 		}
 		n -= skip
 		if n < 0 {
@@ -99,12 +103,12 @@ func (e *Engine) CountAt(snap *catalog.Snapshot, db, coll string, filter bson.D,
 		}
 		return n, nil
 	}
-	return e.countScan(snap, db, coll, filter, skip, limit, hint)
+	return e.countScan(snap, own, db, coll, filter, skip, limit, hint)
 }
 
 // countScan counts by running the query.
-func (e *Engine) countScan(snap *catalog.Snapshot, db, coll string, filter bson.D, skip, limit int64, hint any) (int64, error) {
-	it, _, err := e.Find(db, coll, FindParams{Filter: filter, Skip: skip, Limit: limit, Hint: hint, Snapshot: snap})
+func (e *Engine) countScan(snap *catalog.Snapshot, own OwnershipFilter, db, coll string, filter bson.D, skip, limit int64, hint any) (int64, error) {
+	it, _, err := e.Find(db, coll, FindParams{Filter: filter, Skip: skip, Limit: limit, Hint: hint, Snapshot: snap, Owned: own})
 	if err != nil {
 		return 0, err
 	}
@@ -122,15 +126,16 @@ func (e *Engine) countScan(snap *catalog.Snapshot, db, coll string, filter bson.
 // Distinct returns the distinct values of key among matching documents;
 // array values contribute their elements, as in MongoDB.
 func (e *Engine) Distinct(db, coll, key string, filter bson.D) (bson.A, error) {
-	return e.DistinctAt(nil, db, coll, key, filter)
+	return e.DistinctAt(nil, nil, db, coll, key, filter)
 }
 
-// DistinctAt is Distinct in snapshot snap (nil: the latest state).
-func (e *Engine) DistinctAt(snap *catalog.Snapshot, db, coll, key string, filter bson.D) (bson.A, error) {
+// DistinctAt is Distinct in snapshot snap (nil: the latest state), among
+// the documents own owns (nil: all).
+func (e *Engine) DistinctAt(snap *catalog.Snapshot, own OwnershipFilter, db, coll, key string, filter bson.D) (bson.A, error) {
 	if key == "" {
 		return nil, mongoerr.New(mongoerr.InvalidPath, "FieldPath cannot be constructed with empty string")
 	}
-	it, _, err := e.Find(db, coll, FindParams{Filter: filter, Snapshot: snap})
+	it, _, err := e.Find(db, coll, FindParams{Filter: filter, Snapshot: snap, Owned: own})
 	if err != nil {
 		return nil, err
 	}

@@ -69,6 +69,9 @@ func planDoc(plan *Plan, p FindParams) bson.D {
 		}
 		stage = bson.D{{Key: "stage", Value: "COLLSCAN"}, {Key: "filter", Value: orEmpty(p.Filter)}, {Key: "direction", Value: dir}}
 	}
+	if plan.Kind != "EOF" {
+		stage = shardingFilterStage(stage, p.Owned)
+	}
 	if len(p.Sort) > 0 && !plan.SortCovered {
 		stage = bson.D{{Key: "stage", Value: "SORT"}, {Key: "sortPattern", Value: p.Sort}, {Key: "inputStage", Value: stage}}
 	}

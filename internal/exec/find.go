@@ -23,6 +23,9 @@ type FindParams struct {
 	// majority); nil reads the latest state. The caller holds a reference
 	// for the call; the returned iterator takes its own.
 	Snapshot *catalog.Snapshot
+	// Owned, when set, keeps only the documents this shard owns
+	// (ownfilter.go).
+	Owned OwnershipFilter
 
 	// examined, when set, counts the documents the plan's scan fetches
 	// (explain's executionStats).
@@ -85,6 +88,7 @@ func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
 	if len(p.Filter) > 0 && plan.Kind != "IDHACK" {
 		it = &filterIter{in: it, m: c.m, vars: p.Vars}
 	}
+	it = withOwned(it, p.Owned)
 	if c.sort != nil && !plan.SortCovered {
 		topK := int64(0)
 		if p.Limit > 0 {

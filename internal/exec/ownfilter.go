@@ -1,0 +1,75 @@
+package exec
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// OwnershipFilter is a shard's per-request decision of which documents it
+// owns (MongoDB's ShardFilterer behind the SHARDING_FILTER stage): a
+// versioned read on a shard sees only the documents whose shard key falls
+// in a chunk the shard owns, so orphans (left by a migration or written
+// straight to the shard) never reach a router's result. The dispatcher
+// passes one in FindParams.Owned, AggregateParams.Owned and to CountAt
+// and DistinctAt when a shard version check passed for a sharded
+// collection; nil (a direct connection, an unsharded collection) sees
+// every document.
+//
+// Invariants: the filter sits right above the document source and the
+// query filter, before sort, skip and limit, so limits count only owned
+// documents; it keeps no state across documents (bounded memory); a count
+// with a filter never takes the collection's document-count fast path.
+type OwnershipFilter interface {
+	// Owns reports whether doc's shard key is in a chunk this shard owns.
+	// An error (a document that has no valid shard key) ends the read.
+	Owns(doc bson.D) (bool, error)
+}
+
+// ownedIter keeps the rows an OwnershipFilter owns.
+type ownedIter struct {
+	in  Iterator
+	own OwnershipFilter
+	err error
+}
+
+// withOwned wraps it in the ownership filter own (none when nil).
+func withOwned(it Iterator, own OwnershipFilter) Iterator {
+	if own == nil {
+		return it
+	}
+	return &ownedIter{in: it, own: own}
+}
+
+func (o *ownedIter) Next() (*Row, bool) {
+	for o.err == nil {
+		r, ok := o.in.Next()
+		if !ok {
+			return nil, false
+		}
+		d, err := r.decoded()
+		if err != nil {
+			o.err = err
+			return nil, false
+		}
+		owned, err := o.own.Owns(d)
+		if err != nil {
+			o.err = err
+			return nil, false
+		}
+		if owned {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+func (o *ownedIter) Err() error   { return errOr(o.err, o.in) }
+func (o *ownedIter) Close() error { return o.in.Close() }
+
+// shardingFilterStage is explain's SHARDING_FILTER stage over input
+// (MongoDB's name), when the find ran with an ownership filter.
+func shardingFilterStage(input bson.D, own OwnershipFilter) bson.D {
+	if own == nil {
+		return input
+	}
+	return bson.D{{Key: "stage", Value: "SHARDING_FILTER"}, {Key: "inputStage", Value: input}}
+}
