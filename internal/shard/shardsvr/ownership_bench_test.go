@@ -1,0 +1,36 @@
+package shardsvr
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/shard/key"
+	"github.com/relaydb/relaydb/internal/shard/routing"
+)
+
+// BenchmarkOwns is the per-document cost of the SHARDING_FILTER decision
+// (key extraction + chunk lookup) on a range and a hashed key.
+func BenchmarkOwns(b *testing.B) {
+	doc := bson.D{{Key: "_id", Value: int32(7)}, {Key: "x", Value: int32(-5)}, {Key: "pad", Value: "some payload"}}
+	hashed := routing.Collection{NS: "db.h", Key: key.MustParse(bson.D{{Key: "x", Value: "hashed"}}), Epoch: epoch, Timestamp: ts,
+		UUID: bson.Binary{Subtype: 4, Data: make([]byte, 16)}}
+	hm, err := routing.New(hashed, []routing.Chunk{
+		{Min: bson.D{{Key: "x", Value: bson.MinKey{}}}, Max: bson.D{{Key: "x", Value: int64(0)}}, Shard: "sh0", Lastmod: ver(1, 0)},
+		{Min: bson.D{{Key: "x", Value: int64(0)}}, Max: bson.D{{Key: "x", Value: bson.MaxKey{}}}, Shard: "sh1", Lastmod: ver(1, 1)},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for name, cm := range map[string]*routing.ChunkManager{"range": table(&testing.T{}, "sh1"), "hashed": hm} {
+		o := ownership{cm: cm, shard: "sh0"}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := o.Owns(doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
