@@ -50,6 +50,15 @@ import (
 // and writes of several statements for one shard. The router's CPU per
 // forwarded read is now mostly its two socket writes, reads and goroutine
 // wake-ups (bench/results/router-overhead.md).
+//
+// TODO(#11): two ways to cut the shard side's syscalls were measured
+// against this path and did not lower the router's CPU per read by 10 %
+// (local branches): shared shard connections with coalesced writes and a
+// reply-dispatching reader (exp/router-mux: the router, not the shard, is
+// the bottleneck, so requests rarely queue and ~90 % of writes still
+// carry one request, while the reader's hand-off adds a wake-up: +12 %),
+// and a Unix domain socket per server as mongod has (exp/router-unix:
+// about -5 %). Left: the client-side write and the wake-ups.
 
 // serveRaw serves req on the fast path. done is false when nothing was
 // sent and the decoded path must serve it; fp is the failCommand
