@@ -55,8 +55,8 @@ import (
 // against this path and did not lower the router's CPU per read by 10 %
 // (local branches): shared shard connections with coalesced writes and a
 // reply-dispatching reader (exp/router-mux: the router, not the shard, is
-// the bottleneck, so requests rarely queue and ~90 % of writes still
-// carry one request, while the reader's hand-off adds a wake-up: +12 %),
+// the bottleneck, so requests rarely queue: 1.25 requests per shard
+// write on average, while the reader's hand-off adds a wake-up: +12 %),
 // and a Unix domain socket per server as mongod has (exp/router-unix:
 // about -5 %). Left: the client-side write and the wake-ups.
 
