@@ -51,7 +51,7 @@ import (
 // forwarded read is now mostly its two socket writes, reads and goroutine
 // wake-ups (bench/results/router-overhead.md).
 //
-// TODO(#11): two ways to cut the shard side's syscalls were measured
+// TODO(#15): two ways to cut the shard side's syscalls were measured
 // against this path and did not lower the router's CPU per read by 10 %
 // (local branches): shared shard connections with coalesced writes and a
 // reply-dispatching reader (exp/router-mux: the router, not the shard, is
