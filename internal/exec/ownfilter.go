@@ -19,7 +19,7 @@ import (
 // documents; it keeps no state across documents (bounded memory); a count
 // with a filter never takes the collection's document-count fast path.
 //
-// TODO(#11): the filter decodes each row it sees (a find without a query
+// TODO(#12): the filter decodes each row it sees (a find without a query
 // filter otherwise passes the stored bytes on): extract the shard key from
 // Row.Raw instead. Multi updates and deletes are not filtered yet (MongoDB
 // skips orphans there too), nor are $lookup/$unionWith reads of a sharded
