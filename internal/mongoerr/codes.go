@@ -68,6 +68,7 @@ const (
 	UnsatisfiableWriteConcern                Code = 100
 	NewReplicaSetConfigurationIncompatible   Code = 103
 	NodeNotElectable                         Code = 104
+	IncompatibleShardingMetadata             Code = 105
 	CannotSplit                              Code = 106
 	InconsistentReplicaSetNames              Code = 108
 	ConfigurationInProgress                  Code = 109
@@ -81,6 +82,7 @@ const (
 	CommandFailed                            Code = 125
 	FailedToSatisfyReadPreference            Code = 133
 	CappedPositionLost                       Code = 136
+	StaleEpoch                               Code = 150
 	MaxStalenessOutOfRange                   Code = 160
 	CommandNotSupportedOnView                Code = 166
 	InvalidPipelineOperator                  Code = 168
@@ -166,6 +168,8 @@ var names = map[Code]string{
 	DottedFieldName:                          "DottedFieldName",
 	CommandNotFound:                          "CommandNotFound",
 	ShardKeyNotFound:                         "ShardKeyNotFound",
+	IncompatibleShardingMetadata:             "IncompatibleShardingMetadata",
+	StaleEpoch:                               "StaleEpoch",
 	ShardNotFound:                            "ShardNotFound",
 	OplogOperationUnsupported:                "OplogOperationUnsupported",
 	WriteConcernFailed:                       "WriteConcernFailed",
