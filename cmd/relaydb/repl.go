@@ -91,7 +91,8 @@ func startSharding(cfg *config.Serve, disp *command.Dispatcher, log *slog.Logger
 		},
 		Logger: log,
 	})
-	disp.SetShardVersioner(state)
+	ranges := startRangeDeleter(disp, state, log)
+	disp.SetShardVersioner(shardsvr.WithRanges{State: state, Ranges: ranges.rd})
 	disp.Engine().SetKeyGuard(state.KeyGuard())
-	return pool.Close
+	return func() { ranges.stop(); pool.Close() }
 }

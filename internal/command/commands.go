@@ -28,9 +28,11 @@ import (
 // accepted as sent because relaydb reads them leniently or not at all.
 var commands = []*Command{
 	{Name: "_shardsvrCriticalSection", AdminOnly: true, Help: "a router's DDL: holds or releases a namespace's critical section on a shard", Def: typed(shardsvrCriticalSection)},
+	{Name: "_shardsvrScheduleRangeDeletion", AdminOnly: true, Help: "internal: persists a range deletion task on a shard", Def: typed(shardsvrScheduleRangeDeletion)},
 	{Name: "abortTransaction", AdminOnly: true, Help: "transactions need a replica set", Def: typed(noTransactions[request.AbortTransaction])},
 	{Name: "aggregate", Read: true, AfterWrite: pipelineWrites, Help: "runs an aggregation pipeline", Def: typed(aggregate)},
 	{Name: "buildInfo", Aliases: []string{"buildinfo"}, Help: "version and build facts", Def: typed(buildInfo)},
+	{Name: "cleanupOrphaned", AdminOnly: true, Help: "waits until a namespace has no range deletion task left on this shard", Def: typed(cleanupOrphaned)},
 	{Name: "collMod", AfterWrite: always, Help: "modifies collection options (not supported yet)", Def: typed(collMod)},
 	{Name: "collStats", Read: true, Help: "a collection's size and index facts", Def: typed(collStats)},
 	{Name: "commitTransaction", AdminOnly: true, Help: "transactions need a replica set", Def: typed(noTransactions[request.CommitTransaction])},

@@ -9,6 +9,7 @@ import (
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/shard/shardsvr"
 )
 
 // parameters are the server parameters getParameter reports.
@@ -21,7 +22,7 @@ func parameters(c *Ctx) bson.D {
 		{Key: "transactionLifetimeLimitSeconds", Value: int32(60)},
 		{Key: "authenticationMechanisms", Value: bson.A{}},
 		{Key: "requireApiVersion", Value: false},
-	}, agg.Parameters()...)
+	}, append(agg.Parameters(), shardsvr.RangeDeleterParameters()...)...)
 }
 
 func getParameter(c *Ctx, p *request.GetParameter) (bson.D, error) {
@@ -66,7 +67,10 @@ func setParameter(c *Ctx, p *request.SetParameter) (bson.D, error) {
 			was = append(was, bson.E{Key: e.Key, Value: int32(cat.TTLInterval() / time.Second)})
 			cat.SetTTLInterval(time.Duration(n) * time.Second)
 		default:
-			old, err := SetAggParameter(e.Key, e.Value)
+			old, found, err := shardsvr.SetRangeDeleterParameter(e.Key, e.Value)
+			if !found {
+				old, err = SetAggParameter(e.Key, e.Value)
+			}
 			if err != nil {
 				return nil, err
 			}
