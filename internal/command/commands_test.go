@@ -28,7 +28,7 @@ func TestCommandTable(t *testing.T) {
 			t.Errorf("%s is both Write and Read", c.Name)
 		}
 	}
-	want := "collMod create createIndexes delete drop dropDatabase dropIndexes findAndModify insert renameCollection update"
+	want := "_configsvrCommitChunkMigration _configsvrEnsureChunkVersionIsGreaterThan collMod create createIndexes delete drop dropDatabase dropIndexes findAndModify insert renameCollection update"
 	if got := strings.Join(writes, " "); got != want {
 		t.Fatalf("write commands:\n got %s\nwant %s", got, want)
 	}
@@ -155,7 +155,10 @@ func FuzzCommandStructs(f *testing.F) {
 
 // ownWriteConcern are the write commands whose handlers wait for the write
 // concern on their own WriteResult (awaitWriteConcern in writeReply and findAndModify).
-var ownWriteConcern = map[string]bool{"insert": true, "update": true, "delete": true, "findAndModify": true}
+var ownWriteConcern = map[string]bool{"insert": true, "update": true, "delete": true, "findAndModify": true,
+	// each metadata write of the config server's commands waits for the
+	// request's write concern made majority (configsvr_migration.go)
+	"_configsvrCommitChunkMigration": true, "_configsvrEnsureChunkVersionIsGreaterThan": true}
 
 // TestEveryWriteHonoursWriteConcern: a write command either waits on its
 // own WriteResult or has AfterWrite, so the dispatcher waits after it (issue
