@@ -15,7 +15,9 @@
 //     winner's document, so every router agrees on the primary shard.
 //
 // Routers write these documents themselves (with the client's write
-// concern made majority); the _configsvr* commands that make the config
-// server primary the only writer come with part 2's migrations and
-// balancer (TODO(#12)).
+// concern made majority). A migration's commit and its fence run on the
+// config server primary (_configsvrCommitChunkMigration,
+// _configsvrEnsureChunkVersionIsGreaterThan: migration.go), serialized
+// in that process by chunkOpLock; moving the other metadata writes there
+// so the config primary is the only writer is TODO(#12).
 package configsvr
