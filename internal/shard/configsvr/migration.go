@@ -135,11 +135,24 @@ func (c *Catalog) applyMigration(ctx context.Context, coll routing.Collection, c
 			return MigrationVersions{}, err
 		}
 		if n == 1 {
-			out.Shard, out.Collection = control, control
+			return MigrationVersions{Shard: control, Collection: control}, nil
 		}
-		break
+		// The control chunk changed meanwhile (a split, which moved the
+		// donor's version itself): the migration stands; answer what the
+		// config servers hold now.
+		return c.currentVersions(ctx, coll, from)
 	}
 	return out, nil
+}
+
+// currentVersions reads shard's placement version and the collection
+// version of coll.
+func (c *Catalog) currentVersions(ctx context.Context, coll routing.Collection, shard string) (MigrationVersions, error) {
+	chunks, err := c.storedChunks(ctx, coll)
+	if err != nil {
+		return MigrationVersions{}, err
+	}
+	return MigrationVersions{Shard: placement(coll, chunks, shard), Collection: maxVersion(coll, chunks)}, nil
 }
 
 // EnsureChunkVersionIsGreaterThan makes sure a commit carrying version

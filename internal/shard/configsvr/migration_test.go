@@ -269,3 +269,32 @@ func TestEnsureChunkVersionIsGreaterThan(t *testing.T) {
 		t.Fatalf("second fence: %s, want 3|0", got)
 	}
 }
+
+// TestCommitChunkMigrationControlChanged: the control chunk changes
+// between the read and its bump (a split on a router): the migration
+// stands and the answer is the donor's version as the config servers hold
+// it, not 0|0.
+func TestCommitChunkMigrationControlChanged(t *testing.T) {
+	mem, _ := twoChunks(t)
+	c := NewCatalog(mem)
+	moved := chunkAt(t, c, midK)
+	mem.onUpdate = func(n int) {
+		if n == 2 { // before the control chunk's update
+			for i, d := range mem.colls[ChunksColl] {
+				if lo, _ := bsonx.Get(d, "min"); reflect.DeepEqual(lo, minK) {
+					mem.colls[ChunksColl][i] = setField(d, "lastmod", bson.Timestamp{T: 2, I: 5})
+				}
+			}
+		}
+	}
+	got, err := c.CommitChunkMigration(context.Background(), "db.c", moved, "sh0", "sh1", moved.Lastmod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch := chunkAt(t, c, midK); ch.Shard != "sh1" {
+		t.Fatalf("migrated chunk on %s", ch.Shard)
+	}
+	if got.Shard.Major != 2 || got.Shard.Minor != 5 || !got.Collection.Equal(got.Shard) {
+		t.Fatalf("answer %+v, want the donor's 2|5 as stored", got)
+	}
+}
