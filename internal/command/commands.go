@@ -30,7 +30,7 @@ var commands = []*Command{
 	{Name: "_configsvrCommitChunkMigration", AdminOnly: true, Help: "a config server's commit of a chunk migration into config.chunks", Def: typed(configsvrCommitChunkMigration)},
 	{Name: "_configsvrEnsureChunkVersionIsGreaterThan", AdminOnly: true, Help: "a config server's fence of a migration commit: bumps a chunk's version", Def: typed(configsvrEnsureChunkVersionIsGreaterThan)},
 	{Name: "_shardsvrCriticalSection", AdminOnly: true, Help: "a router's DDL: holds or releases a namespace's critical section on a shard", Def: typed(shardsvrCriticalSection)},
-	{Name: "_shardsvrScheduleRangeDeletion", AdminOnly: true, Help: "internal: persists a range deletion task on a shard", Def: typed(shardsvrScheduleRangeDeletion)},
+	{Name: "_shardsvrScheduleRangeDeletion", AdminOnly: true, AfterWrite: always, Help: "internal: persists a range deletion task on a shard", Def: typed(shardsvrScheduleRangeDeletion)},
 	{Name: "abortTransaction", AdminOnly: true, Help: "transactions need a replica set", Def: typed(noTransactions[request.AbortTransaction])},
 	{Name: "aggregate", Read: true, AfterWrite: pipelineWrites, Help: "runs an aggregation pipeline", Def: typed(aggregate)},
 	{Name: "buildInfo", Aliases: []string{"buildinfo"}, Help: "version and build facts", Def: typed(buildInfo)},

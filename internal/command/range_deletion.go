@@ -45,6 +45,11 @@ func cleanupOrphaned(c *Ctx, r *request.CleanupOrphaned) (bson.D, error) {
 	if err := checkNS(r.NS); err != nil {
 		return nil, err
 	}
+	if c.D.repl != nil {
+		if err := c.D.repl.CheckWrite("admin"); err != nil {
+			return nil, err
+		}
+	}
 	ctx, cancel := c.replContext()
 	defer cancel()
 	if err := rd.WaitRangeDeletions(ctx, r.NS); err != nil {

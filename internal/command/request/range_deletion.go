@@ -8,10 +8,15 @@ import (
 
 // CleanupOrphaned is MongoDB 7's cleanupOrphaned, run on a shard's
 // primary: it waits until no range deletion task of the namespace
-// remains (bounded by maxTimeMS); it schedules nothing.
+// remains (bounded by maxTimeMS); it schedules nothing. Its deprecated
+// startingFromKey and secondaryThrottle are accepted and ignored, as in
+// MongoDB 7. It writes nothing, so it is not a write command; the handler
+// refuses a secondary (NotWritablePrimary) as mongod does.
 type CleanupOrphaned struct {
-	cmdspec.Cmd `cmd:"cleanupOrphaned" roles:"primary"`
-	NS          string `cmd:",command"`
+	cmdspec.Cmd       `cmd:"cleanupOrphaned" roles:"primary,secondary"`
+	NS                string `cmd:",command"`
+	StartingFromKey   any    `cmd:"startingFromKey"`
+	SecondaryThrottle any    `cmd:"secondaryThrottle"`
 }
 
 // ShardsvrScheduleRangeDeletion is relaydb's internal
@@ -19,7 +24,8 @@ type CleanupOrphaned struct {
 // [range.min, range.max) of the namespace in config.rangeDeletions on the
 // shard (majority) and returns its id. Migrations schedule their own
 // tasks; this command exists for tests and operators (MongoDB has no
-// public equivalent).
+// public equivalent). The task is written with majority whatever the
+// request's writeConcern, which is then applied as for DDL.
 type ShardsvrScheduleRangeDeletion struct {
 	cmdspec.Cmd `cmd:"_shardsvrScheduleRangeDeletion" roles:"primary"`
 	NS          string `cmd:",command"`

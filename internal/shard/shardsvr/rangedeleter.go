@@ -37,6 +37,11 @@ import (
 //
 // TODO(#12): oplog entries are not marked fromMigrate (relaydb's oplog
 // has no such field), so change streams see these deletes.
+// TODO(#12): the migration's DeleteDonorRange / DeleteRecipientRange
+// actions (internal/shard/migrate) are to call Schedule once migrations
+// run; numOrphanDocs is counted at scheduling and not decremented per
+// batch; a step-down between the primary check and a batch's delete is
+// not fenced (the write would fail or roll back with the term).
 
 // RangeStore persists the tasks and deletes the documents; EngineRangeStore
 // is the real one.
