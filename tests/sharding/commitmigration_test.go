@@ -2,6 +2,7 @@ package sharding
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -103,6 +104,28 @@ func TestConfigsvrCommitChunkMigration(t *testing.T) {
 		{Key: "fromShardCollectionVersion", Value: version(1, 2)}}
 	wantCode(t, tp.shardClient(t, donor).Database("admin").RunCommand(ctxT(t), shCmd).Err(), 20, "on a shard")
 	wantCode(t, cfgCl.Database("mc").RunCommand(ctxT(t), shCmd).Err(), 13, "off admin")
+
+	// Malformed requests get MongoDB-shaped errors and change nothing.
+	bad := []struct {
+		cmd  bson.D
+		code int32
+	}{
+		{bson.D{{Key: "_configsvrCommitChunkMigration", Value: "mc.c"}, {Key: "toShard", Value: recipient},
+			{Key: "migratedChunk", Value: bson.D{}}, {Key: "fromShardCollectionVersion", Value: version(1, 2)}}, 40414}, // fromShard missing
+		{bson.D{{Key: "_configsvrCommitChunkMigration", Value: "mc.c"}, {Key: "fromShard", Value: donor}, {Key: "toShard", Value: recipient},
+			{Key: "migratedChunk", Value: bson.D{{Key: "min", Value: bson.D{{Key: "x", Value: int32(0)}}}}}, {Key: "fromShardCollectionVersion", Value: version(1, 2)}}, 4}, // max missing
+		{bson.D{{Key: "_configsvrCommitChunkMigration", Value: "mc.c"}, {Key: "fromShard", Value: donor}, {Key: "toShard", Value: recipient},
+			{Key: "migratedChunk", Value: bson.D{{Key: "min", Value: bson.D{{Key: "x", Value: int32(0)}}}, {Key: "max", Value: bson.D{{Key: "x", Value: bson.MaxKey{}}}}}},
+			{Key: "fromShardCollectionVersion", Value: "2|0"}}, 14},
+		{bson.D{{Key: "_configsvrEnsureChunkVersionIsGreaterThan", Value: 1}, {Key: "minKey", Value: bson.D{}}, {Key: "maxKey", Value: bson.D{}},
+			{Key: "version", Value: version(1, 0)}, {Key: "collectionUUID", Value: "not a uuid"}, {Key: "nss", Value: "mc.c"}}, 14},
+	}
+	for i, b := range bad {
+		wantCode(t, cfgCl.Database("admin").RunCommand(ctxT(t), b.cmd).Err(), b.code, fmt.Sprintf("bad request %d", i))
+	}
+	if now := chunk(int32(0)); now.Shard != recipient || now.Lastmod != (bson.Timestamp{T: 2}) {
+		t.Fatalf("bad requests changed [0, MaxKey): %+v", now)
+	}
 
 	// The router, refreshed, sends the range's new documents to the recipient.
 	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "flushRouterConfig", Value: "mc.c"}}).Err(), "flushRouterConfig")
