@@ -20,7 +20,10 @@ import (
 // it (0|0 when it owns no chunk left) and the collection's, as MongoDB
 // 7.0 does. Only a config server member runs it (IllegalOperation
 // elsewhere, as MongoDB); its metadata writes use the request's write
-// concern made majority.
+// concern made majority. validAfter is accepted and, as in 7.0, the
+// config server's own clock dates the new history entry. A write concern
+// not met fails the command (code of the writeConcernError) where MongoDB
+// answers ok:1 with a writeConcernError: TODO(#12).
 func configsvrCommitChunkMigration(c *Ctx, r *request.ConfigsvrCommitChunkMigration) (bson.D, error) {
 	cat, ctx, cancel, err := c.configCatalog()
 	if err != nil {
