@@ -22,7 +22,8 @@ const rdOrphans = 25
 // cleanupOrphaned waits for it; sh1's own documents stay; a task for a
 // range sh1 owns deletes nothing; a delayed task persisted in
 // config.rangeDeletions survives kill -9 and a restart of sh1's primary
-// and runs once orphanCleanupDelaySecs is 0.
+// and runs once orphanCleanupDelaySecs is 0; a secondary refuses
+// cleanupOrphaned.
 func TestRangeDeleter(t *testing.T) {
 	tp := startTopo(t)
 	cl, _ := connectRouter(t, tp)
@@ -59,6 +60,18 @@ func TestRangeDeleter(t *testing.T) {
 	must(t, sh1Admin.RunCommand(ctxT(t), bson.D{{Key: "setParameter", Value: 1}, {Key: "rangeDeleterBatchSize", Value: 3}}).Err(), "setParameter")
 
 	t.Run("bad input", func(t *testing.T) { checkRangeErrors(t, sh1Admin, on0) })
+	t.Run("secondary refuses", func(t *testing.T) {
+		c := tp.shards["sh1"]
+		if len(c.Members()) < 2 {
+			t.Skip("sh1 has no secondary")
+		}
+		sec, err := c.Client(c.Members()[1])
+		must(t, err, "connect to sh1's secondary")
+		err = sec.Database("admin").RunCommand(ctxT(t), bson.D{{Key: "cleanupOrphaned", Value: "rdel.c"}}).Err()
+		if !isCode(err, 10107) {
+			t.Fatalf("cleanupOrphaned on a secondary: %v, want NotWritablePrimary", err)
+		}
+	})
 	t.Run("owned range is skipped", func(t *testing.T) {
 		rdSchedule(t, sh1Admin, on1, "now")
 		rdCleanup(t, sh1Admin, 20000)
