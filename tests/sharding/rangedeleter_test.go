@@ -89,8 +89,14 @@ func TestRangeDeleter(t *testing.T) {
 			t.Fatalf("%d orphans before the delay, want %d", n, rdOrphans)
 		}
 		restartPrimary(t, tp, "sh1")
-		if n, err := sh1.Database("config").Collection("rangeDeletions").CountDocuments(ctxT(t), bson.D{}); err != nil || n != 1 {
-			t.Fatalf("config.rangeDeletions after the restart: %d (%v), want 1", n, err)
+		var task struct {
+			NS   string `bson:"nss"`
+			When string `bson:"whenToClean"`
+			N    int64  `bson:"numOrphanDocs"`
+		}
+		must(t, sh1.Database("config").Collection("rangeDeletions").FindOne(ctxT(t), bson.D{}).Decode(&task), "config.rangeDeletions after the restart")
+		if task.NS != "rdel.c" || task.When != "delayed" || task.N != rdOrphans {
+			t.Fatalf("task after the restart %+v", task)
 		}
 		must(t, sh1Admin.RunCommand(ctxT(t), bson.D{{Key: "setParameter", Value: 1}, {Key: "orphanCleanupDelaySecs", Value: 0}}).Err(), "setParameter")
 		rdCleanup(t, sh1Admin, 20000)

@@ -33,14 +33,14 @@ import (
 //   - Each batch is at most min(rangeDeleterBatchSize, maxBatchIDs)
 //     documents, deleted through the executor (index entries and oplog
 //     entries follow) and waited for with majority, followed by a pause
-//     of rangeDeleterBatchDelayMS.
+//     of rangeDeleterBatchDelayMS; numOrphanDocs (counted when the task
+//     is scheduled) goes down by each batch's count.
 //
 // TODO(#12): oplog entries are not marked fromMigrate (relaydb's oplog
 // has no such field), so change streams see these deletes.
 // TODO(#12): the migration's DeleteDonorRange / DeleteRecipientRange
 // actions (internal/shard/migrate) are to call Schedule once migrations
-// run; numOrphanDocs is counted at scheduling and not decremented per
-// batch; a step-down between the primary check and a batch's delete is
+// run; a step-down between the primary check and a batch's delete is
 // not fenced (the write would fail or roll back with the term).
 
 // RangeStore persists the tasks and deletes the documents; EngineRangeStore
@@ -49,6 +49,8 @@ type RangeStore interface {
 	InsertTask(ctx context.Context, t RangeTask) error
 	Tasks(ctx context.Context) ([]RangeTask, error)
 	SetProcessing(ctx context.Context, id bson.Binary) error
+	// AddOrphans adds delta to the task's numOrphanDocs.
+	AddOrphans(ctx context.Context, id bson.Binary, delta int64) error
 	DeleteTask(ctx context.Context, id bson.Binary) error
 	// DeleteBatch deletes at most n documents of ns whose shard key
 	// (p, hashed fields hashed) is in [lo, hi), returning how many.
@@ -265,6 +267,9 @@ func (r *RangeDeleter) runTask(ctx context.Context, t RangeTask) error {
 			break
 		}
 		deleted += n
+		if err := r.opts.Store.AddOrphans(ctx, t.ID, -int64(n)); err != nil {
+			return err
+		}
 		if err := r.opts.Sleep(ctx, batchDelay()); err != nil {
 			return err
 		}

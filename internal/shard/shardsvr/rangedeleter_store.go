@@ -54,6 +54,12 @@ func (s EngineRangeStore) SetProcessing(ctx context.Context, id bson.Binary) err
 	return s.wait(ctx, s.Eng.Update(RangeTasksDB, RangeTasksColl, []exec.UpdateStmt{{Q: idFilter(id), U: u}}, true, nil, nil))
 }
 
+// AddOrphans implements RangeStore.
+func (s EngineRangeStore) AddOrphans(ctx context.Context, id bson.Binary, delta int64) error {
+	u := bson.D{{Key: "$inc", Value: bson.D{{Key: "numOrphanDocs", Value: delta}}}}
+	return s.wait(ctx, s.Eng.Update(RangeTasksDB, RangeTasksColl, []exec.UpdateStmt{{Q: idFilter(id), U: u}}, true, nil, nil))
+}
+
 // DeleteTask implements RangeStore.
 func (s EngineRangeStore) DeleteTask(ctx context.Context, id bson.Binary) error {
 	return s.wait(ctx, s.Eng.Delete(RangeTasksDB, RangeTasksColl, []exec.DeleteStmt{{Q: idFilter(id), Limit: 1}}, true, nil, nil))

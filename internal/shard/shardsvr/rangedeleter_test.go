@@ -20,7 +20,19 @@ type memRanges struct {
 	mu      sync.Mutex
 	tasks   []RangeTask
 	docs    []bson.D
-	batches []int // sizes of the batches deleted
+	batches []int   // sizes of the batches deleted
+	ended   []int64 // numOrphanDocs of each task when deleted
+}
+
+func (m *memRanges) AddOrphans(_ context.Context, id bson.Binary, delta int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range m.tasks {
+		if string(m.tasks[i].ID.Data) == string(id.Data) {
+			m.tasks[i].NumOrphanDocs += delta
+		}
+	}
+	return nil
 }
 
 func (m *memRanges) InsertTask(_ context.Context, t RangeTask) error {
@@ -52,6 +64,7 @@ func (m *memRanges) DeleteTask(_ context.Context, id bson.Binary) error {
 	defer m.mu.Unlock()
 	for i := range m.tasks {
 		if string(m.tasks[i].ID.Data) == string(id.Data) {
+			m.ended = append(m.ended, m.tasks[i].NumOrphanDocs)
 			m.tasks = append(m.tasks[:i], m.tasks[i+1:]...)
 			return nil
 		}
@@ -186,6 +199,9 @@ func TestRangeDeleterDeletesUnownedRangeInBatches(t *testing.T) {
 	}
 	if len(f.store.batches) != 3 || f.store.batches[0] != 2 || f.store.batches[2] != 1 {
 		t.Fatalf("batches %v, want [2 2 1]", f.store.batches)
+	}
+	if len(f.store.ended) != 1 || f.store.ended[0] != 0 {
+		t.Fatalf("numOrphanDocs at the end %v, want [0]", f.store.ended)
 	}
 	if len(f.slept) != 3 || f.slept[0] != 20*time.Millisecond {
 		t.Fatalf("slept %v, want 3 × 20ms", f.slept)
