@@ -167,6 +167,7 @@ const (
 	CountFieldEmpty                 Code = 40156   // location code: codeName Location40156
 	CountFieldDollarPrefixed        Code = 40158   // location code: codeName Location40158
 	CountFieldDotted                Code = 40160   // location code: codeName Location40160
+	MigrationChunkNotFound          Code = 40165   // location code: codeName Location40165 (a migration commit on the config server)
 	FacetSpecEmpty                  Code = 40169   // location code: codeName Location40169
 	FacetArgNotArray                Code = 40170   // location code: codeName Location40170
 	FacetEmptySubPipeline           Code = 40171   // location code: codeName Location40171
@@ -253,9 +254,11 @@ const (
 	SetFieldFieldNotString          Code = 4161107 // location code: codeName Location4161107
 	SetFieldFieldIsPath             Code = 4161108 // location code: codeName Location4161108
 	SetFieldMissingInput            Code = 4161109 // location code: codeName Location4161109
+	MigrationChunkNoVersion         Code = 4683300 // location code: codeName Location4683300 (a migration commit on the config server)
 	CommandLetFieldAccess           Code = 4890500 // location code: codeName Location4890500
 	CollStatsScaleBelowOne          Code = 4390200 // location code: codeName Location4390200
 	CollStatsScaleNotANumber        Code = 4390201 // location code: codeName Location4390201
+	MigrationChunkOwnedByNeither    Code = 4914702 // location code: codeName Location4914702 (a migration commit on the config server)
 	ArrayToObjectKeyHasNull         Code = 4940400 // location code: codeName Location4940400
 	RangeTooLarge                   Code = 5541800 // location code: codeName Location5541800
 	GetFieldFieldNotString          Code = 5654601 // location code: codeName Location5654601

@@ -12,14 +12,6 @@ import (
 	"github.com/relaydb/relaydb/internal/shard/routing"
 )
 
-// MongoDB's numbered assertion codes of a migration commit (codeName
-// Location<code>).
-const (
-	ChunkRangeNotFound  mongoerr.Code = 40165   // no chunk covers the migrated range
-	MigrationNoVersion  mongoerr.Code = 4683300 // migratedChunk carries no version
-	ChunkOwnedByNeither mongoerr.Code = 4914702 // the range is on neither donor nor recipient
-)
-
 // maxChunkHistoryItems bounds the history entries kept per chunk (MongoDB
 // trims by a time window; a count keeps documents bounded too).
 const maxChunkHistoryItems = 16
@@ -77,18 +69,18 @@ func (c *Catalog) CommitChunkMigration(ctx context.Context, ns string, migrated 
 			ns, cur, collVersion, migrated.Range())
 	}
 	if !migrated.Lastmod.IsSet() {
-		return MigrationVersions{}, mongoerr.New(MigrationNoVersion, "Config server rejecting commitChunkMigration request that does not have a ChunkVersion")
+		return MigrationVersions{}, mongoerr.New(mongoerr.MigrationChunkNoVersion, "Config server rejecting commitChunkMigration request that does not have a ChunkVersion")
 	}
 	i := coveringChunk(chunks, migrated)
 	if i < 0 {
-		return MigrationVersions{}, mongoerr.New(ChunkRangeNotFound, "Could not find a chunk including bounds %s. Cannot execute the migration commit with invalid chunks.", migrated.Range())
+		return MigrationVersions{}, mongoerr.New(mongoerr.MigrationChunkNotFound, "Could not find a chunk including bounds %s. Cannot execute the migration commit with invalid chunks.", migrated.Range())
 	}
 	current := chunks[i]
 	if current.chunk.Shard == to {
 		return MigrationVersions{Shard: placement(coll, chunks, from), Collection: cur}, nil
 	}
 	if current.chunk.Shard != from {
-		return MigrationVersions{}, mongoerr.New(ChunkOwnedByNeither, "Migrated chunk %s from ns: %s not owned by donor %s neither by recipient %s", migrated.Range(), ns, from, to)
+		return MigrationVersions{}, mongoerr.New(mongoerr.MigrationChunkOwnedByNeither, "Migrated chunk %s from ns: %s not owned by donor %s neither by recipient %s", migrated.Range(), ns, from, to)
 	}
 	if !migrated.Lastmod.SameCollection(current.chunk.Lastmod) || migrated.Lastmod.Less(current.chunk.Lastmod) {
 		return MigrationVersions{}, mongoerr.New(mongoerr.ConflictingOperationInProgress,

@@ -197,10 +197,10 @@ func TestCommitChunkMigrationRefusals(t *testing.T) {
 		{"unknown recipient", "db.c", moved, "sh0", "sh9", moved.Lastmod, mongoerr.ShardNotFound},
 		{"not sharded", "db.none", moved, "sh0", "sh1", moved.Lastmod, mongoerr.ConflictingOperationInProgress},
 		{"other generation", "db.c", moved, "sh0", "sh1", otherV, mongoerr.StaleEpoch},
-		{"no version", "db.c", unset, "sh0", "sh1", moved.Lastmod, MigrationNoVersion},
-		{"on neither shard", "db.c", moved, "sh2", "sh1", moved.Lastmod, ChunkOwnedByNeither},
+		{"no version", "db.c", unset, "sh0", "sh1", moved.Lastmod, mongoerr.MigrationChunkNoVersion},
+		{"on neither shard", "db.c", moved, "sh2", "sh1", moved.Lastmod, mongoerr.MigrationChunkOwnedByNeither},
 		{"part of a chunk", "db.c", half, "sh0", "sh1", moved.Lastmod, mongoerr.IllegalOperation},
-		{"no covering chunk", "db.c", routing.Chunk{Min: midK, Max: midK, Lastmod: moved.Lastmod}, "sh0", "sh1", moved.Lastmod, ChunkRangeNotFound},
+		{"no covering chunk", "db.c", routing.Chunk{Min: midK, Max: midK, Lastmod: moved.Lastmod}, "sh0", "sh1", moved.Lastmod, mongoerr.MigrationChunkNotFound},
 	}
 	for _, tt := range tests {
 		_, err := c.CommitChunkMigration(ctx, tt.ns, tt.chunk, tt.from, tt.to, tt.coll)
