@@ -31,7 +31,10 @@
 //     have finished; its exit makes the next check reload the metadata
 //     (critsec.go).
 //
-// TODO(#12): filtering orphaned documents out of reads by the chunks this
-// shard owns (Metadata gives the routing table), once chunks move; the
-// critical section of a migrating range.
+// Reads a router versions are filtered by ownership (ownership.go,
+// exec.OwnershipFilter); ranges this shard does not own are deleted by
+// the range deleter (rangedeleter*.go) from persisted tasks.
+//
+// TODO(#12): the critical section of a migrating range; scheduling range
+// deletions from migrations.
 package shardsvr
