@@ -101,6 +101,22 @@ func TestResolvePartial(t *testing.T) {
 	}
 }
 
+// TestResolvePartialCreateIndexes: an in-flight createIndexes on a missing
+// collection may leave the collection created without the index (seen by
+// the crash harness, seed 1795640860698389783), but not an index on a
+// collection that was there without the collection's documents.
+func TestResolvePartialCreateIndexes(t *testing.T) {
+	acked := NewModel()
+	ci := &createIndexOp{NS: "crash_a.c3", Name: "b_-1", Key: indexSpecs["b_-1"]}
+	if m, diff := Resolve(acked, ci, modelWith(&createOp{NS: "crash_a.c3"}).State()); m == nil {
+		t.Fatalf("collection created without the index rejected: %v", diff)
+	}
+	existing := modelWith(&insertOp{NS: "crash_a.c3", Docs: []Doc{{ID: 1}}})
+	if m, _ := Resolve(existing, ci, modelWith(&createOp{NS: "crash_a.c3"}).State()); m != nil {
+		t.Fatalf("an existing collection's documents lost: accepted")
+	}
+}
+
 func TestStreamExplain(t *testing.T) {
 	s := NewStream(NewGenerator(1), WJournal)
 	for _, op := range []Op{&createOp{NS: "crash_a.c0"}, &createIndexOp{NS: "crash_a.c0", Name: "a_1", Key: indexSpecs["a_1"]},

@@ -78,8 +78,20 @@ func (o *createIndexOp) Run(ctx context.Context, cl *mongo.Client, wc WriteConce
 	return runCommand(ctx, cl, db, withWC(bson.D{{Key: "createIndexes", Value: coll},
 		{Key: "indexes", Value: bson.A{spec}}}, wc))
 }
-func (o *createIndexOp) Apply(m *Model)                 { m.coll(o.NS).Indexes[o.Name] = relaxed(o.Key) }
-func (o *createIndexOp) Partial(*Model, State) []*Model { return nil }
+func (o *createIndexOp) Apply(m *Model) { m.coll(o.NS).Indexes[o.Name] = relaxed(o.Key) }
+
+// Partial: on a collection that does not exist, relaydb (as MongoDB, with
+// its create and createIndexes oplog entries) creates the collection in
+// one batch and builds the index in another, so the collection may exist
+// without the index.
+func (o *createIndexOp) Partial(before *Model, _ State) []*Model {
+	if _, exists := before.Colls[o.NS]; exists {
+		return nil
+	}
+	m := before.Clone()
+	m.coll(o.NS)
+	return []*Model{m}
+}
 
 // dropIndexOp drops one index by name.
 type dropIndexOp struct{ NS, Name string }
