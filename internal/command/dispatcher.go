@@ -194,11 +194,15 @@ func checkUnknown(c *Command, cmd bson.D) error { return c.Def.spec.CheckUnknown
 
 // ErrorReply encodes err as MongoDB's error reply {ok:0, errmsg, code, codeName}.
 func (d *Dispatcher) ErrorReply(err error) []byte {
-	b, _ := bson.Marshal(errorDoc(err))
+	b, _ := bson.Marshal(ErrorDoc(err))
 	return b
 }
 
-func errorDoc(err error) bson.D {
+// ErrorDoc is err as MongoDB's error reply document: ok 0, errmsg, code,
+// codeName, a duplicate key's keyPattern/keyValue, the error's extra info
+// (StaleConfig's fields) and errorLabels. Data nodes and routers answer
+// with it.
+func ErrorDoc(err error) bson.D {
 	me := mongoerr.From(err)
 	doc := bson.D{
 		{Key: "ok", Value: 0.0},

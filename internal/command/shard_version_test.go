@@ -43,7 +43,7 @@ func TestShardVersionHook(t *testing.T) {
 	if codeOf(err) != mongoerr.StaleConfig {
 		t.Fatalf("find: %v", err)
 	}
-	doc := errorDoc(err)
+	doc := ErrorDoc(err)
 	want := bson.D{{Key: "ok", Value: 0.0}, {Key: "errmsg", Value: "stale"}, {Key: "code", Value: int32(13388)},
 		{Key: "codeName", Value: "StaleConfig"}, {Key: "ns", Value: "db.c"}, {Key: "shardId", Value: "sh0"}}
 	if !bsonEqual(doc, want) {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
 	"github.com/relaydb/relaydb/internal/cluster"
 )
 
@@ -101,4 +103,15 @@ func LogTail(c *cluster.Cluster) string {
 		b = b[len(b)-3000:]
 	}
 	return string(b)
+}
+
+// FirstMemberClient is a direct client to a set's first member, closed
+// with the set.
+func FirstMemberClient(t testing.TB, c *cluster.Cluster) *mongo.Client {
+	t.Helper()
+	cl, err := c.Client(c.Members()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl
 }

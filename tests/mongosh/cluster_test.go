@@ -39,12 +39,7 @@ func seed(c *cluster.Cluster) string { return harness.Seed(c) }
 // shardClient is a direct client to shard set name's member.
 func (tp *topo) shardClient(t *testing.T, name string) *mongo.Client {
 	t.Helper()
-	c := tp.shards[name]
-	cl, err := c.Client(c.Members()[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cl
+	return harness.FirstMemberClient(t, tp.shards[name])
 }
 
 func ctxT(t *testing.T) context.Context {

@@ -95,12 +95,7 @@ func connectRouter(t *testing.T, tp *topo) (*mongo.Client, *topologyKinds) {
 // shardClient is a direct client to the (only) member of shard set name.
 func (tp *topo) shardClient(t *testing.T, name string) *mongo.Client {
 	t.Helper()
-	c := tp.shards[name]
-	cl, err := c.Client(c.Members()[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cl
+	return harness.FirstMemberClient(t, tp.shards[name])
 }
 
 func ctxT(t *testing.T) context.Context {

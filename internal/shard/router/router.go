@@ -245,26 +245,8 @@ type call struct {
 
 // ErrorReply encodes err as {ok: 0, errmsg, code, codeName[, errorLabels]}.
 func (r *Router) ErrorReply(err error) []byte {
-	b, _ := bsonx.Encode(errorDoc(err))
+	b, _ := bsonx.Encode(command.ErrorDoc(err))
 	return b
-}
-
-func errorDoc(err error) bson.D {
-	me := mongoerr.From(err)
-	doc := bson.D{
-		{Key: "ok", Value: 0.0},
-		{Key: "errmsg", Value: me.Msg},
-		{Key: "code", Value: int32(me.Code)},
-		{Key: "codeName", Value: me.Code.Name()},
-	}
-	if len(me.Labels) > 0 {
-		labels := make(bson.A, len(me.Labels))
-		for i, l := range me.Labels {
-			labels[i] = l
-		}
-		doc = append(doc, bson.E{Key: "errorLabels", Value: labels})
-	}
-	return doc
 }
 
 // withoutField returns cmd without its key fields (a copy when found).
