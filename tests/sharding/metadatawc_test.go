@@ -20,10 +20,12 @@ func TestMetadataWriteConcern(t *testing.T) {
 	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "enableSharding", Value: "mw"}, w1}).Err(), "enableSharding")
 	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "mw.c"}, {Key: "key", Value: bson.D{{Key: "x", Value: 1}}}, w1}).Err(), "shardCollection")
 	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "split", Value: "mw.c"}, {Key: "middle", Value: bson.D{{Key: "x", Value: 10}}}, w1}).Err(), "split")
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "balancerStart", Value: 1}, w1}).Err(), "balancerStart")
 	for _, bad := range []bson.D{
 		{{Key: "enableSharding", Value: "mw2"}, {Key: "writeConcern", Value: "majority"}},
 		{{Key: "split", Value: "mw.c"}, {Key: "middle", Value: bson.D{{Key: "x", Value: 20}}}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: bson.D{}}}}},
 		{{Key: "addShard", Value: seed(tp.shards["sh1"])}, {Key: "writeConcern", Value: bson.D{{Key: "wtimeout", Value: "soon"}}}},
+		{{Key: "balancerStop", Value: 1}, {Key: "writeConcern", Value: "majority"}},
 	} {
 		checkCode(t, admin.RunCommand(ctxT(t), bad).Err(), 9, bad[0].Key+" with a malformed writeConcern")
 	}

@@ -27,6 +27,9 @@ func balancerStatus(*call) (bson.D, error) {
 // balancer of #12 will find it; nothing balances before then.
 func balancerMode(mode string) func(c *call) (bson.D, error) {
 	return func(c *call) (bson.D, error) {
+		if err := c.useMetadataWriteConcern(); err != nil {
+			return nil, err
+		}
 		return bson.D{}, c.r.meta.SetBalancerMode(c.ctx, mode)
 	}
 }
