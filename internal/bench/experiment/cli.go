@@ -16,17 +16,32 @@ import (
 // knows it; "" falls back to the build's VCS stamp, then git.
 var BuildCommit string
 
-const usage = `Usage: relaydb bench experiment chaining [flags]
+const usage = `Usage: relaydb bench experiment chaining|NAME [flags]
 
-Builds the reference's replica sets (3, 7, 15 members) on loopback and runs
-the YCSB load for every nodes × w × chaining mode cell; writes
+chaining builds the reference's replica sets (3, 7, 15 members) on loopback
+and runs the YCSB load for every nodes × w × chaining mode cell; writes
 OUT/NAME.md, OUT/NAME.json and OUT/NAME-throughput.svg.
 `
 
-// Main is "relaydb bench experiment chaining [flags]".
+// others are the experiments other packages register (Register), by name.
+var others = map[string]func(args []string, stdout, stderr io.Writer) int{}
+
+// Register adds "relaydb bench experiment NAME": main gets the arguments
+// after NAME. Call it from main's setup, before Main runs.
+func Register(name string, main func(args []string, stdout, stderr io.Writer) int) {
+	others[name] = main
+}
+
+// Main is "relaydb bench experiment chaining|NAME [flags]".
 func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && others[args[0]] != nil {
+		return others[args[0]](args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "chaining" {
 		fmt.Fprint(stderr, usage)
+		for name := range others {
+			fmt.Fprintf(stderr, "  relaydb bench experiment %s --help\n", name)
+		}
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 			return 0
 		}
