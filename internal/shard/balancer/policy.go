@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/relaydb/relaydb/internal/shard/key"
 	"github.com/relaydb/relaydb/internal/shard/routing"
 )
@@ -35,7 +37,8 @@ func (s Settings) withDefaults() Settings {
 // Shard is one config.shards entry as the policy sees it.
 type Shard struct {
 	ID       string
-	Draining bool // removeShard is emptying it
+	Host     string // "setName/host:port,..." (for the round's I/O; Plan ignores it)
+	Draining bool   // removeShard is emptying it
 }
 
 // Collection is one sharded collection: its chunks and the bytes of its
@@ -52,6 +55,7 @@ type Reason string
 const (
 	Drain Reason = "drain" // the donor is being removed
 	Size  Reason = "size"  // the collection's data sizes differ too much
+	Load  Reason = "load"  // the donor serves too many of the collection's operations (hot.go)
 )
 
 // Migration is one range to move: Chunk (owned by From), cut by the donor
@@ -62,6 +66,7 @@ type Migration struct {
 	From, To string
 	MaxBytes int64
 	Reason   Reason
+	SplitAt  bson.D // Load: the chunk is cut here first and the piece from it on moves
 }
 
 // Plan returns the migrations of one round. See the package invariants.

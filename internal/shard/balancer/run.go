@@ -1,0 +1,210 @@
+package balancer
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/shard/routing"
+)
+
+// DefaultRoundInterval is the pause between two balancer rounds
+// (MongoDB's 10 s; --setParameter balancerRoundIntervalMS changes it).
+const DefaultRoundInterval = 10 * time.Second
+
+// roundTimeout bounds one round: its reads, splits and migrations.
+const roundTimeout = 10 * time.Minute
+
+// Cluster is the config server side of a round: config.settings,
+// config.shards, the sharded collections and the split commit.
+type Cluster interface {
+	Config(ctx context.Context) (Config, error)
+	Shards(ctx context.Context) ([]Shard, error)
+	Collections(ctx context.Context) ([]CollectionInfo, error)
+	// CommitSplit cuts chunk of cm in two at key at (config.chunks) and
+	// returns the routing table after it.
+	CommitSplit(ctx context.Context, cm *routing.ChunkManager, chunk routing.Chunk, at bson.D) (*routing.ChunkManager, error)
+}
+
+// CollectionInfo is one sharded collection's routing table and its
+// config.collections balancing fields.
+// A collection's own maxChunkSizeBytes (configureCollectionBalancing)
+// is not read: the cluster's chunk size applies. TODO(#12).
+type CollectionInfo struct {
+	CM        *routing.ChunkManager
+	NoBalance bool // config.collections noBalance
+}
+
+// ShardClient reaches the primaries of the shards.
+type ShardClient interface {
+	// Stats is _shardsvrGetStatsForBalancing: each collection of nss the
+	// shard holds, by namespace.
+	Stats(ctx context.Context, sh Shard, nss []string) (map[string]CollStats, error)
+	// SplitPoints is autoSplitVector on chunk: at most limit keys cutting
+	// it into pieces of about maxBytes, none when it is smaller.
+	SplitPoints(ctx context.Context, sh Shard, cm *routing.ChunkManager, chunk routing.Chunk, maxBytes int64, limit int) ([]bson.D, error)
+	// MoveRange is _shardsvrMoveRange sent to the donor's primary.
+	MoveRange(ctx context.Context, donor Shard, req MoveRange) error
+}
+
+// CollStats is what a shard reports of one collection.
+type CollStats struct {
+	Size      int64   // bytes of the documents it owns
+	OpsPerSec float64 // operations per second over its sample window
+	SplitKey  bson.D  // the key halving that load (nil: none found)
+}
+
+// MoveRange is one _shardsvrMoveRange request.
+type MoveRange struct {
+	NS            string
+	To            string
+	Min, Max      bson.D
+	MaxChunkBytes int64
+	Epoch         bson.ObjectID
+	Timestamp     bson.Timestamp
+}
+
+// Options configure a Balancer; zero fields take the defaults.
+type Options struct {
+	Cluster   Cluster
+	Shards    ShardClient
+	IsPrimary func() bool          // rounds run only while true
+	Interval  func() time.Duration // default DefaultRoundInterval
+	Now       func() time.Time     // default time.Now (the window's clock)
+	Logger    *slog.Logger         // default slog.Default()
+	OnRound   func(r RoundResult)  // optional: called after each round (tests)
+}
+
+// Balancer runs balancing rounds on the config server primary. Its
+// state (Status) is what balancerStatus reports.
+type Balancer struct {
+	opts Options
+	mu   struct {
+		sync.Mutex
+		status Status
+	}
+}
+
+// Status is the balancer's state as balancerStatus and `relaydb cluster
+// status` show it.
+type Status struct {
+	Mode         string // of the last round ("full" before any)
+	InRound      bool
+	Rounds       int64 // rounds run (a round skipped by mode or window counts, as MongoDB's numBalancerRounds)
+	LastError    string
+	LastMoves    []string // the migrations of the last round that moved something
+	LastRoundEnd time.Time
+}
+
+// New returns a Balancer; call Run to start it.
+func New(opts Options) *Balancer {
+	if opts.Interval == nil {
+		opts.Interval = func() time.Duration { return DefaultRoundInterval }
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.IsPrimary == nil {
+		opts.IsPrimary = func() bool { return true }
+	}
+	b := &Balancer{opts: opts}
+	b.mu.status.Mode = "full"
+	return b
+}
+
+// Status returns a copy of the balancer's state.
+func (b *Balancer) Status() Status {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.mu.status
+	s.LastMoves = append([]string(nil), s.LastMoves...)
+	return s
+}
+
+// Run runs a round every interval while this member is primary, until
+// ctx ends. A step-down is seen before the next round and between the
+// steps of one (the round's context is cancelled).
+func (b *Balancer) Run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(b.opts.Interval()):
+		}
+		if b.opts.IsPrimary() {
+			b.RunRound(ctx)
+		}
+	}
+}
+
+// RunRound runs one round now and records its outcome in Status.
+func (b *Balancer) RunRound(ctx context.Context) RoundResult {
+	ctx, cancel := context.WithTimeout(ctx, roundTimeout)
+	defer cancel()
+	stop := b.watchPrimary(ctx, cancel)
+	defer stop()
+	b.setInRound(true)
+	r := b.round(ctx)
+	b.finish(r)
+	if b.opts.OnRound != nil {
+		b.opts.OnRound(r)
+	}
+	return r
+}
+
+// watchPrimary cancels the round when this member stops being primary.
+func (b *Balancer) watchPrimary(ctx context.Context, cancel context.CancelFunc) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if !b.opts.IsPrimary() {
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+func (b *Balancer) setInRound(in bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.mu.status.InRound = in
+}
+
+func (b *Balancer) finish(r RoundResult) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := &b.mu.status
+	s.InRound = false
+	s.Rounds++
+	s.LastRoundEnd = b.opts.Now()
+	if r.Mode != "" {
+		s.Mode = r.Mode
+	}
+	s.LastError = ""
+	if r.Err != nil {
+		s.LastError = r.Err.Error()
+	}
+	s.LastMoves = s.LastMoves[:0]
+	for _, m := range r.Moves {
+		if m.Err == nil {
+			s.LastMoves = append(s.LastMoves, m.String())
+		}
+	}
+}
