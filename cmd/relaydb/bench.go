@@ -6,6 +6,7 @@ import (
 	"github.com/relaydb/relaydb/internal/bench"
 	"github.com/relaydb/relaydb/internal/bench/experiment"
 	"github.com/relaydb/relaydb/internal/bench/failover"
+	"github.com/relaydb/relaydb/internal/bench/shardexp"
 	"github.com/relaydb/relaydb/internal/bench/soak"
 	"github.com/relaydb/relaydb/internal/bench/suite"
 )
@@ -16,6 +17,7 @@ func benchMain(args []string) int {
 	suite.BuildCommit = gitCommit
 	bench.RegisterSuite(suite.Main)
 	bench.RegisterExperiment(experiment.Main)
+	experiment.Register("sharding", shardexp.Main)
 	bench.RegisterFailover(failover.Main)
 	bench.RegisterSoak(soak.Main)
 	return bench.Main(args, os.Stdout, os.Stderr)

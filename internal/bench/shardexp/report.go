@@ -1,0 +1,82 @@
+package shardexp
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/relaydb/relaydb/internal/bench/experiment"
+)
+
+// ClusterResult is what one cluster's setup and load gave.
+type ClusterResult struct {
+	Topology
+	StartSecs    float64 `json:"startSecs"`
+	Balancer     string  `json:"balancer"`   // "stopped", or why balancerStop failed
+	LoadOps      int64   `json:"loadOps"`    // inserts acknowledged
+	LoadFailed   int64   `json:"loadFailed"` // inserts that failed
+	LoadOpsSec   float64 `json:"loadOpsPerSec"`
+	DocsPerShard []int64 `json:"docsPerShard"` // counted on each shard's primary after the load
+	Error        string  `json:"error,omitempty"`
+}
+
+// Report is the whole experiment.
+type Report struct {
+	Command      string             `json:"command"`
+	Machine      experiment.Machine `json:"machine"`
+	Config       Config             `json:"config"`
+	DurationSecs float64            `json:"durationSecs"`
+	Clusters     []ClusterResult    `json:"clusters"`
+	Cells        []*Cell            `json:"cells"`
+	Checks       []Check            `json:"checks"`
+	Warnings     []string           `json:"warnings,omitempty"`
+}
+
+// NewReport assembles a report and derives its checks and warnings.
+func NewReport(cfg Config, command string, m experiment.Machine, clusters []ClusterResult, cells []*Cell,
+	took time.Duration) *Report {
+	r := &Report{Command: command, Machine: m, Config: cfg, DurationSecs: took.Seconds(), Clusters: clusters, Cells: cells}
+	r.Checks = Checks(cfg, r.Cell)
+	r.Warnings = Warnings(clusters, cells)
+	return r
+}
+
+// Cell returns the cell of k, or nil.
+func (r *Report) Cell(k Key) *Cell {
+	for _, c := range r.Cells {
+		if c.Key == k {
+			return c
+		}
+	}
+	return nil
+}
+
+// Warnings lists what a reader must not miss: failed clusters, loads
+// and cells, failed operations, shards that got no documents.
+func Warnings(clusters []ClusterResult, cells []*Cell) []string {
+	var out []string
+	for _, c := range clusters {
+		if c.Error != "" {
+			out = append(out, fmt.Sprintf("%v: %s", c.Topology, c.Error))
+		}
+		if c.LoadFailed > 0 {
+			out = append(out, fmt.Sprintf("%v: %d of %d inserts failed in the load", c.Topology, c.LoadFailed, c.Records))
+		}
+		for i, n := range c.DocsPerShard {
+			if n == 0 {
+				out = append(out, fmt.Sprintf("%v: shard sh%d holds no documents after the load", c.Topology, i))
+			}
+		}
+		if c.Balancer != "" && c.Balancer != "stopped" {
+			out = append(out, fmt.Sprintf("%v: balancer not stopped (%s); chunks may have moved during the cells", c.Topology, c.Balancer))
+		}
+	}
+	for _, c := range cells {
+		if c.Error != "" {
+			out = append(out, fmt.Sprintf("%v: %s", c.Key, c.Error))
+		}
+		if c.Median.Failed > 0 {
+			out = append(out, fmt.Sprintf("%v: %d operations failed", c.Key, c.Median.Failed))
+		}
+	}
+	return out
+}
