@@ -7,6 +7,7 @@ import (
 	"github.com/relaydb/relaydb/internal/bench/experiment"
 	"github.com/relaydb/relaydb/internal/bench/failover"
 	"github.com/relaydb/relaydb/internal/bench/shardexp"
+	"github.com/relaydb/relaydb/internal/bench/shardfailover"
 	"github.com/relaydb/relaydb/internal/bench/soak"
 	"github.com/relaydb/relaydb/internal/bench/suite"
 )
@@ -18,6 +19,7 @@ func benchMain(args []string) int {
 	bench.RegisterSuite(suite.Main)
 	bench.RegisterExperiment(experiment.Main)
 	experiment.Register("sharding", shardexp.Main)
+	experiment.Register("shard-failover", shardfailover.Main)
 	bench.RegisterFailover(failover.Main)
 	bench.RegisterSoak(soak.Main)
 	return bench.Main(args, os.Stdout, os.Stderr)

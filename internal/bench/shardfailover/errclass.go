@@ -1,0 +1,58 @@
+package shardfailover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// classify names an operation's error as a client sees it: the server's
+// code name (a write error's, else the command's, else a write concern
+// error's), "timeout", "network" or the error's first words. Pure.
+func classify(err error) string {
+	if err == nil {
+		return ""
+	}
+	var we mongo.WriteException
+	if errors.As(err, &we) {
+		if len(we.WriteErrors) > 0 {
+			return codeName("", int(we.WriteErrors[0].Code))
+		}
+		if we.WriteConcernError != nil {
+			return "writeConcernError " + codeName(we.WriteConcernError.Name, we.WriteConcernError.Code)
+		}
+	}
+	var ce mongo.CommandError
+	if errors.As(err, &ce) {
+		return codeName(ce.Name, int(ce.Code))
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || mongo.IsTimeout(err):
+		return "timeout"
+	case mongo.IsNetworkError(err):
+		return "network"
+	case errors.Is(err, mongo.ErrNoDocuments):
+		return "not found"
+	}
+	return firstWords(err.Error(), 6)
+}
+
+func codeName(name string, code int) string {
+	if name != "" {
+		return fmt.Sprintf("%s (%d)", name, code)
+	}
+	return fmt.Sprintf("code %d", code)
+}
+
+// firstWords is s's first n words, so messages that differ only in a
+// host or key fall in one class.
+func firstWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) > n {
+		f = f[:n]
+	}
+	return strings.Join(f, " ")
+}

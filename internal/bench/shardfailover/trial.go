@@ -1,0 +1,176 @@
+package shardfailover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/relaydb/relaydb/internal/bench"
+	"github.com/relaydb/relaydb/internal/cluster"
+)
+
+// pollInterval is how often primaries and recovery are polled.
+const pollInterval = 10 * time.Millisecond
+
+// runTrials runs workload A in the background and the trials against it,
+// killing the primary of shard (i-1) mod Shards in trial i.
+func runTrials(ctx context.Context, sc *cluster.Sharded, rec *recorder, cfg Config, mode string, m *ModeReport, progress io.Writer) error {
+	w, _, err := workload(cfg)
+	if err != nil {
+		return err
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	type outcome struct {
+		res *bench.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		opts := bench.Options{Phase: bench.PhaseRun, Threads: cfg.Threads, Seed: cfg.Seed + 1}
+		res, err := bench.Run(runCtx, w, opts, rec.newDB, nil)
+		done <- outcome{res, err}
+	}()
+	var errs []error
+	for i := 1; i <= cfg.Trials && ctx.Err() == nil; i++ {
+		tr := runTrial(ctx, sc, rec, cfg, mode, i, (i-1)%len(sc.Shards))
+		m.Trials = append(m.Trials, tr)
+		fmt.Fprintln(progress, mode+": "+trialLine(tr))
+		if tr.Err != "" {
+			errs = append(errs, fmt.Errorf("trial %d: %s", i, tr.Err))
+		}
+		if tr.RejoinErr != "" {
+			errs = append(errs, fmt.Errorf("trial %d: %s", i, tr.RejoinErr))
+			break // the shard is down a member: later trials would measure something else
+		}
+	}
+	stop()
+	out := <-done // every operation is bounded by OpTimeout
+	if out.res != nil {
+		m.Operations, m.Throughput = out.res.Operations, out.res.Throughput
+	}
+	rec.log.mu.Lock()
+	m.Dropped = rec.log.dropped
+	rec.log.mu.Unlock()
+	if out.err != nil && !errors.Is(out.err, context.Canceled) {
+		errs = append(errs, fmt.Errorf("workload A: %w", out.err))
+	}
+	return errors.Join(errs...)
+}
+
+// runTrial kills shard idx's primary and measures until the clients
+// succeed on that shard again; then a replica-set shard gets its member
+// back. Errors are recorded in the Trial.
+func runTrial(ctx context.Context, sc *cluster.Sharded, rec *recorder, cfg Config, mode string, n, idx int) Trial {
+	set := sc.Shards[idx]
+	tr := Trial{N: n, Shard: set.Spec().Name}
+	ctx, cancel := context.WithTimeout(ctx, cfg.TrialTimeout)
+	defer cancel()
+	if err := sleepCtx(ctx, cfg.Settle); err != nil {
+		tr.Err = err.Error()
+		return tr
+	}
+	old, err := set.WaitPrimary(ctx)
+	if err != nil {
+		tr.Err = "no primary before the kill: " + err.Error()
+		return tr
+	}
+	tr.Killed = old.Name
+	from, kill := time.Now().Add(-cfg.Settle), time.Now()
+	if _, err := set.Kill(ctx, old.Name); err != nil {
+		tr.Err = "kill -9: " + err.Error()
+		return tr
+	}
+	if err := primaryAgain(ctx, set, old, mode, cfg, &tr); err != nil {
+		tr.Err = err.Error()
+	}
+	tr.PrimaryMs = ms(time.Since(kill))
+	if err := waitUntil(ctx, func() bool { return rec.log.okSince(int16(idx), kill) }); err != nil && tr.Err == "" {
+		tr.Err = "the clients did not recover on " + tr.Shard + ": " + err.Error()
+	}
+	_ = sleepCtx(ctx, cfg.Tail)
+	to := time.Now()
+	ops, classes, _ := rec.log.snapshot(from, to)
+	tr.setFigures(measure(ops, classes, int16(idx), kill, from, to, cfg.StallFactor, cfg.MinStall))
+	if mode == ModeReplicaSet && tr.Err == "" {
+		tr.RejoinMs, err = rejoin(ctx, set, old)
+		if err != nil {
+			tr.RejoinErr = err.Error()
+		}
+	}
+	return tr
+}
+
+// primaryAgain waits for a writable primary after the kill: a replica-set
+// shard elects one; a single-member shard is restarted after
+// RestartAfter and must become primary again.
+func primaryAgain(ctx context.Context, set *cluster.Cluster, old *cluster.Member, mode string, cfg Config, tr *Trial) error {
+	if mode == ModeSingle {
+		if err := sleepCtx(ctx, cfg.RestartAfter); err != nil {
+			return err
+		}
+		start := time.Now()
+		if _, err := set.Restart(ctx, old.Name); err != nil {
+			return fmt.Errorf("restart %s: %w", old.Name, err)
+		}
+		tr.RestartMs = ms(time.Since(start))
+	}
+	var p *cluster.Member
+	err := waitUntil(ctx, func() bool {
+		m, err := set.Primary(ctx)
+		if err == nil && (mode == ModeSingle || m != old) {
+			p = m
+			return true
+		}
+		return false
+	})
+	if err != nil {
+		return fmt.Errorf("no primary of %s after killing %s: %w", set.Spec().Name, old.Name, err)
+	}
+	tr.NewPrimary = p.Name
+	return nil
+}
+
+// rejoin restarts old and waits until its hello reports secondary.
+func rejoin(ctx context.Context, set *cluster.Cluster, old *cluster.Member) (float64, error) {
+	start := time.Now()
+	if _, err := set.Restart(ctx, old.Name); err != nil {
+		return 0, fmt.Errorf("restart %s: %w", old.Name, err)
+	}
+	err := waitUntil(ctx, func() bool {
+		h, err := set.Hello(ctx, old)
+		return err == nil && h.Secondary
+	})
+	if err != nil {
+		return 0, fmt.Errorf("%s did not rejoin as SECONDARY: %w", old.Name, err)
+	}
+	return ms(time.Since(start)), nil
+}
+
+// waitUntil polls f every pollInterval until it is true or ctx is done.
+func waitUntil(ctx context.Context, f func() bool) error {
+	for !f() {
+		if err := sleepCtx(ctx, pollInterval); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func trialLine(t Trial) string {
+	s := fmt.Sprintf("trial %d: kill -9 %s/%s -> primary %s after %.0f ms; interruption %.0f ms, gap %.0f ms "+
+		"(other shards %.0f ms); %d failed / %d stalled ops (stall > %.0f ms)", t.N, t.Shard, t.Killed, t.NewPrimary,
+		t.PrimaryMs, t.InterruptionMs, t.GapMs, t.OtherGapMs, t.Failed, t.Stalled, t.StallThresholdMs)
+	if t.RejoinMs > 0 {
+		s += fmt.Sprintf("; rejoined in %.0f ms", t.RejoinMs)
+	}
+	if t.RejoinErr != "" {
+		s += "; NO REJOIN: " + t.RejoinErr
+	}
+	if t.Err != "" {
+		s += "; ERROR: " + t.Err
+	}
+	return s
+}
