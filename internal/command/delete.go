@@ -27,6 +27,13 @@ func deleteCmd(c *Ctx, p *request.Delete) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	own, err := c.writeOwned()
+	if err != nil {
+		return c.writeReply(wc, staleWriteResult(len(stmts), ordered, err), false), nil
+	}
+	for i := range stmts {
+		stmts[i].Owned = own
+	}
 	res := c.D.eng.Delete(c.DB, coll, stmts, ordered, vars, retry)
 	c.D.metrics.opcounters.delete.Add(int64(len(stmts)))
 	return c.writeReply(wc, res, false), nil

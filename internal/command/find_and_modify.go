@@ -24,6 +24,9 @@ func findAndModify(c *Ctx, f *request.FindAndModify) (bson.D, error) {
 	if p.Retry, err = c.retry(); err != nil {
 		return nil, err
 	}
+	if p.Owned, err = c.writeOwned(); err != nil {
+		return nil, err
+	}
 	res, err := c.D.eng.FindAndModify(c.DB, coll, p)
 	if err != nil {
 		return nil, err

@@ -27,6 +27,13 @@ func update(c *Ctx, p *request.Update) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	own, err := c.writeOwned()
+	if err != nil {
+		return c.writeReply(wc, staleWriteResult(len(stmts), ordered, err), true), nil
+	}
+	for i := range stmts {
+		stmts[i].Owned = own
+	}
 	res := c.D.eng.Update(c.DB, coll, stmts, ordered, vars, retry)
 	c.D.metrics.opcounters.update.Add(int64(len(stmts)))
 	return c.writeReply(wc, res, true), nil

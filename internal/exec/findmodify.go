@@ -20,6 +20,8 @@ type FindAndModifyParams struct {
 	Hint                any
 	Vars                *expr.Vars
 	Retry               *Retry // nil: not a retryable write
+	// Owned filters the documents the query matches (UpdateStmt.Owned).
+	Owned OwnershipFilter
 }
 
 // FindAndModifyResult is the command's value and lastErrorObject.
@@ -61,7 +63,7 @@ func (e *Engine) FindAndModify(db, coll string, p FindAndModifyParams) (*FindAnd
 	res := &FindAndModifyResult{}
 	col := e.cat.Collection(db, coll)
 	if col != nil {
-		ids, err := e.matchIDs(col, FindParams{Filter: p.Query, Sort: p.Sort, Hint: p.Hint, Vars: p.Vars}, true)
+		ids, err := e.matchIDs(col, FindParams{Filter: p.Query, Sort: p.Sort, Hint: p.Hint, Vars: p.Vars, Owned: p.Owned}, true)
 		if err != nil {
 			return nil, err
 		}

@@ -21,6 +21,9 @@ type UpdateStmt struct {
 	Multi        bool
 	ArrayFilters []bson.D
 	Hint         any
+	// Owned filters the documents the statement matches (a versioned
+	// write on a shard skips orphans; nil: every document).
+	Owned OwnershipFilter
 }
 
 // Update runs update statements; vars are the command's let variables.
@@ -59,7 +62,7 @@ func (e *Engine) updateStmt(db, coll string, i int, s UpdateStmt, vars *expr.Var
 	col := e.cat.Collection(db, coll)
 	var ids []any
 	if col != nil {
-		if ids, err = e.matchIDs(col, FindParams{Filter: s.Q, Hint: s.Hint, Vars: vars}, !s.Multi); err != nil {
+		if ids, err = e.matchIDs(col, FindParams{Filter: s.Q, Hint: s.Hint, Vars: vars, Owned: s.Owned}, !s.Multi); err != nil {
 			return err
 		}
 	}
@@ -206,6 +209,8 @@ type DeleteStmt struct {
 	Q     bson.D
 	Limit int64 // 0 = all, 1 = one
 	Hint  any
+	// Owned filters the documents the statement matches (UpdateStmt.Owned).
+	Owned OwnershipFilter
 }
 
 // Delete runs delete statements; vars are the command's let variables.
@@ -240,7 +245,7 @@ func (e *Engine) deleteStmt(db, coll string, i int, s DeleteStmt, vars *expr.Var
 	if col == nil {
 		return nil
 	}
-	ids, err := e.matchIDs(col, FindParams{Filter: s.Q, Hint: s.Hint, Vars: vars}, s.Limit == 1)
+	ids, err := e.matchIDs(col, FindParams{Filter: s.Q, Hint: s.Hint, Vars: vars, Owned: s.Owned}, s.Limit == 1)
 	if err != nil {
 		return err
 	}

@@ -9,10 +9,16 @@ import (
 // versioned read on a shard sees only the documents whose shard key falls
 // in a chunk the shard owns, so orphans (left by a migration or written
 // straight to the shard) never reach a router's result. The dispatcher
-// passes one in FindParams.Owned, AggregateParams.Owned and to CountAt
-// and DistinctAt when a shard version check passed for a sharded
-// collection; nil (a direct connection, an unsharded collection) sees
-// every document.
+// passes one in FindParams.Owned, AggregateParams.Owned, to CountAt and
+// DistinctAt, and in UpdateStmt.Owned, DeleteStmt.Owned and
+// FindAndModifyParams.Owned (versioned writes skip orphans too) when a
+// shard version check passed for a sharded collection; nil (a direct
+// connection, an unsharded collection) sees every document.
+//
+// $lookup and $unionWith of a sharded collection never read it here: the
+// router runs them in its merge part with finds through itself, which
+// are versioned and so filtered (the engine's own lookup source is used
+// only for pipelines naming no sharded collection).
 //
 // Invariants: the filter sits right above the document source and the
 // query filter, before sort, skip and limit, so limits count only owned
@@ -21,9 +27,7 @@ import (
 //
 // TODO(#12): the filter decodes each row it sees (a find without a query
 // filter otherwise passes the stored bytes on): extract the shard key from
-// Row.Raw instead. Multi updates and deletes are not filtered yet (MongoDB
-// skips orphans there too), nor are $lookup/$unionWith reads of a sharded
-// collection, and aggregate's explain does not show the stage.
+// Row.Raw instead. Aggregate's explain does not show the stage.
 type OwnershipFilter interface {
 	// Owns reports whether doc's shard key is in a chunk this shard owns.
 	// An error (a document that has no valid shard key) ends the read.
