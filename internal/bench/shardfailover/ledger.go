@@ -111,5 +111,8 @@ func ackField(name string) (worker int, ok bool) {
 		return 0, false
 	}
 	w, err := strconv.Atoi(rest)
-	return w, err == nil && w >= 0
+	if err != nil || w < 0 {
+		return 0, false
+	}
+	return w, true
 }

@@ -25,14 +25,15 @@ func Markdown(r *Report) string {
 	if r.Notes != "" {
 		b.WriteString(" " + r.Notes)
 	}
-	fmt.Fprintf(&b, "\n\nEach mode starts a fresh cluster on loopback (%d shards, %d config servers, %d routers; "+
+	fmt.Fprintf(&b, "\n\nEach mode starts a fresh cluster on loopback (%s, %s, %s; "+
 		"`relaydb cluster up --shards %d --shard-members N --routers %d`), shards `ycsb.usertable` on `{_id: \"hashed\"}` "+
 		"(2 chunks per shard), loads %d records and runs YCSB workload A (50/50 read/update, zipfian) with %d threads "+
 		"through every router: writes w:\"majority\" with retryable writes, reads from the primary, each operation's "+
 		"shard known from config.chunks. Each trial waits %.0f ms, kills the primary of the next shard with kill -9, "+
-		"waits until an operation on that shard succeeds again (a single-member shard is restarted %.0f ms after the "+
-		"kill) and measures from every operation's start and end:\n\n",
-		r.Shards, r.ConfigMembers, r.Routers, r.Shards, r.Routers, r.RecordCount, r.Threads, r.SettleMs, r.RestartAfter)
+		"waits until an operation on that shard succeeds again (a single-member shard is restarted %s) and measures "+
+		"from every operation's start and end:\n\n",
+		plural(r.Shards, "shard"), plural(r.ConfigMembers, "config server"), plural(r.Routers, "router"),
+		r.Shards, r.Routers, r.RecordCount, r.Threads, r.SettleMs, restartWhen(r.RestartAfter))
 	fmt.Fprintf(&b, "- **Interruption**: from the start of the first operation on the killed shard that failed or "+
 		"stalled (ran longer than %.0f x that shard's p99 before the kill, at least %.0f ms), detected after the kill, "+
 		"to the first success on that shard after it.\n", r.StallFactor, r.MinStallMs)
@@ -154,4 +155,18 @@ func Text(r *Report) string {
 	}
 	fmt.Fprintf(&b, "goal (%s): %s\n", r.Goal, verdict)
 	return b.String()
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func restartWhen(afterMs float64) string {
+	if afterMs == 0 {
+		return "at once after the kill, as a supervisor would"
+	}
+	return fmt.Sprintf("%.0f ms after the kill", afterMs)
 }

@@ -16,7 +16,8 @@ const (
 // beyond it are counted in dropped, not kept.
 const maxRecords = 2_000_000
 
-// maxClasses caps the distinct error classes; the rest are "other".
+// maxClasses caps the distinct error classes; the rest share one more,
+// "other".
 const maxClasses = 64
 
 // op is one client operation as the log keeps it.

@@ -69,8 +69,8 @@ func runMode(ctx context.Context, cfg Config, mode string, progress io.Writer) (
 	if mode == ModeSingle {
 		m.Reference = refSingle
 	}
-	fmt.Fprintf(progress, "%s: starting %d shards x %d members, %d config servers, %d routers\n",
-		mode, cfg.Shards, m.ShardMembers, cfg.ConfigMembers, cfg.Routers)
+	fmt.Fprintf(progress, "%s: starting %s x %s, %s, %s\n", mode, plural(cfg.Shards, "shard"),
+		plural(m.ShardMembers, "member"), plural(cfg.ConfigMembers, "config server"), plural(cfg.Routers, "router"))
 	sc, err := cluster.UpSharded(ctx, cluster.ShardedSpec{Dir: filepath.Join(cfg.Dir, mode), Shards: cfg.Shards,
 		ShardMembers: m.ShardMembers, ConfigMembers: cfg.ConfigMembers, Routers: cfg.Routers, Bin: cfg.Bin,
 		DieWithParent: true})
