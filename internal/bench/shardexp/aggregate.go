@@ -69,6 +69,8 @@ type Cell struct {
 	Runs    []Measure `json:"runs"`
 	Median  Measure   `json:"median"` // field by field
 	Error   string    `json:"error,omitempty"`
+	// ErrorSample is the first failed operations' messages.
+	ErrorSample []string `json:"errorSample,omitempty"`
 }
 
 // Summarize sets Median from Runs, field by field (the lower middle for

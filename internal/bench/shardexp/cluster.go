@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/relaydb/relaydb/internal/cluster"
 )
@@ -87,4 +88,29 @@ func docsPerShard(ctx context.Context, sc *cluster.Sharded) ([]int64, error) {
 		out[i] = n
 	}
 	return out, nil
+}
+
+// settle writes one document with w:"majority" on every shard's primary
+// (database shardexp, outside the benchmark's), so a cell starts after
+// each shard's secondaries applied what the previous cell or the load
+// left behind.
+func settle(ctx context.Context, sc *cluster.Sharded) error {
+	sctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for i, sh := range sc.Shards {
+		p, err := sh.Primary(sctx)
+		if err != nil {
+			return fmt.Errorf("shard %d primary: %w", i, err)
+		}
+		cl, err := sh.Client(p)
+		if err != nil {
+			return fmt.Errorf("shard %d client: %w", i, err)
+		}
+		coll := cl.Database("shardexp").Collection("settle",
+			options.Collection().SetWriteConcern(writeconcern.Majority()))
+		if _, err := coll.InsertOne(sctx, bson.D{{Key: "at", Value: time.Now()}}); err != nil {
+			return fmt.Errorf("settle shard %d: %w", i, err)
+		}
+	}
+	return nil
 }

@@ -82,10 +82,10 @@ func (c Config) WithDefaults() Config {
 		c.Scaleout = []int{2, 4, 8}
 	}
 	if c.Duration == 0 && c.Operations == 0 {
-		c.Duration = 15 * time.Second
+		c.Duration = 10 * time.Second
 	}
 	if c.Runs == 0 {
-		c.Runs = 1
+		c.Runs = 3
 	}
 	if c.Seed == 0 {
 		c.Seed = 1
@@ -93,8 +93,8 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Quick shrinks c for a smoke run (--quick): small data, short cells,
-// scale-out 2 -> 4. Fields set explicitly stay.
+// Quick shrinks c for a smoke run (--quick): small data, one short run
+// per cell, scale-out 2 -> 4. Fields set explicitly stay.
 func (c Config) Quick() Config {
 	if c.Records == 0 {
 		c.Records = 2000
@@ -107,6 +107,9 @@ func (c Config) Quick() Config {
 	}
 	if len(c.Scaleout) == 0 {
 		c.Scaleout = []int{2, 4}
+	}
+	if c.Runs == 0 {
+		c.Runs = 1
 	}
 	return c.WithDefaults()
 }

@@ -1,6 +1,7 @@
 package shardexp
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +37,7 @@ func TestValidate(t *testing.T) {
 
 func TestQuickKeepsExplicitFlags(t *testing.T) {
 	c := Config{Records: 500, Scaleout: []int{2}}.Quick()
-	if c.Records != 500 || c.Threads != 8 || c.Duration != 4*time.Second || len(c.Scaleout) != 1 {
+	if c.Records != 500 || c.Threads != 8 || c.Duration != 4*time.Second || len(c.Scaleout) != 1 || c.Runs != 1 {
 		t.Errorf("%+v", c)
 	}
 	if d := (Config{Operations: 100}).WithDefaults().Duration; d != 0 {
@@ -72,5 +73,19 @@ func TestParse(t *testing.T) {
 	}
 	if got, _ := ParseInts(""); got != nil {
 		t.Errorf("ParseInts(\"\") = %v", got)
+	}
+}
+
+func TestErrSampleKeepsFirstLines(t *testing.T) {
+	var e errSample
+	fmt.Fprintf(&e, "a\nb\n")
+	for i := range 10 {
+		fmt.Fprintf(&e, "line %d\n", i)
+	}
+	if got := strings.Join(e.lines, "|"); got != "a|b|line 0|line 1|line 2" {
+		t.Errorf("%q", got)
+	}
+	if sampleText(nil) != "" || sampleText([]string{"x `y`"}) != ", e.g. `x 'y'`" {
+		t.Errorf("sampleText %q", sampleText([]string{"x `y`"}))
 	}
 }

@@ -18,9 +18,13 @@
 //     durability series' w:1/j:true and the scale-out's first step) is run
 //     once and read by both.
 //   - One fresh cluster per (shards, members); its usertable is sharded on
-//     a hashed _id (2 chunks per shard) and loaded once with w:1, j:true;
-//     every cell of that cluster then runs on the same data, w:0 last so
-//     no cell inherits its unacknowledged backlog.
+//     a hashed _id (2 chunks per shard) and loaded once with w:1 j:true
+//     (w:"majority" on replicated shards); every cell of that cluster then
+//     runs on the same data, w:0 last so no cell inherits its
+//     unacknowledged backlog, and each cell starts after a w:"majority"
+//     write on every shard primary, so none inherits a replication
+//     backlog either. Runs are outermost: a cell's runs interleave with
+//     the other cells of its cluster.
 //   - Nothing is discarded: failed operations (YCSB's -FAILED), failed
 //     loads and cells are counted and shown; shards left without
 //     documents are reported.

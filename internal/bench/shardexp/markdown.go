@@ -18,8 +18,9 @@ func Markdown(r *Report) string {
 		"(threads split evenly), as the reference ran one client per mongos. Throughput is the clients' sum; latency "+
 		"the average over all operations (the reference averaged the clients' averages). Every cluster (3 config "+
 		"servers, the shards, the routers, and the clients) shares this machine's %d cores. usertable is sharded on "+
-		"{_id: \"hashed\"} (2 chunks per shard) before a load with w:1 j:true, the balancer stopped; the cells of a "+
-		"cluster then run on that data.\n\n", cellLength(cfg), cfg.Runs, cfg.Routers, r.Machine.Cores)
+		"{_id: \"hashed\"} (2 chunks per shard) before a load with w:1 j:true (w:\"majority\" on replicated shards), "+
+		"the balancer stopped; the cells of a cluster then run on that data, w:0 last, runs interleaved, each "+
+		"after a w:\"majority\" write on every shard primary (no replication backlog carried over).\n\n", cellLength(cfg), cfg.Runs, cfg.Routers, r.Machine.Cores)
 	b.WriteString("**Compare shapes and ratios, not absolute numbers**: the reference (MongoDB 3.4 on four 20-core " +
 		"hosts with all-flash vSAN, 100M records ≈ 128 GB, 128 threads over 4 clients, 25M operations per cell) " +
 		"measured a disk- and cache-bound system on separate machines per shard; here every process shares " +

@@ -2,6 +2,7 @@ package shardexp
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/relaydb/relaydb/internal/bench/experiment"
@@ -17,6 +18,8 @@ type ClusterResult struct {
 	LoadOpsSec   float64 `json:"loadOpsPerSec"`
 	DocsPerShard []int64 `json:"docsPerShard"` // counted on each shard's primary after the load
 	Error        string  `json:"error,omitempty"`
+	// ErrorSample is the first failed inserts' messages.
+	ErrorSample []string `json:"errorSample,omitempty"`
 }
 
 // Report is the whole experiment.
@@ -59,7 +62,8 @@ func Warnings(clusters []ClusterResult, cells []*Cell) []string {
 			out = append(out, fmt.Sprintf("%v: %s", c.Topology, c.Error))
 		}
 		if c.LoadFailed > 0 {
-			out = append(out, fmt.Sprintf("%v: %d of %d inserts failed in the load", c.Topology, c.LoadFailed, c.Records))
+			out = append(out, fmt.Sprintf("%v: %d of %d inserts failed in the load%s", c.Topology, c.LoadFailed,
+				c.Records, sampleText(c.ErrorSample)))
 		}
 		for i, n := range c.DocsPerShard {
 			if n == 0 {
@@ -75,8 +79,16 @@ func Warnings(clusters []ClusterResult, cells []*Cell) []string {
 			out = append(out, fmt.Sprintf("%v: %s", c.Key, c.Error))
 		}
 		if c.Median.Failed > 0 {
-			out = append(out, fmt.Sprintf("%v: %d operations failed", c.Key, c.Median.Failed))
+			out = append(out, fmt.Sprintf("%v: %d operations failed%s", c.Key, c.Median.Failed, sampleText(c.ErrorSample)))
 		}
 	}
 	return out
+}
+
+// sampleText is ", e.g. `first message`" or "".
+func sampleText(sample []string) string {
+	if len(sample) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", e.g. `%s`", strings.ReplaceAll(sample[0], "`", "'"))
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -97,6 +98,9 @@ func (r *Runner) runTopology(ctx context.Context, t Topology) (ClusterResult, []
 	var errs []error
 	for run := 0; run < cfg.Runs; run++ {
 		for _, c := range cells {
+			if err := settle(ctx, sc); err != nil {
+				fmt.Fprintf(r.Log, "%v: %v\n", t, err)
+			}
 			m, err := r.cell(ctx, c, hosts, run)
 			c.Runs = append(c.Runs, m)
 			if err != nil {
@@ -113,18 +117,21 @@ func (r *Runner) runTopology(ctx context.Context, t Topology) (ClusterResult, []
 	return cr, cells, errors.Join(errs...)
 }
 
-// load inserts t.Records with w:1 j:true, the key range split over one
-// client per router.
+// load inserts t.Records with w:1 j:true (w:"majority" on replicated
+// shards, so no replication backlog outlives it), the key range split
+// over one client per router.
 func (r *Runner) load(ctx context.Context, cr *ClusterResult, hosts []string) error {
 	lctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
 	defer cancel()
+	var sample errSample
 	res, err := clients(lctx, bench.PhaseLoad, hosts, cr.Threads, func(i int) bench.Properties {
 		p := baseProps("a", cr.Records)
-		p["mongodb.url"] = uri(hosts[i], DurW1J1)
+		p["mongodb.url"] = uri(hosts[i], loadDurability(cr.Members))
 		from, n := split(cr.Records, len(hosts), i)
 		p["insertstart"], p["insertcount"] = strconv.FormatInt(from, 10), strconv.FormatInt(n, 10)
 		return p
-	}, r.Config.Seed)
+	}, r.Config.Seed, &sample)
+	cr.ErrorSample = sample.lines
 	m := Aggregate(res)
 	var secs float64
 	for _, x := range res {
@@ -142,12 +149,21 @@ func (r *Runner) load(ctx context.Context, cr *ClusterResult, hosts []string) er
 	return nil
 }
 
+// loadDurability is the load's write concern for shards of members.
+func loadDurability(members int) string {
+	if members > 1 {
+		return DurMajority
+	}
+	return DurW1J1
+}
+
 // cell runs one run of c: the workload with c's durability, one client
 // per router.
 func (r *Runner) cell(ctx context.Context, c *Cell, hosts []string, run int) (Measure, error) {
 	cfg := r.Config
 	cctx, cancel := context.WithTimeout(ctx, cfg.Duration+5*time.Minute)
 	defer cancel()
+	var sample errSample
 	res, err := clients(cctx, bench.PhaseRun, hosts, c.Threads, func(i int) bench.Properties {
 		p := baseProps(c.Workload, c.Records)
 		p["mongodb.url"] = uri(hosts[i], c.Durability)
@@ -160,14 +176,20 @@ func (r *Runner) cell(ctx context.Context, c *Cell, hosts []string, run int) (Me
 			p["maxexecutiontime"] = strconv.FormatInt(int64(cfg.Duration/time.Second), 10)
 		}
 		return p
-	}, cfg.Seed+uint64(run)*1000)
+	}, cfg.Seed+uint64(run)*1000, &sample)
+	for _, l := range sample.lines {
+		if len(c.ErrorSample) < maxSample {
+			c.ErrorSample = append(c.ErrorSample, l)
+		}
+	}
 	return Aggregate(res), err
 }
 
 // clients runs phase with one client per host at once, threads split
-// evenly (the first ones take the remainder), client i seeded seed+i.
+// evenly (the first ones take the remainder), client i seeded seed+i;
+// the first failed operations' messages go to sample.
 func clients(ctx context.Context, phase string, hosts []string, threads int,
-	props func(i int) bench.Properties, seed uint64) ([]*bench.Result, error) {
+	props func(i int) bench.Properties, seed uint64, sample *errSample) ([]*bench.Result, error) {
 	res := make([]*bench.Result, len(hosts))
 	errs := make([]error, len(hosts))
 	var wg sync.WaitGroup
@@ -178,7 +200,8 @@ func clients(ctx context.Context, phase string, hosts []string, threads int,
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res[i], errs[i] = bench.RunPhase(ctx, bench.PhaseConfig{Phase: phase, Props: p, Seed: seed + uint64(i)})
+			res[i], errs[i] = bench.RunPhase(ctx, bench.PhaseConfig{Phase: phase, Props: p, Seed: seed + uint64(i),
+				Stderr: sample})
 			if errs[i] != nil {
 				errs[i] = fmt.Errorf("client %d (%s): %w", i, hosts[i], errs[i])
 			}
@@ -218,4 +241,25 @@ func joinMsg(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// errSample keeps the first lines written to it (the clients' messages
+// of failed operations), for the report.
+type errSample struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+// maxSample bounds errSample.
+const maxSample = 5
+
+func (e *errSample) Write(p []byte) (int, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, l := range strings.Split(strings.TrimSpace(string(p)), "\n") {
+		if len(e.lines) < maxSample && l != "" {
+			e.lines = append(e.lines, l)
+		}
+	}
+	return len(p), nil
 }
