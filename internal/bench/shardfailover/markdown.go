@@ -38,7 +38,8 @@ func Markdown(r *Report) string {
 		"stalled (ran longer than %.0f x that shard's p99 before the kill, at least %.0f ms), detected after the kill, "+
 		"to the first success on that shard after it.\n", r.StallFactor, r.MinStallMs)
 	b.WriteString("- **Gap**: the longest time between two successes on the killed shard, ending after the kill; " +
-		"**other shards' gap** the same over the other shards (a YCSB thread blocked on the dead shard issues nothing else).\n")
+		"**read gap** and **write gap** the same over its reads and its updates alone; **other shards' gap** the same " +
+		"over the other shards (a YCSB thread blocked on the dead shard issues nothing else).\n")
 	b.WriteString("- **Primary again**: kill to a member answering hello as writable primary (election; for a " +
 		"single-member shard restart and step-up).\n")
 	b.WriteString("- **Lost**: after the trials every document is read through a router with readConcern majority; " +
@@ -53,18 +54,18 @@ func Markdown(r *Report) string {
 }
 
 func summary(b *strings.Builder, r *Report) {
-	b.WriteString("| shard | trials | interruption median | min | max | gap median | other shards' gap median | " +
-		"primary again median | failed ops | ops/s | acknowledged writes | lost | reference |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("| shard | trials | interruption median | min | max | gap median | write gap median | " +
+		"other shards' gap median | primary again median | failed ops | ops/s | acknowledged writes | lost | reference |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, m := range r.Modes {
 		failed := 0
 		for _, n := range m.Errors {
 			failed += n
 		}
-		fmt.Fprintf(b, "| %s | %d (%d failed) | %s | %s | %s | %s | %s | %s | %d | %.0f | %d | %s | %s |\n",
+		fmt.Fprintf(b, "| %s | %d (%d failed) | %s | %s | %s | %s | %s | %s | %s | %d | %.0f | %d | %s | %s |\n",
 			modeLabel(m), len(m.Trials), m.FailedTrials, msCell(m.Interruption, m.Interruption.MedianMs),
 			msCell(m.Interruption, m.Interruption.MinMs), msCell(m.Interruption, m.Interruption.MaxMs),
-			msCell(m.Gap, m.Gap.MedianMs), msCell(m.OtherGap, m.OtherGap.MedianMs), msCell(m.Primary, m.Primary.MedianMs),
+			msCell(m.Gap, m.Gap.MedianMs), msCell(m.WriteGap, m.WriteGap.MedianMs), msCell(m.OtherGap, m.OtherGap.MedianMs), msCell(m.Primary, m.Primary.MedianMs),
 			failed, m.Throughput, m.Loss.AckedWrites, lostCell(m.Loss), m.Reference)
 	}
 	verdict := "missed"
@@ -130,12 +131,12 @@ func errorTable(b *strings.Builder, r *Report) {
 func trialTable(b *strings.Builder, m ModeReport) {
 	fmt.Fprintf(b, "## Trials: %s\n\n", modeLabel(m))
 	b.WriteString("| # | shard | killed | primary | primary again ms | restart ms | interruption ms | gap ms | " +
-		"other shards' gap ms | p99 before ms | stall ms | failed | stalled | other failed | rejoin ms | error |\n")
-	b.WriteString("|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+		"read gap ms | write gap ms | other shards' gap ms | p99 before ms | stall ms | failed | stalled | other failed | rejoin ms | error |\n")
+	b.WriteString("|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, t := range m.Trials {
-		fmt.Fprintf(b, "| %d | %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.1f | %.0f | %d | %d | %d | %.0f | %s |\n",
-			t.N, t.Shard, t.Killed, t.NewPrimary, t.PrimaryMs, t.RestartMs, t.InterruptionMs, t.GapMs, t.OtherGapMs,
-			t.PreKillP99Ms, t.StallThresholdMs, t.Failed, t.Stalled, t.OtherFailed, t.RejoinMs,
+		fmt.Fprintf(b, "| %d | %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.1f | %.0f | %d | %d | %d | %.0f | %s |\n",
+			t.N, t.Shard, t.Killed, t.NewPrimary, t.PrimaryMs, t.RestartMs, t.InterruptionMs, t.GapMs, t.ReadGapMs,
+			t.WriteGapMs, t.OtherGapMs, t.PreKillP99Ms, t.StallThresholdMs, t.Failed, t.Stalled, t.OtherFailed, t.RejoinMs,
 			strings.ReplaceAll(t.Err+" "+t.RejoinErr, "|", "/"))
 	}
 	b.WriteString("\n")

@@ -15,6 +15,8 @@ type Figures struct {
 	Interruption time.Duration  // first failed/stalled op's start to the next success on the shard; 0 = none seen
 	Gap          time.Duration  // longest gap between successes on the killed shard, ending after the kill
 	OtherGap     time.Duration  // the same over every other shard's successes
+	ReadGap      time.Duration  // Gap over the killed shard's reads alone
+	WriteGap     time.Duration  // Gap over the killed shard's updates and inserts alone
 	Recovered    bool           // a success on the killed shard after the kill
 	Failed       int            // failed ops on the killed shard in the window
 	Stalled      int            // stalled ops on the killed shard in the window
@@ -30,7 +32,8 @@ func measure(ops []op, classes []string, shard int16, kill, from, to time.Time, 
 	var f Figures
 	f.PreKillP99 = preKillP99(ops, shard, kill)
 	f.Threshold = max(time.Duration(factor*float64(f.PreKillP99)), floor)
-	var mine, others [3][]time.Time // acks, fails, stalls
+	var mine, others [3][]time.Time     // acks, fails, stalls
+	var readAcks, writeAcks []time.Time // the killed shard's
 	f.Errors = map[string]int{}
 	for _, o := range ops {
 		t := &others
@@ -39,6 +42,11 @@ func measure(ops []op, classes []string, shard int16, kill, from, to time.Time, 
 		}
 		if o.ok() {
 			t[0] = append(t[0], o.end)
+			if o.shard == shard && o.kind == kindRead {
+				readAcks = append(readAcks, o.end)
+			} else if o.shard == shard {
+				writeAcks = append(writeAcks, o.end)
+			}
 		} else {
 			t[1] = append(t[1], o.end)
 			f.Errors[className(classes, o.class)]++
@@ -53,6 +61,8 @@ func measure(ops []op, classes []string, shard int16, kill, from, to time.Time, 
 	f.Gap, f.Recovered, f.Failed, f.Stalled = w.MaxGap, w.Recovered, w.Failed, w.Stalled
 	ow := failover.ComputeWindow(others[0], others[1], others[2], kill, from, to)
 	f.OtherGap, f.OtherFailed = ow.MaxGap, ow.Failed
+	f.ReadGap = failover.ComputeWindow(readAcks, nil, nil, kill, from, to).MaxGap
+	f.WriteGap = failover.ComputeWindow(writeAcks, nil, nil, kill, from, to).MaxGap
 	f.Interruption = interruption(ops, shard, kill, f.Threshold)
 	return f
 }

@@ -122,3 +122,16 @@ func TestStallThreshold(t *testing.T) {
 		})
 	}
 }
+
+func TestReadAndWriteGaps(t *testing.T) {
+	w := func(start, end int) op { x := o(0, start, end, 0); x.kind = kindUpdate; return x }
+	ops := []op{o(0, 0, 5, 0), w(10, 20), o(0, 990, 1300, 0), w(995, 1800)}
+	f := measure(ops, nil, 0, at(1000), at(0), at(3000), 10, 50*time.Millisecond)
+	if f.ReadGap != 1295*time.Millisecond || f.WriteGap != 1780*time.Millisecond || f.Gap != 1280*time.Millisecond {
+		t.Errorf("read gap %v, write gap %v, gap %v; want 1.295s, 1.78s, 1.28s", f.ReadGap, f.WriteGap, f.Gap)
+	}
+	// the first stalled op (the read from 990) starts the interruption; the read's success ends it
+	if f.Interruption != 310*time.Millisecond {
+		t.Errorf("interruption %v, want 310ms", f.Interruption)
+	}
+}

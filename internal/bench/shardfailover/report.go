@@ -30,6 +30,8 @@ type Trial struct {
 	InterruptionMs   float64        `json:"interruptionMs"`
 	GapMs            float64        `json:"gapMs"`
 	OtherGapMs       float64        `json:"otherShardsGapMs"`
+	ReadGapMs        float64        `json:"readGapMs"`
+	WriteGapMs       float64        `json:"writeGapMs"`
 	PreKillP99Ms     float64        `json:"preKillP99Ms"`
 	StallThresholdMs float64        `json:"stallThresholdMs"`
 	Failed           int            `json:"failedOps"`
@@ -43,6 +45,7 @@ type Trial struct {
 
 func (t *Trial) setFigures(f Figures) {
 	t.InterruptionMs, t.GapMs, t.OtherGapMs = ms(f.Interruption), ms(f.Gap), ms(f.OtherGap)
+	t.ReadGapMs, t.WriteGapMs = ms(f.ReadGap), ms(f.WriteGap)
 	t.PreKillP99Ms, t.StallThresholdMs = ms(f.PreKillP99), ms(f.Threshold)
 	t.Failed, t.Stalled, t.OtherFailed, t.Errors = f.Failed, f.Stalled, f.OtherFailed, f.Errors
 	if !f.Recovered && t.Err == "" {
@@ -59,6 +62,7 @@ type ModeReport struct {
 	Interruption failover.Stat  `json:"interruption"`
 	Gap          failover.Stat  `json:"gap"`
 	OtherGap     failover.Stat  `json:"otherShardsGap"`
+	WriteGap     failover.Stat  `json:"writeGap"`
 	Primary      failover.Stat  `json:"primaryAgain"`
 	FailedTrials int            `json:"failedTrials"`
 	Errors       map[string]int `json:"errors"` // failed ops in the trials' windows, by class
@@ -71,7 +75,7 @@ type ModeReport struct {
 
 // finish computes the summaries over the trials that recovered.
 func (m *ModeReport) finish() {
-	var in, gap, og, pr []time.Duration
+	var in, gap, og, pr, wg []time.Duration
 	m.FailedTrials, m.Errors = 0, map[string]int{}
 	for _, t := range m.Trials {
 		for c, n := range t.Errors {
@@ -82,10 +86,11 @@ func (m *ModeReport) finish() {
 			continue
 		}
 		in, gap, og = append(in, dur(t.InterruptionMs)), append(gap, dur(t.GapMs)), append(og, dur(t.OtherGapMs))
-		pr = append(pr, dur(t.PrimaryMs))
+		pr, wg = append(pr, dur(t.PrimaryMs)), append(wg, dur(t.WriteGapMs))
 	}
 	m.Interruption, m.Gap = failover.Summarize(in), failover.Summarize(gap)
 	m.OtherGap, m.Primary = failover.Summarize(og), failover.Summarize(pr)
+	m.WriteGap = failover.Summarize(wg)
 }
 
 // Report is a shard-failover run's result.

@@ -11,7 +11,7 @@ func rsMode(interruptions ...float64) ModeReport {
 	m := ModeReport{Mode: ModeReplicaSet, ShardMembers: 3, Reference: refReplicaSet}
 	for i, v := range interruptions {
 		m.Trials = append(m.Trials, Trial{N: i + 1, Shard: "sh0", Killed: "m0", NewPrimary: "m1", PrimaryMs: v,
-			InterruptionMs: v, GapMs: v + 10, OtherGapMs: v, Errors: map[string]int{"network": 1}})
+			InterruptionMs: v, GapMs: v + 10, WriteGapMs: v + 20, OtherGapMs: v, Errors: map[string]int{"network": 1}})
 	}
 	return m
 }
@@ -64,7 +64,7 @@ func TestReportRendering(t *testing.T) {
 	}
 	md := Markdown(r)
 	for _, want := range []string{
-		"| replica set (3 members) | 3 (0 failed) | 1400 ms | 1200 ms | 1700 ms | 1410 ms |",
+		"| replica set (3 members) | 3 (0 failed) | 1400 ms | 1200 ms | 1700 ms | 1410 ms | 1420 ms |",
 		"| 1234 | 0 | resumed in under 10 s |",
 		"| single member | 1 (0 failed) | 1850 ms |",
 		"about 120 s until restarted elsewhere",
