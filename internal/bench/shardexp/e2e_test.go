@@ -30,7 +30,7 @@ func TestShardingExperimentEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "bench", "experiment", "sharding", "--series", "baseline", "--shards", "2",
-		"--routers", "1", "--records", "300", "--threads", "4", "--duration", "2s", "--dir", t.TempDir(),
+		"--routers", "1", "--records", "300", "--threads", "4", "--duration", "2s", "--runs", "1", "--dir", t.TempDir(),
 		"--out", out, "--name", "e2e")
 	msg, err := cmd.CombinedOutput()
 	t.Logf("output:\n%s", msg)
@@ -51,6 +51,9 @@ func TestShardingExperimentEndToEnd(t *testing.T) {
 		}
 	}
 	cl := rep.Clusters[0]
+	if cl.SettleFailed != 0 {
+		t.Errorf("settle writes failed: %d, last %s", cl.SettleFailed, cl.SettleError)
+	}
 	if cl.LoadOps != 300 || cl.LoadFailed != 0 || len(cl.DocsPerShard) != 2 || cl.DocsPerShard[0] == 0 ||
 		cl.DocsPerShard[1] == 0 || cl.DocsPerShard[0]+cl.DocsPerShard[1] != 300 {
 		t.Errorf("cluster %+v: want 300 documents loaded and spread over both shards", cl)

@@ -16,7 +16,9 @@ type ClusterResult struct {
 	LoadOps      int64   `json:"loadOps"`    // inserts acknowledged
 	LoadFailed   int64   `json:"loadFailed"` // inserts that failed
 	LoadOpsSec   float64 `json:"loadOpsPerSec"`
-	DocsPerShard []int64 `json:"docsPerShard"` // counted on each shard's primary after the load
+	DocsPerShard []int64 `json:"docsPerShard"`           // counted on each shard's primary after the load
+	SettleFailed int     `json:"settleFailed,omitempty"` // settle writes before a cell that failed
+	SettleError  string  `json:"settleError,omitempty"`  // the last one's message
 	Error        string  `json:"error,omitempty"`
 	// ErrorSample is the first failed inserts' messages.
 	ErrorSample []string `json:"errorSample,omitempty"`
@@ -64,6 +66,10 @@ func Warnings(clusters []ClusterResult, cells []*Cell) []string {
 		if c.LoadFailed > 0 {
 			out = append(out, fmt.Sprintf("%v: %d of %d inserts failed in the load%s", c.Topology, c.LoadFailed,
 				c.Records, sampleText(c.ErrorSample)))
+		}
+		if c.SettleFailed > 0 {
+			out = append(out, fmt.Sprintf("%v: %d settle writes failed (last: %s); those cells may have started "+
+				"with a replication backlog", c.Topology, c.SettleFailed, c.SettleError))
 		}
 		for i, n := range c.DocsPerShard {
 			if n == 0 {

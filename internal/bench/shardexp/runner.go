@@ -99,6 +99,7 @@ func (r *Runner) runTopology(ctx context.Context, t Topology) (ClusterResult, []
 	for run := 0; run < cfg.Runs; run++ {
 		for _, c := range cells {
 			if err := settle(ctx, sc); err != nil {
+				cr.SettleFailed, cr.SettleError = cr.SettleFailed+1, err.Error()
 				fmt.Fprintf(r.Log, "%v: %v\n", t, err)
 			}
 			m, err := r.cell(ctx, c, hosts, run)
