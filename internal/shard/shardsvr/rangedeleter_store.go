@@ -17,13 +17,13 @@ import (
 const maxTasks = 10000
 
 // EngineRangeStore keeps the tasks in this member's config.rangeDeletions
-// and deletes through the executor. Documents of a range are found by
-// scanning the collection and extracting each shard key (hashing a hashed
-// field), so hashed and compound keys need no index; each batch rescans
-// from the start and holds at most n _ids.
-//
-// TODO(#12): bound the scan with the shard key index (for a hashed key,
-// the hashed index) instead of a collection scan per batch.
+// and deletes through the executor. Documents of a range are found with
+// the shard key index (rangedeleter_scan.go: an index scan between the
+// range's bounds, the hashed index for a hashed key), so a batch costs
+// O(batch); only when the collection has no usable index does a batch
+// scan the collection from the start. Either way each found document's
+// shard key is extracted and checked against the range, and a batch holds
+// at most n _ids.
 type EngineRangeStore struct {
 	Eng *exec.Engine
 	// WaitMajority waits until the write at ts is majority committed; nil
@@ -81,10 +81,8 @@ func (s EngineRangeStore) Tasks(context.Context) ([]RangeTask, error) {
 func (s EngineRangeStore) DeleteBatch(ctx context.Context, ns string, p key.Pattern, lo, hi bson.D, n int) (int, error) {
 	db, coll := splitNS(ns)
 	var ids bson.A
-	err := s.scan(db, coll, func(d bson.D) bool {
-		if inRange(p, d, lo, hi) {
-			ids = append(ids, d[0].Value)
-		}
+	err := s.rangeDocs(db, coll, p, lo, hi, func(d bson.D) bool {
+		ids = append(ids, d[0].Value)
 		return len(ids) < n
 	})
 	if err != nil || len(ids) == 0 {
@@ -99,13 +97,27 @@ func (s EngineRangeStore) DeleteBatch(ctx context.Context, ns string, p key.Patt
 func (s EngineRangeStore) CountRange(_ context.Context, ns string, p key.Pattern, lo, hi bson.D) (int64, error) {
 	db, coll := splitNS(ns)
 	var n int64
-	err := s.scan(db, coll, func(d bson.D) bool {
-		if inRange(p, d, lo, hi) {
-			n++
-		}
+	err := s.rangeDocs(db, coll, p, lo, hi, func(bson.D) bool {
+		n++
 		return true
 	})
 	return n, err
+}
+
+// rangeDocs calls fn with each document of db.coll whose shard key is in
+// [lo, hi) until it returns false: through the shard key index when one
+// is usable, else (the fallback) by scanning the whole collection.
+func (s EngineRangeStore) rangeDocs(db, coll string, p key.Pattern, lo, hi bson.D, fn func(bson.D) bool) error {
+	inside := func(d bson.D) bool { return !inRange(p, d, lo, hi) || fn(d) }
+	col := s.Eng.Catalog().Collection(db, coll)
+	if col == nil {
+		return nil
+	}
+	if idx := rangeIndex(col, p); idx != nil {
+		_, err := scanRange(col, idx, lo, hi, inside)
+		return err
+	}
+	return s.scan(db, coll, inside)
 }
 
 // inRange reports whether d's shard key is in [lo, hi); a document
