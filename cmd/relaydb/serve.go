@@ -99,6 +99,7 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 	}
 	defer stopRepl()
 	defer startSharding(cfg, disp, log)()
+	defer startBalancer(cfg, disp, log)()
 	srv := server.New(server.Config{Addrs: listenAddrs(cfg), MaxConns: cfg.MaxConns, MessageTimeout: cfg.MessageTimeout(), Logger: log}, disp)
 	return serveUntilStopped("relaydb serve", srv, stop, disp.BeginShutdown, log)
 }

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -9,6 +10,7 @@ import (
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/shard/balancer"
 	"github.com/relaydb/relaydb/internal/shard/shardsvr"
 )
 
@@ -22,7 +24,7 @@ func parameters(c *Ctx) bson.D {
 		{Key: "transactionLifetimeLimitSeconds", Value: int32(60)},
 		{Key: "authenticationMechanisms", Value: bson.A{}},
 		{Key: "requireApiVersion", Value: false},
-	}, append(agg.Parameters(), shardsvr.RangeDeleterParameters()...)...)
+	}, slices.Concat(agg.Parameters(), shardsvr.RangeDeleterParameters(), balancer.Parameters())...)
 }
 
 func getParameter(c *Ctx, p *request.GetParameter) (bson.D, error) {
@@ -68,6 +70,9 @@ func setParameter(c *Ctx, p *request.SetParameter) (bson.D, error) {
 			cat.SetTTLInterval(time.Duration(n) * time.Second)
 		default:
 			old, found, err := shardsvr.SetRangeDeleterParameter(e.Key, e.Value)
+			if !found {
+				old, found, err = balancer.SetParameter(e.Key, e.Value)
+			}
 			if !found {
 				old, err = SetAggParameter(e.Key, e.Value)
 			}

@@ -310,7 +310,8 @@ func checkCollStatsOnShard(t *testing.T, tp *topo) {
 }
 
 // checkMongosEntry: the router keeps config.mongos (its first report is
-// made at start) and its balancerStatus says no balancer runs.
+// made at start) and its balancerStatus reports the balancer on by
+// default (mode "full", as the issue asks).
 func checkMongosEntry(t *testing.T, tp *topo, cl *mongo.Client) {
 	cur, err := cl.Database("config").Collection("mongos").Find(ctxT(t), bson.D{})
 	must(t, err, "config.mongos")
@@ -333,7 +334,7 @@ func checkMongosEntry(t *testing.T, tp *topo, cl *mongo.Client) {
 	}
 	var bal bson.M
 	must(t, cl.Database("admin").RunCommand(ctxT(t), bson.D{{Key: "balancerStatus", Value: 1}}).Decode(&bal), "balancerStatus")
-	if bal["mode"] != "off" || bal["inBalancerRound"] != false {
+	if bal["mode"] != "full" || bal["numBalancerRounds"] == nil {
 		t.Errorf("balancerStatus: %v", bal)
 	}
 	// balancerStop/balancerStart record the mode in config.settings.

@@ -102,7 +102,7 @@ type Status struct {
 // New returns a Balancer; call Run to start it.
 func New(opts Options) *Balancer {
 	if opts.Interval == nil {
-		opts.Interval = func() time.Duration { return DefaultRoundInterval }
+		opts.Interval = RoundInterval
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -128,17 +128,25 @@ func (b *Balancer) Status() Status {
 }
 
 // Run runs a round every interval while this member is primary, until
-// ctx ends. A step-down is seen before the next round and between the
-// steps of one (the round's context is cancelled).
+// ctx ends. The interval is read again every second, so a shorter one
+// set meanwhile applies at once. A step-down is seen before the next
+// round and during one (watchPrimary cancels it).
 func (b *Balancer) Run(ctx context.Context) {
+	last := time.Now()
 	for {
+		wait := min(time.Until(last.Add(b.opts.Interval())), time.Second)
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(b.opts.Interval()):
+		case <-time.After(max(wait, 0)):
 		}
+		if time.Since(last) < b.opts.Interval() {
+			continue
+		}
+		last = time.Now()
 		if b.opts.IsPrimary() {
 			b.RunRound(ctx)
+			last = time.Now()
 		}
 	}
 }

@@ -2,6 +2,8 @@ package router
 
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
 )
 
 func init() {
@@ -10,21 +12,36 @@ func init() {
 	localCommands["balancerStop"] = handler{fn: balancerMode("off"), adminOnly: true}
 }
 
-// balancerStatus answers as a cluster whose balancer is off: relaydb has
-// no balancer yet (issue #12), whatever config.settings says.
-// TODO(#12): report the balancer's mode and rounds once it exists.
-func balancerStatus(*call) (bson.D, error) {
-	return bson.D{
-		{Key: "mode", Value: "off"},
-		{Key: "inBalancerRound", Value: false},
-		{Key: "numBalancerRounds", Value: int64(0)},
-	}, nil
+// balancerStatusFields are what balancerStatus answers: MongoDB's mode,
+// inBalancerRound and numBalancerRounds, and relaydb's lastError and
+// lastMoves (the migrations of the last round).
+var balancerStatusFields = []string{"mode", "inBalancerRound", "numBalancerRounds", "lastError", "lastMoves"}
+
+// balancerStatus forwards to the config server primary, where the
+// balancer runs, as mongos does (_configsvrBalancerStatus): mode is
+// config.settings' (on by default), the rounds are those of the
+// balancer on the current config primary (they start again from 0 on a
+// new primary, as MongoDB's). sh.isBalancerRunning() and sh.status()
+// read it.
+func balancerStatus(c *call) (bson.D, error) {
+	reply, err := configRunner{c.r}.Run(c.ctx, "admin", bson.D{{Key: "_configsvrBalancerStatus", Value: int32(1)}})
+	if err != nil {
+		return nil, err
+	}
+	out := bson.D{}
+	for _, f := range balancerStatusFields {
+		if v, ok := bsonx.Get(reply, f); ok {
+			out = append(out, bson.E{Key: f, Value: v})
+		}
+	}
+	return out, nil
 }
 
 // balancerMode is balancerStart ("full") and balancerStop ("off"), as
 // sh.startBalancer/sh.stopBalancer send them: the mode is recorded in
-// config.settings (sh.getBalancerState and sh.status read it), where the
-// balancer of #12 will find it; nothing balances before then.
+// config.settings (sh.getBalancerState and sh.status read it), which the
+// balancer reads at the start of each round, so the change applies from
+// the next round on (a round in flight finishes its migrations).
 func balancerMode(mode string) func(c *call) (bson.D, error) {
 	return func(c *call) (bson.D, error) {
 		if err := c.useMetadataWriteConcern(); err != nil {
