@@ -43,7 +43,9 @@ func runTrials(ctx context.Context, sc *cluster.Sharded, rec *recorder, cfg Conf
 		}
 		if tr.RejoinErr != "" {
 			errs = append(errs, fmt.Errorf("trial %d: %s", i, tr.RejoinErr))
-			break // the shard is down a member: later trials would measure something else
+		}
+		if tr.RejoinErr != "" || (tr.Err != "" && mode == ModeSingle) {
+			break // a shard may be down a member: later trials would measure something else
 		}
 	}
 	stop()
@@ -63,10 +65,10 @@ func runTrials(ctx context.Context, sc *cluster.Sharded, rec *recorder, cfg Conf
 // runTrial kills shard idx's primary and measures until the clients
 // succeed on that shard again; then a replica-set shard gets its member
 // back. Errors are recorded in the Trial.
-func runTrial(ctx context.Context, sc *cluster.Sharded, rec *recorder, cfg Config, mode string, n, idx int) Trial {
+func runTrial(parent context.Context, sc *cluster.Sharded, rec *recorder, cfg Config, mode string, n, idx int) Trial {
 	set := sc.Shards[idx]
 	tr := Trial{N: n, Shard: set.Spec().Name}
-	ctx, cancel := context.WithTimeout(ctx, cfg.TrialTimeout)
+	ctx, cancel := context.WithTimeout(parent, cfg.TrialTimeout)
 	defer cancel()
 	if err := sleepCtx(ctx, cfg.Settle); err != nil {
 		tr.Err = err.Error()
@@ -94,8 +96,11 @@ func runTrial(ctx context.Context, sc *cluster.Sharded, rec *recorder, cfg Confi
 	to := time.Now()
 	ops, classes, _ := rec.log.snapshot(from, to)
 	tr.setFigures(measure(ops, classes, int16(idx), kill, from, to, cfg.StallFactor, cfg.MinStall))
-	if mode == ModeReplicaSet && tr.Err == "" {
-		tr.RejoinMs, err = rejoin(ctx, set, old)
+	if mode == ModeReplicaSet {
+		// even after a failed trial: the next one needs the whole set
+		rctx, rcancel := context.WithTimeout(parent, cfg.TrialTimeout)
+		defer rcancel()
+		tr.RejoinMs, err = rejoin(rctx, set, old)
 		if err != nil {
 			tr.RejoinErr = err.Error()
 		}
