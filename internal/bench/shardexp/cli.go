@@ -65,6 +65,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, cliOptions, int) {
 	fs.StringVar(&durability, "durability", strings.Join(AllDurability, ","), "durability options: w0 (w:0 j:false), w1j0, w1j1, majority")
 	fs.StringVar(&scaleout, "scaleout", "", "shard counts of the scale-out series (default 2,4,8; --quick 2,4)")
 	fs.DurationVar(&cfg.Duration, "duration", 0, "length of a run of a cell, whole seconds (default 10s; --quick 4s)")
+	fs.DurationVar(&cfg.Warmup, "warmup", 0, "unmeasured workload A on each fresh cluster before its cells (default 5s; --quick 2s; -1s = none)")
 	fs.Int64Var(&cfg.Operations, "operations", 0, "operations per cell over all clients (0 = until --duration)")
 	fs.IntVar(&cfg.Runs, "runs", 0, "runs per cell, median reported (default 3; --quick 1)")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "YCSB seed of run 1")

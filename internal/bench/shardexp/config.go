@@ -42,7 +42,8 @@ type Config struct {
 	Threads    int           // client threads at Shards shards, over all clients (scaled likewise)
 	Durability []string      // the durability series' options
 	Scaleout   []int         // the scale-out series' shard counts
-	Duration   time.Duration // per cell (maxexecutiontime, whole seconds)
+	Duration   time.Duration // per run of a cell (maxexecutiontime, whole seconds)
+	Warmup     time.Duration // unmeasured workload A per cluster before its cells; 0 = none
 	Operations int64         // per cell over all clients; 0 = as many as Duration allows
 	Runs       int           // runs per cell (median reported)
 	Seed       uint64        // YCSB seed of run 1
@@ -87,6 +88,9 @@ func (c Config) WithDefaults() Config {
 	if c.Runs == 0 {
 		c.Runs = 3
 	}
+	if c.Warmup == 0 {
+		c.Warmup = 5 * time.Second
+	}
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
@@ -110,6 +114,9 @@ func (c Config) Quick() Config {
 	}
 	if c.Runs == 0 {
 		c.Runs = 1
+	}
+	if c.Warmup == 0 {
+		c.Warmup = 2 * time.Second
 	}
 	return c.WithDefaults()
 }
@@ -148,6 +155,8 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("--duration and --operations must not be negative"))
 	case c.Duration > 0 && c.Duration < time.Second:
 		errs = append(errs, fmt.Errorf("--duration %v: at least 1s (YCSB's maxexecutiontime is in seconds)", c.Duration))
+	case c.Warmup > 0 && c.Warmup < time.Second:
+		errs = append(errs, fmt.Errorf("--warmup %v: 0 or at least 1s", c.Warmup))
 	}
 	return errors.Join(errs...)
 }

@@ -22,6 +22,8 @@ func TestValidate(t *testing.T) {
 		{"too many shards", Config{Scaleout: []int{2, 32}}, "shard count 32"},
 		{"sub-second cell", Config{Duration: 500 * time.Millisecond}, "at least 1s"},
 		{"operations only", Config{Operations: 1000}, ""},
+		{"sub-second warm-up", Config{Warmup: time.Millisecond}, "--warmup"},
+		{"no warm-up", Config{Warmup: -1}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.cfg.WithDefaults().Validate()

@@ -20,7 +20,7 @@ func Markdown(r *Report) string {
 		"servers, the shards, the routers, and the clients) shares this machine's %d cores. usertable is sharded on "+
 		"{_id: \"hashed\"} (2 chunks per shard) before a load with w:1 j:true (w:\"majority\" on replicated shards), "+
 		"the balancer stopped; the cells of a cluster then run on that data, w:0 last, runs interleaved, each "+
-		"after a w:\"majority\" write on every shard primary (no replication backlog carried over).\n\n", cellLength(cfg), cfg.Runs, cfg.Routers, r.Machine.Cores)
+		"after a w:\"majority\" write on every shard primary (no replication backlog carried over); %s.\n\n", cellLength(cfg), cfg.Runs, cfg.Routers, r.Machine.Cores, warmupText(cfg.Warmup))
 	b.WriteString("**Compare shapes and ratios, not absolute numbers**: the reference (MongoDB 3.4 on four 20-core " +
 		"hosts with all-flash vSAN, 100M records ≈ 128 GB, 128 threads over 4 clients, 25M operations per cell) " +
 		"measured a disk- and cache-bound system on separate machines per shard; here every process shares " +
@@ -157,4 +157,11 @@ func thousands(v float64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+func warmupText(d time.Duration) string {
+	if d <= 0 {
+		return "no warm-up"
+	}
+	return fmt.Sprintf("before its first cell every cluster ran workload A unmeasured for %v", d)
 }

@@ -16,7 +16,8 @@ type ClusterResult struct {
 	LoadOps      int64   `json:"loadOps"`    // inserts acknowledged
 	LoadFailed   int64   `json:"loadFailed"` // inserts that failed
 	LoadOpsSec   float64 `json:"loadOpsPerSec"`
-	DocsPerShard []int64 `json:"docsPerShard"`           // counted on each shard's primary after the load
+	DocsPerShard []int64 `json:"docsPerShard"` // counted on each shard's primary after the load
+	WarmupError  string  `json:"warmupError,omitempty"`
 	SettleFailed int     `json:"settleFailed,omitempty"` // settle writes before a cell that failed
 	SettleError  string  `json:"settleError,omitempty"`  // the last one's message
 	Error        string  `json:"error,omitempty"`
@@ -66,6 +67,9 @@ func Warnings(clusters []ClusterResult, cells []*Cell) []string {
 		if c.LoadFailed > 0 {
 			out = append(out, fmt.Sprintf("%v: %d of %d inserts failed in the load%s", c.Topology, c.LoadFailed,
 				c.Records, sampleText(c.ErrorSample)))
+		}
+		if c.WarmupError != "" {
+			out = append(out, fmt.Sprintf("%v: warm-up: %s", c.Topology, c.WarmupError))
 		}
 		if c.SettleFailed > 0 {
 			out = append(out, fmt.Sprintf("%v: %d settle writes failed (last: %s); those cells may have started "+

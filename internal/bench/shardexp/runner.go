@@ -95,6 +95,10 @@ func (r *Runner) runTopology(ctx context.Context, t Topology) (ClusterResult, []
 	}
 	fmt.Fprintf(r.Log, "%v: started in %.1fs, loaded %d at %.0f ops/s (%d failed), documents per shard %v\n",
 		t, cr.StartSecs, cr.LoadOps, cr.LoadOpsSec, cr.LoadFailed, cr.DocsPerShard)
+	if err := r.warmup(ctx, t, hosts); err != nil {
+		cr.WarmupError = err.Error()
+		fmt.Fprintf(r.Log, "%v: warm-up: %v\n", t, err)
+	}
 	var errs []error
 	for run := 0; run < cfg.Runs; run++ {
 		for _, c := range cells {
@@ -161,23 +165,43 @@ func loadDurability(members int) string {
 // cell runs one run of c: the workload with c's durability, one client
 // per router.
 func (r *Runner) cell(ctx context.Context, c *Cell, hosts []string, run int) (Measure, error) {
+	return r.runFor(ctx, c, hosts, run, r.Config.Operations, r.Config.Duration)
+}
+
+// warmup runs workload A with w:1 j:true on a fresh cluster for
+// Config.Warmup, unmeasured: connection pools, caches and the routers'
+// routing tables are warm before the first measured cell.
+func (r *Runner) warmup(ctx context.Context, t Topology, hosts []string) error {
+	if r.Config.Warmup <= 0 {
+		return nil
+	}
+	c := &Cell{Key: Key{t.Shards, t.Members, "a", loadDurability(t.Members)}, Records: t.Records, Threads: t.Threads}
+	m, err := r.runFor(ctx, c, hosts, -1, 0, r.Config.Warmup)
+	if err == nil && m.Failed > 0 {
+		err = fmt.Errorf("%d operations failed%s", m.Failed, sampleText(c.ErrorSample))
+	}
+	return err
+}
+
+// runFor runs c's workload for ops operations (0 = unbounded) or d.
+func (r *Runner) runFor(ctx context.Context, c *Cell, hosts []string, run int, ops int64, d time.Duration) (Measure, error) {
 	cfg := r.Config
-	cctx, cancel := context.WithTimeout(ctx, cfg.Duration+5*time.Minute)
+	cctx, cancel := context.WithTimeout(ctx, d+5*time.Minute)
 	defer cancel()
 	var sample errSample
 	res, err := clients(cctx, bench.PhaseRun, hosts, c.Threads, func(i int) bench.Properties {
 		p := baseProps(c.Workload, c.Records)
 		p["mongodb.url"] = uri(hosts[i], c.Durability)
-		ops := int64(1) << 40
-		if cfg.Operations > 0 {
-			_, ops = split(cfg.Operations, len(hosts), i)
+		n := int64(1) << 40
+		if ops > 0 {
+			_, n = split(ops, len(hosts), i)
 		}
-		p["operationcount"] = strconv.FormatInt(ops, 10)
-		if cfg.Duration > 0 {
-			p["maxexecutiontime"] = strconv.FormatInt(int64(cfg.Duration/time.Second), 10)
+		p["operationcount"] = strconv.FormatInt(n, 10)
+		if d > 0 {
+			p["maxexecutiontime"] = strconv.FormatInt(int64(d/time.Second), 10)
 		}
 		return p
-	}, cfg.Seed+uint64(run)*1000, &sample)
+	}, cfg.Seed+uint64(run+1)*1000, &sample)
 	for _, l := range sample.lines {
 		if len(c.ErrorSample) < maxSample {
 			c.ErrorSample = append(c.ErrorSample, l)
