@@ -155,3 +155,41 @@ func TestOwnershipFilterExplain(t *testing.T) {
 		t.Fatalf("executionStats %v %v", stats, err)
 	}
 }
+
+// rawEvenA is evenA deciding from stored bytes too.
+type rawEvenA struct {
+	evenA
+	rawCalls int
+}
+
+func (f *rawEvenA) OwnsRaw(raw bson.Raw) (bool, error) {
+	f.rawCalls++
+	n, ok := raw.Lookup("a").Int32OK()
+	if !ok {
+		return false, errors.New("no a")
+	}
+	return n%2 == 0, nil
+}
+
+// TestOwnershipFilterRaw: a RawOwner decides rows not decoded yet (a
+// find without a query filter) from their bytes, and decoded rows (a
+// query filter decoded them) from the document.
+func TestOwnershipFilterRaw(t *testing.T) {
+	e := ownTestEngine(t)
+	f := &rawEvenA{}
+	it, _, err := e.Find("t", "c", FindParams{Owned: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ownedIDList(t, it); got != "[0 2 4 6 8]" || f.rawCalls != 10 || f.calls != 0 {
+		t.Fatalf("find {}: %s, %d raw and %d decoded decisions", got, f.rawCalls, f.calls)
+	}
+	f = &rawEvenA{}
+	it, _, err = e.Find("t", "c", FindParams{Filter: bson.D{{Key: "g", Value: 0}}, Owned: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ownedIDList(t, it); got != "[0 6]" || f.rawCalls != 0 || f.calls != 4 {
+		t.Fatalf("find {g: 0}: %s, %d raw and %d decoded decisions", got, f.rawCalls, f.calls)
+	}
+}
