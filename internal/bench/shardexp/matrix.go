@@ -3,6 +3,7 @@ package shardexp
 import (
 	"fmt"
 	"slices"
+	"time"
 )
 
 // Key names one cell.
@@ -131,4 +132,21 @@ func MembersLabel(m int) string {
 		return "rs=1"
 	}
 	return fmt.Sprintf("rs=%d (%d data + arbiter)", m, m-1)
+}
+
+// Estimate is roughly how long cfg takes on a 2-core machine: every run
+// of every cell, plus per cluster its start, warm-up and stop, and the
+// load at about 2,000 inserts/s (what a loaded 2-core machine gave).
+func Estimate(cfg Config) time.Duration {
+	const perCluster, loadRate = 10 * time.Second, 2000
+	var d time.Duration
+	per := cfg.Duration + time.Second // connecting and settling
+	if cfg.Duration == 0 {
+		per = time.Duration(cfg.Operations/loadRate+1) * time.Second
+	}
+	for _, t := range Plan(cfg) {
+		d += perCluster + max(cfg.Warmup, 0) + time.Duration(t.Records/loadRate)*time.Second
+		d += time.Duration(len(t.Keys)*cfg.Runs) * per
+	}
+	return d
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func keysString(t Topology) string {
@@ -78,5 +79,24 @@ func TestURIOptions(t *testing.T) {
 	}
 	if got := uri("127.0.0.1:5", DurW0); got != "mongodb://127.0.0.1:5/ycsb?w=0&journal=false" {
 		t.Errorf("uri %q", got)
+	}
+}
+
+func TestEstimate(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		cfg      Config
+		min, max time.Duration
+	}{
+		{"the default run fits the 12-minute budget", Config{}, 9 * time.Minute, 12 * time.Minute},
+		{"quick is a couple of minutes", Config{}.Quick(), time.Minute, 3 * time.Minute},
+		{"baseline alone, operations-bounded", Config{Series: []string{SeriesBaseline}, Operations: 4000, Runs: 1,
+			Warmup: -1}, 20 * time.Second, 30 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Estimate(tc.cfg.WithDefaults()); got < tc.min || got > tc.max {
+				t.Errorf("%v, want %v..%v", got, tc.min, tc.max)
+			}
+		})
 	}
 }

@@ -33,6 +33,7 @@ func (r *Runner) Run(ctx context.Context) ([]ClusterResult, []*Cell, error) {
 	var cells []*Cell
 	var errs []error
 	plan := Plan(cfg)
+	fmt.Fprintf(r.Log, "%d clusters, about %v\n", len(plan), Estimate(cfg).Round(time.Minute))
 	for i, t := range plan {
 		if err := ctx.Err(); err != nil {
 			errs = append(errs, err)
