@@ -112,8 +112,12 @@ func refText(s string, k Key, cfg Config) string {
 	case s == SeriesDurability && k.Durability == DurW0 && k.Workload == "a":
 		return fmt.Sprintf("update %.3f ms", RefW0UpdateMs)
 	case s == SeriesScaleout:
-		if ref, ok := RefScaleoutUpdateMs[k.Workload]; ok && (k.Shards == 2 || k.Shards == 8) {
-			return fmt.Sprintf("update %.1f ms (%d shards)", ref[k.Shards/8], k.Shards)
+		ref, ok := RefScaleoutUpdateMs[k.Workload]
+		switch {
+		case ok && k.Shards == 2:
+			return fmt.Sprintf("update %.1f ms (2 shards)", ref[0])
+		case ok && k.Shards == 8:
+			return fmt.Sprintf("update %.1f ms (8 shards)", ref[1])
 		}
 	}
 	return ""
