@@ -27,6 +27,7 @@ type Trial struct {
 	NewPrimary       string         `json:"newPrimary,omitempty"`
 	PrimaryMs        float64        `json:"primaryMs"`           // kill to a writable primary again (election, or restart)
 	RestartMs        float64        `json:"restartMs,omitempty"` // single: restart to answering ping
+	RestartAttempts  int            `json:"restartAttempts,omitempty"`
 	InterruptionMs   float64        `json:"interruptionMs"`
 	GapMs            float64        `json:"gapMs"`
 	OtherGapMs       float64        `json:"otherShardsGapMs"`

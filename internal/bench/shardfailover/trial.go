@@ -117,8 +117,10 @@ func primaryAgain(ctx context.Context, set *cluster.Cluster, old *cluster.Member
 			return err
 		}
 		start := time.Now()
-		if _, err := set.Restart(ctx, old.Name); err != nil {
-			return fmt.Errorf("restart %s: %w", old.Name, err)
+		attempts, err := restart(ctx, set, old.Name)
+		tr.RestartAttempts = attempts
+		if err != nil {
+			return err
 		}
 		tr.RestartMs = ms(time.Since(start))
 	}
@@ -138,11 +140,32 @@ func primaryAgain(ctx context.Context, set *cluster.Cluster, old *cluster.Member
 	return nil
 }
 
+// restartAttempts bounds restart's tries.
+const restartAttempts = 10
+
+// restart starts the killed member again. It retries: cluster.Kill
+// returns once the process's main thread is gone, and its other threads
+// may still hold the dbpath lock for a moment, so a restart right after a
+// kill can exit at once with "dbpath is locked". TODO(#12): make
+// cluster.Kill wait until the lock is free and drop the retry.
+func restart(ctx context.Context, set *cluster.Cluster, name string) (attempts int, err error) {
+	for attempts = 1; attempts <= restartAttempts; attempts++ {
+		if _, err = set.Restart(ctx, name); err == nil || ctx.Err() != nil {
+			break
+		}
+		_ = sleepCtx(ctx, 200*time.Millisecond)
+	}
+	if err != nil {
+		return attempts, fmt.Errorf("restart %s (%d attempts): %w", name, attempts, err)
+	}
+	return attempts, nil
+}
+
 // rejoin restarts old and waits until its hello reports secondary.
 func rejoin(ctx context.Context, set *cluster.Cluster, old *cluster.Member) (float64, error) {
 	start := time.Now()
-	if _, err := set.Restart(ctx, old.Name); err != nil {
-		return 0, fmt.Errorf("restart %s: %w", old.Name, err)
+	if _, err := restart(ctx, set, old.Name); err != nil {
+		return 0, err
 	}
 	err := waitUntil(ctx, func() bool {
 		h, err := set.Hello(ctx, old)
