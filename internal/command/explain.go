@@ -44,7 +44,10 @@ func explain(c *Ctx, p *request.Explain) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	q.Owned = c.Owned
+	sub.Owned = c.Owned // a read's filter, set by the version check; a write's is got here
+	if q.Owned, err = sub.writeOwned(); err != nil {
+		return nil, err
+	}
 	verbosity, _ := p.Verbosity.(string)
 	out, err := explainPlan(c, coll, q, verbosity)
 	if err != nil {

@@ -16,13 +16,34 @@ import (
 // to the shards (orphanSet), writes through the router change only owned
 // documents (updateMany, an update command with multi: true, deleteMany,
 // and the single-document writes without the shard key: updateOne,
-// deleteOne, findOneAndUpdate, findOneAndDelete), while a client
-// connected straight to a shard still changes orphans.
+// deleteOne, findOneAndUpdate, findOneAndDelete), their explain shows
+// SHARDING_FILTER on each shard, and a client connected straight to a
+// shard still changes orphans.
 func TestOrphansWrites(t *testing.T) {
 	tp, cl := startOrphanCluster(t)
 	t.Run("updateMany", func(t *testing.T) { checkOrphanUpdateMany(t, makeOrphanSet(t, tp, cl, "ow", "upd")) })
 	t.Run("deleteMany", func(t *testing.T) { checkOrphanDeleteMany(t, makeOrphanSet(t, tp, cl, "ow", "del")) })
 	t.Run("without shard key", func(t *testing.T) { checkOrphanWritesOne(t, makeOrphanSet(t, tp, cl, "ow", "one")) })
+	t.Run("explain", func(t *testing.T) {
+		s := makeOrphanSet(t, tp, cl, "ow", "explain")
+		db := s.routed.Database()
+		for _, cmd := range []bson.D{
+			{{Key: "delete", Value: s.coll}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}}}},
+			{{Key: "update", Value: s.coll}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "g", Value: 1}}},
+				{Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "u", Value: 1}}}}}, {Key: "multi", Value: true}}}}},
+		} {
+			ex := runExplain(t, db, cmd)
+			stage := ex.Lookup("queryPlanner", "winningPlan", "stage").StringValue()
+			for _, sh := range winningShards(t, ex, stage, 2) {
+				if wp := sh.Lookup("winningPlan").Document(); wp.Lookup("stage").StringValue() != "SHARDING_FILTER" {
+					t.Fatalf("explain %v: shard plan %s", cmd[0].Key, wp)
+				}
+			}
+		}
+		if n := s.orphanCount(t, "sh0") + s.orphanCount(t, "sh1"); n != 3 {
+			t.Fatalf("explain changed orphans: %d left", n)
+		}
+	})
 	t.Run("direct writes change orphans", func(t *testing.T) {
 		s := makeOrphanSet(t, tp, cl, "ow", "direct")
 		res, err := tp.shardClient(t, "sh1").Database("ow").Collection("direct").UpdateMany(ctxT(t), bson.D{{Key: "orphan", Value: true}},
