@@ -16,8 +16,10 @@ import (
 const majorityTimeout = time.Minute
 
 type rangeDeleter struct {
-	rd   *shardsvr.RangeDeleter
-	stop func()
+	rd        *shardsvr.RangeDeleter
+	store     shardsvr.EngineRangeStore
+	isPrimary func() bool
+	stop      func()
 }
 
 // startRangeDeleter runs a shard's range deleter for the life of the
@@ -34,17 +36,13 @@ func startRangeDeleter(disp *command.Dispatcher, state *shardsvr.State, log *slo
 		defer cancel()
 		return r.WaitWriteConcern(ctx, ts, "majority", false)
 	}}
-	rd := shardsvr.NewRangeDeleter(shardsvr.RangeDeleterOptions{
-		Store: store,
-		Owner: state.ChunkOwner,
-		IsPrimary: func() bool {
-			r := disp.Replication()
-			return r == nil || r.CheckWrite(shardsvr.RangeTasksDB) == nil
-		},
-		Logger: log,
-	})
+	isPrimary := func() bool {
+		r := disp.Replication()
+		return r == nil || r.CheckWrite(shardsvr.RangeTasksDB) == nil
+	}
+	rd := shardsvr.NewRangeDeleter(shardsvr.RangeDeleterOptions{Store: store, Owner: state.ChunkOwner, IsPrimary: isPrimary, Logger: log})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); rd.Run(ctx) }()
-	return rangeDeleter{rd: rd, stop: func() { cancel(); <-done }}
+	return rangeDeleter{rd: rd, store: store, isPrimary: isPrimary, stop: func() { cancel(); <-done }}
 }

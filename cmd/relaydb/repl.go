@@ -92,7 +92,9 @@ func startSharding(cfg *config.Serve, disp *command.Dispatcher, log *slog.Logger
 		Logger: log,
 	})
 	ranges := startRangeDeleter(disp, state, log)
-	disp.SetShardVersioner(shardsvr.WithRanges{State: state, Ranges: ranges.rd})
+	migs := shardsvr.NewMigrations(shardsvr.MigrationOptions{State: state, Eng: disp.Engine(), Pool: pool,
+		Store: ranges.store, Ranges: ranges.rd, IsPrimary: ranges.isPrimary, Logger: log})
+	disp.SetShardVersioner(shardsvr.WithMigrations{WithRanges: shardsvr.WithRanges{State: state, Ranges: ranges.rd}, Migrations: migs})
 	disp.Engine().SetKeyGuard(state.KeyGuard())
-	return func() { ranges.stop(); pool.Close() }
+	return func() { ranges.stop(); migs.Close(); pool.Close() }
 }

@@ -29,7 +29,7 @@ type ShardVersioner interface {
 // (_shardsvrCriticalSection) that waits for those admitted and blocks new
 // ones until the metadata has changed.
 type ShardOpGuard interface {
-	BeginVersioned(ctx context.Context, ns string) (release func(), err error)
+	BeginOp(ctx context.Context, ns string, cmd bson.D) (release func(), err error)
 	EnterCriticalSection(ctx context.Context, ns string, lease time.Duration) error
 	ExitCriticalSection(ns string)
 }
@@ -132,7 +132,7 @@ func (d *Dispatcher) admitVersioned(ctx context.Context, db string, cmd bson.D) 
 	if _, versioned := bsonx.Get(cmd, "shardVersion"); !ok || !isColl || !versioned {
 		return nil, nil
 	}
-	return g.BeginVersioned(ctx, db+"."+coll)
+	return g.BeginOp(ctx, db+"."+coll, cmd)
 }
 
 // staleWriteErrors is err as the write errors of a batch none of whose

@@ -269,3 +269,31 @@ func (l *Log) Wait(ctx context.Context, after bson.Timestamp) error {
 		}
 	}
 }
+
+// WaitRetired waits until every timestamp allocated before the call is
+// committed or aborted (a reader that then reads up to Visible sees every
+// write that had begun), or ctx ends. It is woken by commits and checks
+// again at least every 10 ms (an aborted slot wakes no one).
+func (l *Log) WaitRetired(ctx context.Context) error {
+	l.mu.Lock()
+	target := l.mu.last
+	l.mu.Unlock()
+	for {
+		l.mu.Lock()
+		done := len(l.mu.slots) == 0 || l.mu.slots[0].TS.After(target)
+		ch := l.mu.changed
+		l.mu.Unlock()
+		if done {
+			return nil
+		}
+		t := time.NewTimer(10 * time.Millisecond)
+		select {
+		case <-ch:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+		t.Stop()
+	}
+}

@@ -226,3 +226,17 @@ func (c *Coordinator) decide(d Decision, reason string) []Action {
 	c.phase, c.decision, c.reason = Deciding, d, reason
 	return []Action{{Kind: PersistDecision, Decision: d}}
 }
+
+// Resume returns the coordinator of a migration a new donor primary found
+// persisted (MongoDB's migration recovery on step-up): with a decision it
+// is persisted again and carried out; without one the config servers'
+// placement decides, after the fence (the old primary may have sent the
+// commit).
+func Resume(opts Options, decision Decision, now time.Time) (*Coordinator, []Action) {
+	c := &Coordinator{opts: opts, phase: Recovering, started: now}
+	if decision != Undecided {
+		c.phase, c.decision = Deciding, decision
+		return c, []Action{{Kind: PersistDecision, Decision: decision}}
+	}
+	return c, c.recover()
+}

@@ -124,6 +124,15 @@ func split(c *call) (bson.D, error) {
 		}
 	}
 
+	if _, err := c.r.splitAt(onDB, cm, chunk, point); err != nil {
+		return nil, err
+	}
+	return bson.D{}, nil
+}
+
+// splitAt splits chunk of cm at point, commits the pieces on the config
+// servers and returns the reloaded routing table.
+func (r *Router) splitAt(onDB *call, cm *routing.ChunkManager, chunk routing.Chunk, point bson.D) (*routing.ChunkManager, error) {
 	next, err := cm.Split(chunk.Min, []bson.D{point})
 	if err != nil {
 		return nil, err
@@ -134,18 +143,21 @@ func split(c *call) (bson.D, error) {
 			pieces = append(pieces, ch)
 		}
 	}
-	if err := c.r.meta.CommitChunkSplit(c.ctx, cm.Collection(), chunk, pieces); err != nil {
+	if err := r.meta.CommitChunkSplit(onDB.ctx, cm.Collection(), chunk, pieces); err != nil {
 		return nil, err
 	}
-	c.r.catalog.invalidate(ns)
-	if now, err := c.r.catalog.get(c.ctx, ns); err == nil && now != nil {
+	ns := cm.Collection().NS
+	r.catalog.invalidate(ns)
+	now, err := r.catalog.get(onDB.ctx, ns)
+	if err == nil && now != nil {
 		// A minor bump is write-compatible (same major): the shard serves
 		// requests of either version and refreshes when it next finds a
 		// mismatch; this versioned read is what shardCollection sends.
-		c.r.refreshShards(onDB, []string{chunk.Shard}, dbName, collName, now.PlacementVersion)
+		dbName, collName, _ := strings.Cut(ns, ".")
+		r.refreshShards(onDB, []string{chunk.Shard}, dbName, collName, now.PlacementVersion)
 	}
-	c.r.log.Info("split chunk", "ns", ns, "chunk", chunk.Range(), "at", key.Format(point), "shard", chunk.Shard)
-	return bson.D{}, nil
+	r.log.Info("split chunk", "ns", ns, "chunk", chunk.Range(), "at", key.Format(point), "shard", chunk.Shard)
+	return now, err
 }
 
 // splitChunk is the shard-side command MongoDB's routers send to the

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -34,6 +36,8 @@ type critSections struct {
 	byNS map[string]*nsGuard
 }
 
+// gen of nsGuard: see migsection.go.
+
 // nsGuard is one namespace's versioned operations in flight and its
 // critical section, if held.
 type nsGuard struct {
@@ -41,6 +45,8 @@ type nsGuard struct {
 	held     chan struct{} // non-nil while held; closed by exit
 	drained  chan struct{} // while held: closed when inflight reaches 0
 	lease    *time.Timer
+	mig      *migSection // a migration's range section (migsection.go)
+	gen      uint64      // bumped by each range section entered
 }
 
 func (cs *critSections) guard(ns string) *nsGuard {
@@ -59,15 +65,26 @@ func (cs *critSections) guard(ns string) *nsGuard {
 // critical section is held (until ctx ends: ExceededTimeLimit). The
 // operation must call release when it has finished.
 func (s *State) BeginVersioned(ctx context.Context, ns string) (release func(), err error) {
+	return s.BeginOp(ctx, ns, nil)
+}
+
+// BeginOp is BeginVersioned for the command cmd: while a migration's
+// range section is held on ns, a write that may touch the range waits
+// too (migsection.go); reads and writes elsewhere go on.
+func (s *State) BeginOp(ctx context.Context, ns string, cmd bson.D) (release func(), err error) {
 	cs := &s.crit
 	for {
 		cs.mu.Lock()
 		g := cs.guard(ns)
 		held := g.held
+		if held == nil && g.mig != nil && g.mig.blocks(cmd) {
+			held = g.mig.held
+		}
 		if held == nil {
 			g.inflight++
+			gen := g.admitLocked()
 			cs.mu.Unlock()
-			return func() { cs.finish(ns, g) }, nil
+			return func() { cs.finish(ns, g, gen) }, nil
 		}
 		cs.mu.Unlock()
 		select {
@@ -78,15 +95,16 @@ func (s *State) BeginVersioned(ctx context.Context, ns string) (release func(), 
 	}
 }
 
-func (cs *critSections) finish(ns string, g *nsGuard) {
+func (cs *critSections) finish(ns string, g *nsGuard, gen uint64) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	g.inflight--
+	g.finishLocked(gen)
 	if g.inflight == 0 && g.drained != nil {
 		close(g.drained)
 		g.drained = nil
 	}
-	if g.inflight == 0 && g.held == nil && cs.byNS[ns] == g {
+	if g.inflight == 0 && g.held == nil && g.mig == nil && cs.byNS[ns] == g {
 		delete(cs.byNS, ns)
 	}
 }
@@ -147,7 +165,7 @@ func (s *State) exit(ns string, held chan struct{}, why string) {
 		g.lease.Stop()
 		close(g.held)
 		g.held, g.drained, g.lease = nil, nil, nil
-		if g.inflight == 0 {
+		if g.inflight == 0 && g.mig == nil {
 			delete(cs.byNS, ns)
 		}
 	}
