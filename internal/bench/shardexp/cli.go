@@ -16,7 +16,7 @@ import (
 
 // cliOptions are the flags besides Config.
 type cliOptions struct {
-	out, name, from string
+	out, name, from, note string
 	quick           bool
 }
 
@@ -36,6 +36,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "relaydb bench experiment sharding: %v\n", err)
 		return 1
 	}
+	r.Note = o.note
 	paths, werr := Write(r, o.out, o.name)
 	for _, p := range paths {
 		fmt.Fprintln(stdout, p)
@@ -75,6 +76,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, cliOptions, int) {
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the cluster directories (data and logs)")
 	fs.StringVar(&o.out, "out", "bench/results", "results directory")
 	fs.StringVar(&o.name, "name", "sharding", "results file name stem: NAME.md, NAME.json, NAME.svg")
+	fs.StringVar(&o.note, "note", "", "a sentence on the run's conditions (e.g. a busy machine), printed under the command")
 	fs.StringVar(&o.from, "from", "", "render NAME.md and the chart again from this JSON report instead of running")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -107,7 +109,12 @@ func parseFlags(args []string, stderr io.Writer) (Config, cliOptions, int) {
 func rerender(o cliOptions, stdout, stderr io.Writer) int {
 	r, err := ReadReport(o.from)
 	if err == nil {
+		note := r.Note
+		if o.note != "" {
+			note = o.note
+		}
 		r = NewReport(r.Config, r.Command, r.Machine, r.Clusters, r.Cells, time.Duration(r.DurationSecs*float64(time.Second)))
+		r.Note = note
 		var paths []string
 		paths, err = Write(r, o.out, o.name)
 		for _, p := range paths {

@@ -12,6 +12,9 @@ func Markdown(r *Report) string {
 	cfg := r.Config
 	b.WriteString("# Sharded YCSB through routers: relaydb next to the reference (issue #12)\n\n")
 	fmt.Fprintf(&b, "Command: `%s` (took %s)\n\n", r.Command, (time.Duration(r.DurationSecs) * time.Second).String())
+	if r.Note != "" {
+		fmt.Fprintf(&b, "Note: %s\n\n", r.Note)
+	}
 	writeMachine(&b, r)
 	fmt.Fprintf(&b, "Each cell: YCSB workload A (50%% read / 50%% update) or B (95/5), zipfian, readallfields=true, "+
 		"10 fields × 100 bytes, %s per run, %d run(s) (median), through %d router(s) with one YCSB client per router "+

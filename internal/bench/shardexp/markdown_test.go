@@ -27,8 +27,11 @@ func reportOf(cfg Config, f func(Key) Measure) *Report {
 
 func TestMarkdown(t *testing.T) {
 	cfg := Config{}.WithDefaults()
-	md := Markdown(reportOf(cfg, referenceLike))
+	r := reportOf(cfg, referenceLike)
+	r.Note = "a busy machine"
+	md := Markdown(r)
 	for _, want := range []string{
+		"Note: a busy machine\n",
 		"## Baseline (w:1 j:true, single-member shards)",
 		"| A | 2 | rs=1 | w:1 j:true | 20000 | 16 | 1000 | 0.50 | - | 6.00 | - | 0 | 28,529 ops/s, read 0.64 ms, update 8.3 ms (4 shards) |",
 		"| A | 2 | rs=1 | w:0 j:false | 20000 | 16 | 1500 | 0.50 | - | 0.036 | - | 0 | update 0.025 ms |",

@@ -28,6 +28,7 @@ type ClusterResult struct {
 // Report is the whole experiment.
 type Report struct {
 	Command      string             `json:"command"`
+	Note         string             `json:"note,omitempty"` // --note: the conditions of the run
 	Machine      experiment.Machine `json:"machine"`
 	Config       Config             `json:"config"`
 	DurationSecs float64            `json:"durationSecs"`
