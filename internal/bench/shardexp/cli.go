@@ -17,7 +17,7 @@ import (
 // cliOptions are the flags besides Config.
 type cliOptions struct {
 	out, name, from, note string
-	quick           bool
+	quick                 bool
 }
 
 // Main is "relaydb bench experiment sharding [flags]".
