@@ -43,7 +43,7 @@ func autoSplitVector(c *Ctx, r *request.AutoSplitVector) (bson.D, error) {
 		return empty, nil
 	}
 	avg := max(1, col.DataSize()/col.Count())
-	s := splitScan{p: p, lo: lo, hi: hi, last: lo, maxDocs: max(1, r.MaxChunkSizeBytes/avg), limit: limit}
+	s := splitScan{p: p, lo: lo, hi: hi, last: lo, maxDocs: max(1, r.MaxChunkSizeBytes/avg), limit: limit, keys: bson.A{}}
 	ctx, cancel := c.replContext()
 	defer cancel()
 	if err := s.run(ctx, c, string(r.Collection)); err != nil {
