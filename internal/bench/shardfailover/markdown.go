@@ -74,6 +74,16 @@ func summary(b *strings.Builder, r *Report) {
 	}
 	fmt.Fprintf(b, "\nGoal: %s: **%s**.\n\n", r.Goal, verdict)
 	for _, m := range r.Modes {
+		if m.Mode == ModeReplicaSet && m.WriteGap.N > 0 {
+			within := "within"
+			if m.WriteGap.MedianMs > goalMs {
+				within = "over"
+			}
+			fmt.Fprintf(b, "Writes alone (an interruption ends at the shard's first success, usually a read): the "+
+				"replica-set shard's median write gap is %.0f ms, %s the 2000 ms goal.\n\n", m.WriteGap.MedianMs, within)
+		}
+	}
+	for _, m := range r.Modes {
 		if m.Err != "" {
 			fmt.Fprintf(b, "%s: error: %s\n\n", modeLabel(m), m.Err)
 		}

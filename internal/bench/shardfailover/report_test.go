@@ -73,6 +73,7 @@ func TestReportRendering(t *testing.T) {
 		"| replica set (3 members) | network | 3 |",
 		"2 shards, 1 config server, 2 routers", "restarted at once after the kill",
 		"## Trials: single member", "| 1 | sh0 | m0 | m0 | 1800 | 500 | 1850 |",
+		"median write gap is 1420 ms, within the 2000 ms goal",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
@@ -102,5 +103,13 @@ func TestConfig(t *testing.T) {
 	if d.Trials != 3 || d.Shards != 2 || d.ShardMembers != 3 || len(d.Modes) != 2 || d.StallFactor != 10 ||
 		d.MinStall != 50*time.Millisecond || d.members(ModeSingle) != 1 || d.members(ModeReplicaSet) != 3 {
 		t.Errorf("defaults %+v", d)
+	}
+}
+
+func TestShellJoin(t *testing.T) {
+	got := shellJoin([]string{"-trials", "3", "-out", "bench/results", "-note", "It's noisy.", ""})
+	want := `-trials 3 -out bench/results -note 'It'\''s noisy.' ''`
+	if got != want {
+		t.Errorf("shellJoin = %s, want %s", got, want)
 	}
 }
