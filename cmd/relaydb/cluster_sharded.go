@@ -112,6 +112,10 @@ func shardedStatus(ctx context.Context, dir string, w io.Writer) error {
 		return err
 	}
 	printPlacement(w, pl)
+	if bal, err := sc.Balancer(ctx); err == nil {
+		fmt.Fprintf(w, "balancer: mode %s, in round %v, %d rounds, last error %q, last moves %v\n",
+			bal.Mode, bal.InRound, bal.Rounds, bal.LastError, bal.LastMoves)
+	}
 	return nil
 }
 
