@@ -35,6 +35,8 @@ var commands = []*Command{
 	{Name: "_recvChunkStart", AdminOnly: true, Help: "a migration's recipient starts cloning a range", Def: typed(recvChunkStart)},
 	{Name: "_recvChunkStatus", AdminOnly: true, Help: "a migration's recipient reports its clone", Def: typed(recvChunkStatus)},
 	{Name: "_shardsvrCriticalSection", AdminOnly: true, Help: "a router's DDL: holds or releases a namespace's critical section on a shard", Def: typed(shardsvrCriticalSection)},
+	{Name: "_shardsvrMovePrimaryEnterCriticalSection", AdminOnly: true, Help: "movePrimary: holds the database's critical section on its old primary shard", Def: typed(shardsvrMovePrimaryEnterCriticalSection)},
+	{Name: "_shardsvrMovePrimaryExitCriticalSection", AdminOnly: true, Help: "movePrimary: releases the database's critical section", Def: typed(shardsvrMovePrimaryExitCriticalSection)},
 	{Name: "_shardsvrMoveRange", AdminOnly: true, AfterWrite: always, Help: "moves a chunk from this shard to another (chunk migration)", Def: typed(shardsvrMoveRange)},
 	{Name: "_shardsvrScheduleRangeDeletion", AdminOnly: true, AfterWrite: always, Help: "internal: persists a range deletion task on a shard", Def: typed(shardsvrScheduleRangeDeletion)},
 	{Name: "_transferMods", AdminOnly: true, Help: "a migration's recipient pulls the changes to the range since its last call", Def: typed(transferMods)},

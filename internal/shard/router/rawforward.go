@@ -188,10 +188,13 @@ func (r *Router) finishRaw(out sent, gossip bool) []byte {
 
 // unshardedStale reports a reply the decoded path must redo: a
 // NotWritablePrimary-class error (nothing was done), StaleDbVersion (the
-// database entry is dropped from the cache) or StaleConfig, as an error or
-// a write error (the routing table is reloaded).
+// database entry is dropped from the cache) or StaleConfig, each as an
+// error or a write error (the routing table is reloaded).
 func (r *Router) unshardedStale(q *rawReq, ns string, reply bson.Raw) error {
 	code := rawErrCode(reply)
+	if code == mongoerr.OK && rawWriteError(reply, mongoerr.StaleDbVersion) { // a write's answer (movePrimary)
+		code = mongoerr.StaleDbVersion
+	}
 	switch code {
 	case mongoerr.NotWritablePrimary, mongoerr.NotPrimaryNoSecondaryOk, mongoerr.NotPrimaryOrSecondary:
 		return mongoerr.New(mongoerr.NotWritablePrimary, "not primary")

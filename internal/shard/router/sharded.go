@@ -179,9 +179,13 @@ func isStale(sr shardReply) bool {
 
 // staleWriteIndex is the index of the first StaleConfig write error, -1
 // if none.
-func staleWriteIndex(reply bson.D) int {
+func staleWriteIndex(reply bson.D) int { return writeErrorIndex(reply, mongoerr.StaleConfig) }
+
+// writeErrorIndex is the index of the first write error with code, -1 if
+// none.
+func writeErrorIndex(reply bson.D, code mongoerr.Code) int {
 	for _, we := range writeErrors(reply) {
-		if errCode(we) == int64(mongoerr.StaleConfig) {
+		if errCode(we) == int64(code) {
 			i, _ := bsonx.Get(we, "index")
 			n, _ := bsonx.AsInt64(i)
 			return int(n)
@@ -344,7 +348,7 @@ func (r *Router) forwardUnsharded(c *call, ns string) (bson.D, bool, error) {
 			return nil, true, labelRetryable(c.cmd, err)
 		}
 		staleColl := mongoerr.Is(err, mongoerr.StaleConfig) || (err == nil && staleWriteIndex(reply) >= 0)
-		staleDB := mongoerr.Is(err, mongoerr.StaleDbVersion)
+		staleDB := mongoerr.Is(err, mongoerr.StaleDbVersion) || (err == nil && writeErrorIndex(reply, mongoerr.StaleDbVersion) >= 0)
 		if (staleColl || staleDB) && attempt < maxStaleRetries {
 			r.observeClusterTime(reply)
 			if staleDB {

@@ -43,9 +43,10 @@ type Options struct {
 // filtering metadata it knows (MongoDB's ShardingState and
 // CollectionShardingRuntime). It is safe for concurrent use.
 type State struct {
-	opts Options
-	crit critSections // DDL critical sections and versioned operations in flight (critsec.go)
-	mu   struct {
+	opts   Options
+	crit   critSections // DDL critical sections and versioned operations in flight (critsec.go)
+	dbCrit dbSections   // movePrimary's database critical sections (dbcritsec.go)
+	mu     struct {
 		sync.Mutex
 		identity *configsvr.ShardIdentity // nil until read
 		source   Source
