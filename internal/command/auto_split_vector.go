@@ -24,9 +24,9 @@ const (
 // autoSplitVector is MongoDB's autoSplitVector: the keys cutting [min,
 // max) of the collection into pieces of about maxChunkSizeBytes, found by
 // scanning the range in shard key order and starting a piece at the key
-// after each maxChunkSizeBytes / avgObjSize documents (a key equal to the
-// previous cut is skipped: one key's documents stay together, so a piece
-// of a single key may be larger). At most limit keys (and maxSplitKeys,
+// after each maxChunkSizeBytes / avgObjSize documents (a cut falls only
+// between two different keys: one key's documents stay together, so a
+// piece of a single key may be larger). At most limit keys (and maxSplitKeys,
 // then continuation is true). A range smaller than the size gives none;
 // a collection that does not exist gives none. Hashed keys are refused
 // (InvalidOptions): relaydb's shards keep no hashed index to scan.
@@ -43,7 +43,7 @@ func autoSplitVector(c *Ctx, r *request.AutoSplitVector) (bson.D, error) {
 		return empty, nil
 	}
 	avg := max(1, col.DataSize()/col.Count())
-	s := splitScan{p: p, lo: lo, hi: hi, last: lo, maxDocs: max(1, r.MaxChunkSizeBytes/avg), limit: limit, keys: bson.A{}}
+	s := splitScan{p: p, lo: lo, hi: hi, maxDocs: max(1, r.MaxChunkSizeBytes/avg), limit: limit, keys: bson.A{}}
 	ctx, cancel := c.replContext()
 	defer cancel()
 	if err := s.run(ctx, c, string(r.Collection)); err != nil {
@@ -80,7 +80,8 @@ func splitVectorArgs(r *request.AutoSplitVector) (p key.Pattern, lo, hi bson.D, 
 // splitScan is one autoSplitVector's walk over [lo, hi) in key order.
 type splitScan struct {
 	p            key.Pattern
-	lo, hi, last bson.D
+	lo, hi       bson.D
+	prev         bson.D // the key of the previous document in range
 	maxDocs      int64
 	limit        int   // 0: up to maxSplitKeys, then continuation
 	n            int64 // documents in the piece since last
@@ -141,16 +142,18 @@ func (s *splitScan) add(batch []bson.D) bool {
 		if err != nil || key.Compare(k, s.lo) < 0 || key.Compare(k, s.hi) >= 0 {
 			continue
 		}
+		atNewKey := s.prev != nil && key.Compare(k, s.prev) > 0
+		s.prev = k
 		s.n++ // counts k's document
-		if s.n <= s.maxDocs || key.Compare(k, s.last) <= 0 {
-			continue
+		if s.n <= s.maxDocs || !atNewKey {
+			continue // a cut falls between two different keys only
 		}
 		if len(s.keys) == maxSplitKeys {
 			s.continuation = true
 			return true
 		}
 		s.keys = append(s.keys, k)
-		s.last, s.n = k, 1
+		s.n = 1
 		if s.limit > 0 && len(s.keys) >= s.limit {
 			return true
 		}
