@@ -96,5 +96,8 @@ func startSharding(cfg *config.Serve, disp *command.Dispatcher, log *slog.Logger
 		Store: ranges.store, Ranges: ranges.rd, IsPrimary: ranges.isPrimary, Logger: log})
 	disp.SetShardVersioner(shardsvr.WithMigrations{WithRanges: shardsvr.WithRanges{State: state, Ranges: ranges.rd}, Migrations: migs})
 	disp.Engine().SetKeyGuard(state.KeyGuard())
-	return func() { ranges.stop(); migs.Close(); pool.Close() }
+	rctx, cancel := context.WithCancel(context.Background())
+	recovered := make(chan struct{})
+	go func() { defer close(recovered); migs.RunRecovery(rctx) }()
+	return func() { cancel(); <-recovered; ranges.stop(); migs.Close(); pool.Close() }
 }

@@ -254,3 +254,66 @@ func checkAcked(t *testing.T, coll *mongo.Collection, w *migWriters) {
 		}
 	}
 }
+
+// TestMoveChunkDonorKilled: the donor's primary is killed with kill -9
+// while it clones a range to the other shard under writers. The moveChunk
+// fails; after the restart the donor's recovery decides the migration
+// from the config servers' placement (the commit was never sent: aborted),
+// config.chunks still names the donor, and every acknowledged write is
+// there exactly once; a second moveChunk then succeeds.
+func TestMoveChunkDonorKilled(t *testing.T) {
+	tp := startTopo(t)
+	cl, _ := connectRouter(t, tp)
+	admin := cl.Database("admin")
+	for _, name := range []string{"sh0", "sh1"} {
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "addShard", Value: seed(tp.shards[name])}}).Err(), "addShard %s", name)
+	}
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "mig.c"}, {Key: "key", Value: bson.D{{Key: "x", Value: 1}}}}).Err(), "shardCollection")
+	coll := cl.Database("mig").Collection("c")
+	docs := make([]any, migDocs)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "x", Value: int32(i)}, {Key: "v", Value: int64(0)}, {Key: "pad", Value: fmt.Sprintf("%010000d", i)}}
+	}
+	_, err := coll.InsertMany(ctxT(t), docs)
+	must(t, err, "load")
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "split", Value: "mig.c"}, {Key: "middle", Value: bson.D{{Key: "x", Value: int32(1500)}}}}).Err(), "split")
+	from := chunkOwner(t, tp, "mig.c", 1500)
+	to := otherShard(from)
+
+	w := startMigWriters(t, coll, 2)
+	moved := make(chan error, 1)
+	go func() {
+		moved <- admin.RunCommand(ctxT(t), bson.D{{Key: "moveChunk", Value: "mig.c"}, {Key: "find", Value: bson.D{{Key: "x", Value: int32(2000)}}}, {Key: "to", Value: to}}).Err()
+	}()
+	time.Sleep(150 * time.Millisecond)
+	restartPrimary(t, tp, from)
+	if err := <-moved; err == nil {
+		t.Logf("moveChunk finished before the kill")
+	} else {
+		t.Logf("moveChunk: %v", err)
+	}
+	// Recovery: the coordinator document goes away on the restarted donor.
+	deadline := time.Now().Add(upTimeout)
+	for {
+		n, err := tp.shardClient(t, from).Database("config").Collection("migrationCoordinators").CountDocuments(ctxT(t), bson.D{})
+		if err == nil && n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the migration was not recovered: %d coordinator documents (%v)", n, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	w.stop(t)
+	checkAcked(t, coll, w)
+	owner := chunkOwner(t, tp, "mig.c", 2000)
+	t.Logf("after recovery the chunk is on %s", owner)
+	if owner != to {
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "moveChunk", Value: "mig.c"}, {Key: "find", Value: bson.D{{Key: "x", Value: int32(2000)}}}, {Key: "to", Value: to}}).Err(), "moveChunk again")
+	}
+	if got := chunkOwner(t, tp, "mig.c", 2000); got != to {
+		t.Fatalf("the chunk is on %s, want %s", got, to)
+	}
+	checkAcked(t, coll, w)
+}

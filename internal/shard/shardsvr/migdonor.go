@@ -148,6 +148,9 @@ func (r *donorRun) drive(ctx context.Context, c *migrate.Coordinator, queue []mi
 				return err
 			}
 		}
+		if !r.m.opts.IsPrimary() {
+			return mongoerr.New(mongoerr.InterruptedDueToReplStateChange, "the donor stepped down during the migration of %s %s; its next primary recovers it", r.req.NS, r.chunk.Range())
+		}
 		if ev, ok := r.do(ctx, a); ok {
 			queue = append(queue, c.Step(ev, time.Now())...)
 		}
