@@ -240,3 +240,79 @@ func orphanAggregate(t *testing.T, coll *mongo.Collection, pipe mongo.Pipeline) 
 	must(t, cur.All(ctxT(t), &rows), "aggregate %v", pipe)
 	return rows
 }
+
+// TestOrphansAfterMigration: the orphans a chunk migration leaves on the
+// donor (its copy of the moved range, kept while the delayed range
+// deletion waits orphanCleanupDelaySecs) are in no result and no write
+// through the router: find, count, estimatedDocumentCount, $lookup,
+// reads on secondaries, updateMany and deleteMany; then, with the delay
+// at 0, cleanupOrphaned on the donor deletes exactly them.
+func TestOrphansAfterMigration(t *testing.T) {
+	tp, cl := startOrphanCluster(t)
+	admin := cl.Database("admin")
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "om.c"}, {Key: "key", Value: bson.D{{Key: "x", Value: 1}}}}).Err(), "shardCollection")
+	coll := cl.Database("om").Collection("c")
+	const n = 200
+	docs := make([]any, n)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "x", Value: int32(i)}, {Key: "g", Value: int32(i % 4)}}
+	}
+	_, err := coll.InsertMany(ctxT(t), docs)
+	must(t, err, "insert")
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "split", Value: "om.c"}, {Key: "middle", Value: bson.D{{Key: "x", Value: int32(100)}}}}).Err(), "split")
+	donor := chunkOwner(t, tp, "om.c", 150)
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "moveChunk", Value: "om.c"}, {Key: "find", Value: bson.D{{Key: "x", Value: int32(150)}}},
+		{Key: "to", Value: otherShard(donor)}}).Err(), "moveChunk [100, MaxKey)")
+	s := &orphanSet{tp: tp, db: "om", coll: "c", routed: coll}
+	moved := bson.D{{Key: "x", Value: bson.D{{Key: "$gte", Value: int32(100)}}}}
+	if got := len(s.shardAll(t, donor, moved)); got != n/2 {
+		t.Fatalf("the donor %s holds %d documents of the moved range, want its %d orphans", donor, got, n/2)
+	}
+
+	if got := findIDs(t, coll, bson.D{}); len(got) != n {
+		t.Fatalf("find {}: %d documents", len(got))
+	}
+	if c, err := coll.CountDocuments(ctxT(t), bson.D{}); err != nil || c != n {
+		t.Fatalf("countDocuments: %d %v", c, err)
+	}
+	if c, err := coll.EstimatedDocumentCount(ctxT(t)); err != nil || c != n {
+		t.Fatalf("estimatedDocumentCount: %d %v", c, err)
+	}
+	local := cl.Database("om").Collection("local")
+	_, err = local.InsertOne(ctxT(t), bson.D{{Key: "_id", Value: 1}, {Key: "x", Value: int32(150)}})
+	must(t, err, "insert om.local")
+	look := mongo.Pipeline{{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "c"}, {Key: "localField", Value: "x"}, {Key: "foreignField", Value: "x"}, {Key: "as", Value: "m"}}}}}
+	if rows := orphanAggregate(t, local, look); len(rows) != 1 || len(rows[0]["m"].(bson.A)) != 1 {
+		t.Fatalf("$lookup of x 150: %v", rows)
+	}
+	s.waitSecondary(t, donor, moved, n/2)
+	sec := cl.Database("om", options.Database().SetReadPreference(readpref.Secondary())).Collection("c")
+	if got := findIDs(t, sec, bson.D{}); len(got) != n {
+		t.Fatalf("find {} on secondaries: %d documents", len(got))
+	}
+
+	res, err := coll.UpdateMany(ctxT(t), bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "u", Value: 1}}}})
+	if err != nil || res.MatchedCount != n {
+		t.Fatalf("updateMany {}: %+v %v", res, err)
+	}
+	del, err := coll.DeleteMany(ctxT(t), bson.D{{Key: "g", Value: 0}})
+	if err != nil || del.DeletedCount != n/4 {
+		t.Fatalf("deleteMany {g: 0}: %+v %v", del, err)
+	}
+	if got := len(s.shardAll(t, donor, moved)); got != n/2 {
+		t.Fatalf("the donor holds %d orphans after the writes, want %d", got, n/2)
+	}
+	if got := s.shardAll(t, donor, append(moved, bson.E{Key: "u", Value: 1})); len(got) != 0 {
+		t.Fatalf("updateMany changed the donor's orphans %v", got)
+	}
+
+	donorAdmin := tp.shardClient(t, donor).Database("admin")
+	must(t, donorAdmin.RunCommand(ctxT(t), bson.D{{Key: "setParameter", Value: 1}, {Key: "orphanCleanupDelaySecs", Value: 0}}).Err(), "setParameter")
+	must(t, donorAdmin.RunCommand(ctxT(t), bson.D{{Key: "cleanupOrphaned", Value: "om.c"}}).Err(), "cleanupOrphaned")
+	if got := len(s.shardAll(t, donor, bson.D{})); got != n/2-n/8 {
+		t.Fatalf("after cleanupOrphaned the donor holds %d documents, want %d (its own, less the deleted)", got, n/2-n/8)
+	}
+	if c, err := coll.CountDocuments(ctxT(t), bson.D{}); err != nil || c != n-n/4 {
+		t.Fatalf("countDocuments after the cleanup: %d %v", c, err)
+	}
+}
