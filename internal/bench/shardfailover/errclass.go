@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // classify names an operation's error as a client sees it: the server's
@@ -19,7 +21,11 @@ func classify(err error) string {
 	var we mongo.WriteException
 	if errors.As(err, &we) {
 		if len(we.WriteErrors) > 0 {
-			return codeName("", int(we.WriteErrors[0].Code))
+			e := we.WriteErrors[0]
+			if e.Code == 0 { // no code: the message is all there is
+				return "write error without a code: " + firstWords(e.Message, 6)
+			}
+			return codeName(mongoerr.Code(e.Code).Name(), e.Code)
 		}
 		if we.WriteConcernError != nil {
 			return "writeConcernError " + codeName(we.WriteConcernError.Name, we.WriteConcernError.Code)

@@ -68,11 +68,7 @@ func summary(b *strings.Builder, r *Report) {
 			msCell(m.Gap, m.Gap.MedianMs), msCell(m.WriteGap, m.WriteGap.MedianMs), msCell(m.OtherGap, m.OtherGap.MedianMs), msCell(m.Primary, m.Primary.MedianMs),
 			failed, m.Throughput, m.Loss.AckedWrites, lostCell(m.Loss), m.Reference)
 	}
-	verdict := "missed"
-	if r.GoalMet {
-		verdict = "met"
-	}
-	fmt.Fprintf(b, "\nGoal: %s: **%s**.\n\n", r.Goal, verdict)
+	fmt.Fprintf(b, "\nGoal: %s: **%s**.\n\n", r.Goal, r.verdict())
 	for _, m := range r.Modes {
 		if m.Mode == ModeReplicaSet && m.WriteGap.N > 0 {
 			within := "within"
@@ -160,11 +156,7 @@ func Text(r *Report) string {
 			modeLabel(m), msCell(m.Interruption, m.Interruption.MedianMs), msCell(m.Interruption, m.Interruption.MinMs),
 			msCell(m.Interruption, m.Interruption.MaxMs), len(m.Trials), m.FailedTrials, m.Loss.AckedWrites, lostCell(m.Loss))
 	}
-	verdict := "missed"
-	if r.GoalMet {
-		verdict = "met"
-	}
-	fmt.Fprintf(&b, "goal (%s): %s\n", r.Goal, verdict)
+	fmt.Fprintf(&b, "goal (%s): %s\n", r.Goal, r.verdict())
 	return b.String()
 }
 

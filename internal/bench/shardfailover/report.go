@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/relaydb/relaydb/internal/bench/failover"
@@ -111,6 +112,7 @@ type Report struct {
 	RestartAfter  float64      `json:"restartAfterMs"`
 	Modes         []ModeReport `json:"modes"`
 	GoalMet       bool         `json:"goalMet"`
+	GoalJudged    bool         `json:"goalJudged"` // a replica-set mode ran
 	Goal          string       `json:"goal"`
 	DurationSecs  float64      `json:"durationSecs"`
 	Notes         string       `json:"notes,omitempty"`
@@ -147,9 +149,10 @@ func (r *Report) finish() {
 				m.Interruption.MedianMs, m.Interruption.N, m.FailedTrials))
 		}
 	}
+	r.GoalJudged = rsSeen
 	if !rsSeen {
 		met = false
-		why = append(why, "no replica-set mode ran")
+		why = append(why, "not judged: no replica-set mode ran")
 	}
 	if lost > 0 {
 		met = false
@@ -164,14 +167,18 @@ func (r *Report) finish() {
 
 func joinSorted(s []string) string {
 	sort.Strings(s)
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += "; "
-		}
-		out += x
+	return strings.Join(s, "; ")
+}
+
+// verdict is the goal's one word.
+func (r *Report) verdict() string {
+	switch {
+	case !r.GoalJudged:
+		return "not judged"
+	case r.GoalMet:
+		return "met"
 	}
-	return out
+	return "missed"
 }
 
 func ms(d time.Duration) float64   { return float64(d.Microseconds()) / 1000 }
