@@ -28,7 +28,7 @@ type topo struct {
 
 // startTopo starts the config server set and two shard sets in parallel,
 // then the router; everything is stopped by t.Cleanup. No shard is added.
-func startTopo(t *testing.T) *topo {
+func startTopo(t testing.TB) *topo {
 	t.Helper()
 	sets := startSets(t, []cluster.Spec{
 		{Name: "cfg", ExtraArgs: []string{"--configsvr"}},
@@ -44,7 +44,7 @@ func startTopo(t *testing.T) *topo {
 
 // startSets starts one-data-member replica sets of specs in parallel
 // (harness.StartSets).
-func startSets(t *testing.T, specs []cluster.Spec) []*cluster.Cluster {
+func startSets(t testing.TB, specs []cluster.Spec) []*cluster.Cluster {
 	t.Helper()
 	return harness.StartSets(t, specs)
 }
@@ -75,7 +75,7 @@ func (k *topologyKinds) String() string {
 
 // connectRouter connects through the router as an application would (no
 // directConnection), recording the topology kinds the driver reports.
-func connectRouter(t *testing.T, tp *topo) (*mongo.Client, *topologyKinds) {
+func connectRouter(t testing.TB, tp *topo) (*mongo.Client, *topologyKinds) {
 	t.Helper()
 	kinds := &topologyKinds{}
 	mon := &event.ServerMonitor{TopologyDescriptionChanged: func(e *event.TopologyDescriptionChangedEvent) {
@@ -98,13 +98,13 @@ func (tp *topo) shardClient(t *testing.T, name string) *mongo.Client {
 	return harness.FirstMemberClient(t, tp.shards[name])
 }
 
-func ctxT(t *testing.T) context.Context {
+func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-func must(t *testing.T, err error, what string, args ...any) {
+func must(t testing.TB, err error, what string, args ...any) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("%s: %v", fmt.Sprintf(what, args...), err)
