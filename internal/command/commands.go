@@ -27,6 +27,7 @@ import (
 // (writeconcern.go, readconcern_parse.go, retry.go). Fields typed any are
 // accepted as sent because relaydb reads them leniently or not at all.
 var commands = []*Command{
+	{Name: "_configsvrBalancerStatus", AdminOnly: true, Help: "the balancer's mode and rounds, on the config server primary", Def: typed(configsvrBalancerStatus)},
 	{Name: "_configsvrCommitChunkMigration", AdminOnly: true, Help: "a config server's commit of a chunk migration into config.chunks", Def: typed(configsvrCommitChunkMigration)},
 	{Name: "_configsvrEnsureChunkVersionIsGreaterThan", AdminOnly: true, Help: "a config server's fence of a migration commit: bumps a chunk's version", Def: typed(configsvrEnsureChunkVersionIsGreaterThan)},
 	{Name: "_migrateClone", AdminOnly: true, Help: "a migration's recipient pulls the next batch of the range from the donor", Def: typed(migrateClone)},
@@ -35,6 +36,7 @@ var commands = []*Command{
 	{Name: "_recvChunkStart", AdminOnly: true, Help: "a migration's recipient starts cloning a range", Def: typed(recvChunkStart)},
 	{Name: "_recvChunkStatus", AdminOnly: true, Help: "a migration's recipient reports its clone", Def: typed(recvChunkStatus)},
 	{Name: "_shardsvrCriticalSection", AdminOnly: true, Help: "a router's DDL: holds or releases a namespace's critical section on a shard", Def: typed(shardsvrCriticalSection)},
+	{Name: "_shardsvrGetStatsForBalancing", AdminOnly: true, Help: "a shard's data size and load per collection, for the balancer", Def: typed(shardsvrGetStatsForBalancing)},
 	{Name: "_shardsvrMovePrimaryEnterCriticalSection", AdminOnly: true, Help: "movePrimary: holds the database's critical section on its old primary shard", Def: typed(shardsvrMovePrimaryEnterCriticalSection)},
 	{Name: "_shardsvrMovePrimaryExitCriticalSection", AdminOnly: true, Help: "movePrimary: releases the database's critical section", Def: typed(shardsvrMovePrimaryExitCriticalSection)},
 	{Name: "_shardsvrMoveRange", AdminOnly: true, AfterWrite: always, Help: "moves a chunk from this shard to another (chunk migration)", Def: typed(shardsvrMoveRange)},
@@ -42,6 +44,7 @@ var commands = []*Command{
 	{Name: "_transferMods", AdminOnly: true, Help: "a migration's recipient pulls the changes to the range since its last call", Def: typed(transferMods)},
 	{Name: "abortTransaction", AdminOnly: true, Help: "transactions need a replica set", Def: typed(noTransactions[request.AbortTransaction])},
 	{Name: "aggregate", Read: true, AfterWrite: pipelineWrites, Help: "runs an aggregation pipeline", Def: typed(aggregate)},
+	{Name: "autoSplitVector", Read: true, Help: "keys cutting a shard key range into pieces of a given size", Def: typed(autoSplitVector)},
 	{Name: "buildInfo", Aliases: []string{"buildinfo"}, Help: "version and build facts", Def: typed(buildInfo)},
 	{Name: "cleanupOrphaned", AdminOnly: true, Help: "waits until a namespace has no range deletion task left on this shard", Def: typed(cleanupOrphaned)},
 	{Name: "collMod", AfterWrite: always, Help: "modifies collection options (not supported yet)", Def: typed(collMod)},

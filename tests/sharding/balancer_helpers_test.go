@@ -1,0 +1,118 @@
+package sharding
+
+import (
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/relaydb/relaydb/tests/harness"
+)
+
+// firstMember is a direct client to the config server set's only member.
+func firstMember(t *testing.T, tp *topo) *mongo.Client {
+	t.Helper()
+	return harness.FirstMemberClient(t, tp.cfg)
+}
+
+// chunkOwners lists bal.c's chunks as "min:shard", by min (config.chunks
+// through the router).
+func chunkOwners(t *testing.T, cl *mongo.Client) []string {
+	t.Helper()
+	var coll struct {
+		UUID bson.Binary `bson:"uuid"`
+	}
+	must(t, cl.Database("config").Collection("collections").FindOne(ctxT(t), bson.D{{Key: "_id", Value: "bal.c"}}).Decode(&coll), "config.collections")
+	cur, err := cl.Database("config").Collection("chunks").Find(ctxT(t), bson.D{{Key: "uuid", Value: coll.UUID}})
+	must(t, err, "config.chunks")
+	var rows []chunkRow
+	must(t, cur.All(ctxT(t), &rows), "config.chunks")
+	byMin := map[string]string{}
+	var mins []any
+	for _, r := range rows {
+		mins = append(mins, bound(r.Min))
+		byMin[keyString(bound(r.Min))] = r.Shard
+	}
+	sortBounds(mins)
+	out := make([]string, len(mins))
+	for i, m := range mins {
+		out[i] = keyString(m) + ":" + byMin[keyString(m)]
+	}
+	return out
+}
+
+func keyString(v any) string { return bson.D{{Key: "k", Value: v}}.String() }
+
+// sortBounds sorts bound() values: "min" first, then the numbers.
+func sortBounds(b []any) {
+	less := func(x, y any) bool {
+		if x == "min" || y == "max" {
+			return x != y
+		}
+		if y == "min" || x == "max" {
+			return false
+		}
+		return x.(int) < y.(int)
+	}
+	for i := 1; i < len(b); i++ {
+		for j := i; j > 0 && less(b[j], b[j-1]); j-- {
+			b[j], b[j-1] = b[j-1], b[j]
+		}
+	}
+}
+
+// balancerStatus is the router's balancerStatus reply.
+func balancerStatus(t *testing.T, admin *mongo.Database) bson.M {
+	t.Helper()
+	var st bson.M
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "balancerStatus", Value: 1}}).Decode(&st), "balancerStatus")
+	return st
+}
+
+// waitRounds waits until n more balancer rounds ended and returns the
+// status then.
+func waitRounds(t *testing.T, admin *mongo.Database, n int64) bson.M {
+	t.Helper()
+	rounds := func(st bson.M) int64 {
+		v, _ := st["numBalancerRounds"].(int64)
+		return v
+	}
+	start := rounds(balancerStatus(t, admin))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st := balancerStatus(t, admin)
+		if rounds(st) >= start+n && st["inBalancerRound"] == false {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("fewer than %d balancer rounds in 30 s: %v", n, st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// shardCollSize is bal.c's collSize on a shard (_shardsvrGetStatsForBalancing).
+func shardCollSize(t *testing.T, shard *mongo.Client) int64 {
+	t.Helper()
+	var res struct {
+		Stats []struct {
+			NS   string `bson:"namespace"`
+			Size int64  `bson:"collSize"`
+		} `bson:"stats"`
+	}
+	must(t, shard.Database("admin").RunCommand(ctxT(t), bson.D{
+		{Key: "_shardsvrGetStatsForBalancing", Value: 1}, {Key: "collections", Value: bson.A{"bal.c"}},
+	}).Decode(&res), "_shardsvrGetStatsForBalancing")
+	if len(res.Stats) != 1 || res.Stats[0].NS != "bal.c" {
+		t.Fatalf("_shardsvrGetStatsForBalancing: %+v", res)
+	}
+	return res.Stats[0].Size
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

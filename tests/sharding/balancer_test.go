@@ -1,0 +1,179 @@
+package sharding
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// balancerDocs and balancerDocBytes make about 6 MB in one chunk: with a
+// chunk size of 1 MB the balancer's threshold is 3 MB.
+const (
+	balancerDocs     = 6000
+	balancerDocBytes = 1000
+)
+
+// TestBalancer is issue #12's balancer on a real cluster: config servers
+// running it every 200 ms (balancerRoundIntervalMS), two shards, one
+// collection whose ~6 MB sit in one chunk on one shard, chunk size 1 MB
+// (config.settings chunksize). Stopped, it counts rounds and changes
+// nothing; the shard commands it relies on (autoSplitVector,
+// _shardsvrGetStatsForBalancing) answer as MongoDB's; started, it splits
+// the chunk (never moving more than 1 MB at once) and moves ranges until
+// the shards differ by at most three chunk sizes, with every document
+// still read once through the router; stopped again, nothing moves.
+func TestBalancer(t *testing.T) {
+	tp := startTopo(t)
+	cl, _ := connectRouter(t, tp)
+	admin := cl.Database("admin")
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "balancerStop", Value: 1}}).Err(), "balancerStop")
+	for _, name := range []string{"sh0", "sh1"} {
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "addShard", Value: seed(tp.shards[name])}}).Err(), "addShard %s", name)
+	}
+	cfg := firstMember(t, tp)
+	must(t, cfg.Database("admin").RunCommand(ctxT(t), bson.D{{Key: "setParameter", Value: 1}, {Key: "balancerRoundIntervalMS", Value: 200}}).Err(), "setParameter")
+	_, err := cfg.Database("config").Collection("settings").UpdateOne(ctxT(t), bson.D{{Key: "_id", Value: "chunksize"}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "value", Value: 1}}}}, options.UpdateOne().SetUpsert(true))
+	must(t, err, "config.settings chunksize")
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "bal.c"}, {Key: "key", Value: bson.D{{Key: "x", Value: 1}}}}).Err(), "shardCollection")
+	insertBalancerDocs(t, cl.Database("bal").Collection("c"))
+	first := chunkOwners(t, cl)[0]
+	owner := first[strings.LastIndex(first, ":")+1:]
+
+	t.Run("stoppedChangesNothing", func(t *testing.T) {
+		before := chunkOwners(t, cl)
+		st := waitRounds(t, admin, 3)
+		if st["mode"] != "off" || st["lastError"] != "" {
+			t.Fatalf("balancerStatus while stopped: %v", st)
+		}
+		if after := chunkOwners(t, cl); strings.Join(after, ",") != strings.Join(before, ",") {
+			t.Fatalf("chunks changed while stopped: %v -> %v", before, after)
+		}
+	})
+	t.Run("autoSplitVector", func(t *testing.T) { checkAutoSplitVector(t, tp.shardClient(t, owner)) })
+	t.Run("statsForBalancing", func(t *testing.T) {
+		for _, name := range []string{"sh0", "sh1"} {
+			size := shardCollSize(t, tp.shardClient(t, name))
+			if want := name == owner; (size > balancerDocs*balancerDocBytes) != want || (!want && size != 0) {
+				t.Errorf("%s: collSize %d (owner %s)", name, size, owner)
+			}
+		}
+	})
+	t.Run("balances", func(t *testing.T) {
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "balancerStart", Value: 1}}).Err(), "balancerStart")
+		start, deadline := time.Now(), time.Now().Add(90*time.Second)
+		for {
+			a, b := shardCollSize(t, tp.shardClient(t, "sh0")), shardCollSize(t, tp.shardClient(t, "sh1"))
+			if abs64(a-b) <= 3<<20 {
+				t.Logf("balanced in %v: sh0 %d, sh1 %d bytes; chunks %v", time.Since(start).Round(time.Millisecond), a, b, chunkOwners(t, cl))
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("not balanced after 90 s: sh0 %d, sh1 %d bytes; balancerStatus %v", a, b, balancerStatus(t, admin))
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		// Quiesce (a migration in flight counts on both shards), then check
+		// again: within the threshold, every byte on exactly one shard.
+		st := balancerStatus(t, admin)
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "balancerStop", Value: 1}}).Err(), "balancerStop")
+		waitRounds(t, admin, 1)
+		a, b := shardCollSize(t, tp.shardClient(t, "sh0")), shardCollSize(t, tp.shardClient(t, "sh1"))
+		if abs64(a-b) > 3<<20 || a+b != balancerDocs*int64(len(bsonDocBytes(t))) {
+			t.Errorf("after the balancer stopped: sh0 %d, sh1 %d bytes (total %d, want %d)", a, b, a+b, balancerDocs*int64(len(bsonDocBytes(t))))
+		}
+		if n, err := cl.Database("bal").Collection("c").CountDocuments(ctxT(t), bson.D{}); err != nil || n != balancerDocs {
+			t.Fatalf("count through the router after balancing: %d, %v", n, err)
+		}
+		if st["mode"] != "full" {
+			t.Errorf("balancerStatus while started: %v", st)
+		}
+		if owners := chunkOwners(t, cl); len(owners) < 3 {
+			t.Errorf("chunks after balancing: %v (a 6 MB chunk must be split before it moves)", owners)
+		}
+	})
+	t.Run("stoppedStaysStill", func(t *testing.T) {
+		before := chunkOwners(t, cl)
+		waitRounds(t, admin, 3)
+		if after := chunkOwners(t, cl); strings.Join(after, ",") != strings.Join(before, ",") {
+			t.Fatalf("chunks changed after balancerStop: %v -> %v", before, after)
+		}
+	})
+}
+
+// bsonDocBytes is the BSON size of one inserted document (all are alike
+// in size: _id and x are int32s).
+func bsonDocBytes(t *testing.T) []byte {
+	b, err := bson.Marshal(balancerDoc(0))
+	must(t, err, "marshal")
+	return b
+}
+
+func balancerDoc(i int) bson.D {
+	return bson.D{{Key: "_id", Value: int32(i)}, {Key: "x", Value: int32(i)}, {Key: "pad", Value: strings.Repeat("p", balancerDocBytes)}}
+}
+
+func insertBalancerDocs(t *testing.T, coll *mongo.Collection) {
+	t.Helper()
+	for start := 0; start < balancerDocs; start += 1000 {
+		docs := make([]any, 0, 1000)
+		for i := start; i < start+1000; i++ {
+			docs = append(docs, balancerDoc(i))
+		}
+		_, err := coll.InsertMany(ctxT(t), docs)
+		must(t, err, "insert %d..", start)
+	}
+}
+
+// checkAutoSplitVector: the owner cuts [MinKey, MaxKey) of ~6 MB into
+// 1 MB pieces; limit bounds the keys; bad requests get MongoDB's codes.
+func checkAutoSplitVector(t *testing.T, shard *mongo.Client) {
+	db := shard.Database("bal")
+	run := func(size int64, extra bson.D) (bson.M, error) {
+		cmd := append(bson.D{
+			{Key: "autoSplitVector", Value: "c"}, {Key: "keyPattern", Value: bson.D{{Key: "x", Value: 1}}},
+			{Key: "min", Value: bson.D{{Key: "x", Value: bson.MinKey{}}}}, {Key: "max", Value: bson.D{{Key: "x", Value: bson.MaxKey{}}}},
+			{Key: "maxChunkSizeBytes", Value: size},
+		}, extra...)
+		var res bson.M
+		err := db.RunCommand(ctxT(t), cmd).Decode(&res)
+		return res, err
+	}
+	res, err := run(1<<20, nil)
+	must(t, err, "autoSplitVector")
+	keys, _ := res["splitKeys"].(bson.A)
+	if len(keys) < 4 || len(keys) > 7 || res["continuation"] != false {
+		t.Fatalf("autoSplitVector of ~6 MB by 1 MB: %v", res)
+	}
+	prev := -1
+	for _, k := range keys {
+		x, _ := bound(k.(bson.D)).(int)
+		if x <= prev {
+			t.Fatalf("split keys not increasing: %v", keys)
+		}
+		prev = x
+	}
+	if res, err = run(1<<20, bson.D{{Key: "limit", Value: 1}}); err != nil || len(res["splitKeys"].(bson.A)) != 1 {
+		t.Fatalf("limit 1: %v, %v", res, err)
+	}
+	if res, err = run(64<<20, nil); err != nil || len(res["splitKeys"].(bson.A)) != 0 {
+		t.Fatalf("a range smaller than the size: %v, %v", res, err)
+	}
+	for _, tc := range []struct {
+		name  string
+		size  int64
+		extra bson.D
+		code  int32
+	}{
+		{"zero size", 0, nil, 2},                                     // BadValue
+		{"zero limit", 1 << 20, bson.D{{Key: "limit", Value: 0}}, 2}, // BadValue
+	} {
+		if _, err := run(tc.size, tc.extra); errCode(err) != tc.code {
+			t.Errorf("%s: error %v, want code %d", tc.name, err, tc.code)
+		}
+	}
+}
