@@ -86,24 +86,29 @@ func (e *Engine) Count(db, coll string, filter bson.D, skip, limit int64, hint a
 }
 
 // CountAt is Count in snapshot snap (nil: the latest state), of the
-// documents own owns (nil: all; a filter always scans).
+// documents own owns (nil: all). Without a query filter or hint it takes
+// the document count (fastCount), else it scans.
 func (e *Engine) CountAt(snap *catalog.Snapshot, own OwnershipFilter, db, coll string, filter bson.D, skip, limit int64, hint any) (int64, error) {
 	col := e.cat.Collection(db, coll)
-	if col != nil && len(filter) == 0 && hint == nil && own == nil {
-		n, ok := countOf(col, snap)
-		if !ok {
-			return e.countScan(snap, nil, db, coll, filter, skip, limit, hint)
+	if col != nil && len(filter) == 0 && hint == nil {
+		n, ok, err := fastCount(col, snap, own)
+		if err != nil {
+			return 0, err
 		}
-		n -= skip
-		if n < 0 {
-			n = 0
+		if ok {
+			return skipLimit(n, skip, limit), nil
 		}
-		if limit > 0 && n > limit {
-			n = limit
-		}
-		return n, nil
 	}
 	return e.countScan(snap, own, db, coll, filter, skip, limit, hint)
+}
+
+// skipLimit is a count of n after skip and limit (0: none).
+func skipLimit(n, skip, limit int64) int64 {
+	n = max(n-skip, 0)
+	if limit > 0 && n > limit {
+		n = limit
+	}
+	return n
 }
 
 // countScan counts by running the query.
