@@ -23,7 +23,8 @@ import (
 // Invariants: the filter sits right above the document source and the
 // query filter, before sort, skip and limit, so limits count only owned
 // documents; it keeps no state across documents (bounded memory); a count
-// with a filter never takes the collection's document-count fast path.
+// with an ownership filter takes the collection's document count only
+// less the unowned documents (UnownedCounter), else it scans.
 //
 // A row not decoded yet (a find without a query filter passes the stored
 // bytes on) is decided from its bytes when the filter is a RawOwner, so
