@@ -22,6 +22,8 @@ const clusterUsage = `Usage:
                      [--chaining true|false|auto] [--bin PATH] [-- serve args...]
   relaydb cluster up --dir DIR --shards N [--shard-members M] [--shard-arbiter]
                      [--config-members C] [--routers R] [--base-port P] [--bin PATH]
+  relaydb cluster add-shard    --dir DIR [--members M] [--arbiter]
+  relaydb cluster remove-shard --dir DIR --shard NAME [--timeout 10m]
   relaydb cluster status  --dir DIR
   relaydb cluster down    --dir DIR
   relaydb cluster kill    --dir DIR MEMBER   (SIGKILL; MEMBER is m0, m1, ... or primary)
@@ -33,6 +35,10 @@ connection string on stdout. With --shards it starts a sharded cluster
 instead: a config server replica set (C members, default 3), N shard
 replica sets (M members each, default 3), R routers (default 1), adds the
 shards, and prints a connection string naming every router.
+'add-shard' starts one more shard replica set for a sharded cluster (as
+its shards unless told) and adds it; 'remove-shard' drains a shard
+(removeShard, movePrimary of its databases), waits until it is removed
+and stops its processes.
 `
 
 // clusterMain runs `relaydb cluster ...` and returns the exit code.
@@ -60,6 +66,10 @@ func clusterMain(args []string) int {
 		err = clusterDown(ctx, args[1:], os.Stderr)
 	case "kill", "restart":
 		err = clusterMemberOp(ctx, args[0], args[1:], os.Stderr)
+	case "add-shard":
+		err = shardedAddShard(ctx, args[1:], os.Stdout, os.Stderr)
+	case "remove-shard":
+		err = shardedRemoveShard(ctx, args[1:], os.Stderr)
 	default:
 		fmt.Fprintf(os.Stderr, "relaydb cluster: unknown command %q\n%s", args[0], clusterUsage)
 		return exitBadOptions

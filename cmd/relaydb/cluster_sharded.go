@@ -156,3 +156,104 @@ func shardedDown(ctx context.Context, dir string, w io.Writer) error {
 	fmt.Fprintf(w, "sharded cluster in %s stopped\n", dir)
 	return nil
 }
+
+// addShardArgs are `cluster add-shard` arguments.
+type addShardArgs struct {
+	dir     string
+	members int
+	arbiter *bool // nil: as up's shards
+}
+
+func parseAddShardArgs(args []string) (addShardArgs, error) {
+	var a addShardArgs
+	fs := flag.NewFlagSet("relaydb cluster add-shard", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&a.dir, "dir", "", "cluster directory (required)")
+	fs.IntVar(&a.members, "members", 0, "data members of the new shard (default: as the cluster's shards)")
+	arbiter := fs.Bool("arbiter", false, "add an arbiter (default: as the cluster's shards)")
+	if err := fs.Parse(args); err != nil {
+		return a, usageError{err}
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "arbiter" {
+			a.arbiter = arbiter
+		}
+	})
+	switch {
+	case fs.NArg() > 0:
+		return a, usageError{fmt.Errorf("unexpected arguments %s", strings.Join(fs.Args(), " "))}
+	case a.dir == "":
+		return a, usageError{fmt.Errorf("--dir is required")}
+	case a.members < 0:
+		return a, usageError{fmt.Errorf("--members must be at least 1, got %d", a.members)}
+	}
+	return a, nil
+}
+
+// shardedAddShard starts a new shard replica set and adds it.
+func shardedAddShard(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	a, err := parseAddShardArgs(args)
+	if err != nil {
+		return err
+	}
+	sc, err := cluster.LoadSharded(a.dir)
+	if err != nil {
+		return err
+	}
+	c, err := sc.AddShard(ctx, a.members, a.arbiter)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "started replica set %s (%d members) and added it as shard %s through a router\n",
+		c.Spec().Name, len(c.Members()), c.Spec().Name)
+	printSharded(stderr, sc)
+	fmt.Fprintln(stdout, c.Spec().Name)
+	return nil
+}
+
+// removeShardArgs are `cluster remove-shard` arguments.
+type removeShardArgs struct {
+	dir, shard string
+	timeout    time.Duration
+}
+
+func parseRemoveShardArgs(args []string) (removeShardArgs, error) {
+	var a removeShardArgs
+	fs := flag.NewFlagSet("relaydb cluster remove-shard", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&a.dir, "dir", "", "cluster directory (required)")
+	fs.StringVar(&a.shard, "shard", "", "shard to remove (required)")
+	fs.DurationVar(&a.timeout, "timeout", 10*time.Minute, "wait for the draining at most this long")
+	if err := fs.Parse(args); err != nil {
+		return a, usageError{err}
+	}
+	switch {
+	case fs.NArg() > 0:
+		return a, usageError{fmt.Errorf("unexpected arguments %s", strings.Join(fs.Args(), " "))}
+	case a.dir == "" || a.shard == "":
+		return a, usageError{fmt.Errorf("--dir and --shard are required")}
+	case a.timeout <= 0:
+		return a, usageError{fmt.Errorf("--timeout must be positive")}
+	}
+	return a, nil
+}
+
+// shardedRemoveShard drains a shard, moves its databases' primaries,
+// waits for removeShard's "completed" and stops the shard's processes.
+func shardedRemoveShard(ctx context.Context, args []string, stderr io.Writer) error {
+	a, err := parseRemoveShardArgs(args)
+	if err != nil {
+		return err
+	}
+	sc, err := cluster.LoadSharded(a.dir)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	report := func(s string) { fmt.Fprintf(stderr, "%6.1fs  %s\n", time.Since(start).Seconds(), s) }
+	if err := sc.RemoveShard(ctx, a.shard, a.timeout, report); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "removed shard %s from the cluster in %s in %v\n", a.shard, a.dir, time.Since(start).Round(time.Millisecond))
+	return nil
+}

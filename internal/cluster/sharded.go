@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,6 +29,11 @@ type ShardedSpec struct {
 	StartTimeout   time.Duration `json:",omitempty"`
 	PrimaryTimeout time.Duration `json:",omitempty"`
 	DieWithParent  bool          `json:",omitempty"`
+	// Added and Removed record `relaydb cluster add-shard/remove-shard`
+	// (topology.go): the shards added after up, and the names of the
+	// shards removed (never reused).
+	Added   []AddedShard `json:",omitempty"`
+	Removed []string     `json:",omitempty"`
 }
 
 func (s ShardedSpec) withDefaults() ShardedSpec {
@@ -79,9 +85,12 @@ func (s ShardedSpec) parts() []Spec {
 	}
 	out := []Spec{part(ConfigSetName, "config", s.ConfigMembers, false, "--configsvr")}
 	for i := range s.Shards {
-		out = append(out, part(ShardName(i), ShardName(i), s.ShardMembers, s.ShardArbiter, "--shardsvr"))
+		p := part(ShardName(i), ShardName(i), s.ShardMembers, s.ShardArbiter, "--shardsvr")
+		if !slices.Contains(s.Removed, p.Name) {
+			out = append(out, p)
+		}
 	}
-	return out
+	return append(out, s.addedParts()...)
 }
 
 // ConfigSetName is the config server replica set's name.
