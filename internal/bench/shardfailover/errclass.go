@@ -33,6 +33,9 @@ func classify(err error) string {
 	}
 	var ce mongo.CommandError
 	if errors.As(err, &ce) {
+		if ce.Code == 0 && ce.Name == "" {
+			return "error without a code: " + firstWords(ce.Message, 6)
+		}
 		return codeName(ce.Name, int(ce.Code))
 	}
 	switch {

@@ -24,6 +24,8 @@ func TestClassify(t *testing.T) {
 			"write error without a code: no primary for shard sh0 at"},
 		{mongo.WriteException{WriteConcernError: &mongo.WriteConcernError{Name: "WriteConcernFailed", Code: 64}},
 			"writeConcernError WriteConcernFailed (64)"},
+		{mongo.CommandError{Message: "connection(127.0.0.1:1) incomplete read of message header"},
+			"error without a code: connection(127.0.0.1:1) incomplete read of message header"},
 		{context.DeadlineExceeded, "timeout"},
 		{fmt.Errorf("op: %w", context.DeadlineExceeded), "timeout"},
 		{errNotFound, "not found"},

@@ -149,18 +149,16 @@ func (r *Report) finish() {
 				m.Interruption.MedianMs, m.Interruption.N, m.FailedTrials))
 		}
 	}
-	r.GoalJudged = rsSeen
-	if !rsSeen {
-		met = false
-		why = append(why, "not judged: no replica-set mode ran")
-	}
 	if lost > 0 {
 		met = false
 		why = append(why, fmt.Sprintf("%d acknowledged writes lost", lost))
 	}
-	r.GoalMet = met
+	r.GoalJudged, r.GoalMet = rsSeen, met && rsSeen
 	r.Goal = "median interruption <= 2000 ms with a replica-set shard, every trial recovered, no acknowledged write lost"
-	if len(why) > 0 {
+	switch {
+	case !rsSeen:
+		r.Goal += fmt.Sprintf(" (not judged: no replica-set mode ran; %d acknowledged writes lost)", lost)
+	case len(why) > 0:
 		r.Goal += " (missed: " + joinSorted(why) + ")"
 	}
 }
