@@ -2,9 +2,12 @@ package sharding
 
 import (
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/relaydb/relaydb/tests/harness"
 )
 
 // TestRemoveShard: removing sh1, which owns no chunk and is the primary of
@@ -86,4 +89,81 @@ func sameList(v any, want ...string) bool {
 		}
 	}
 	return true
+}
+
+// TestRemoveShardDrainsChunks: removing sh1, which owns two chunks of a
+// sharded collection (moved there with moveChunk), answers "ongoing" with
+// its chunks while the balancer (every 200 ms) moves them to sh0, then
+// "completed"; every chunk is on sh0 afterwards and no document is lost.
+func TestRemoveShardDrainsChunks(t *testing.T) {
+	tp := startTopo(t)
+	cl, _ := connectRouter(t, tp)
+	admin := cl.Database("admin")
+	for _, name := range []string{"sh0", "sh1"} {
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "addShard", Value: seed(tp.shards[name])}}).Err(), "addShard %s", name)
+	}
+	cfg := harness.FirstMemberClient(t, tp.cfg)
+	must(t, cfg.Database("admin").RunCommand(ctxT(t), bson.D{{Key: "setParameter", Value: 1}, {Key: "balancerRoundIntervalMS", Value: 200}}).Err(), "setParameter")
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "enableSharding", Value: "dr"}, {Key: "primaryShard", Value: "sh0"}}).Err(), "enableSharding")
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "dr.c"}, {Key: "key", Value: bson.D{{Key: "k", Value: 1}}}}).Err(), "shardCollection")
+	docs := make([]any, 1000)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "k", Value: int32(i)}}
+	}
+	_, err := cl.Database("dr").Collection("c").InsertMany(ctxT(t), docs)
+	must(t, err, "load dr.c")
+	for _, at := range []int32{250, 500, 750} {
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "split", Value: "dr.c"}, {Key: "middle", Value: bson.D{{Key: "k", Value: at}}}}).Err(), "split at %d", at)
+	}
+	for _, k := range []int32{600, 900} {
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "moveChunk", Value: "dr.c"}, {Key: "find", Value: bson.D{{Key: "k", Value: k}}},
+			{Key: "to", Value: "sh1"}, {Key: "_waitForDelete", Value: true}}).Err(), "moveChunk of %d to sh1", k)
+	}
+	if n := chunksOn(t, cl, "sh1"); n != 2 {
+		t.Fatalf("sh1 owns %d chunks before the removal, want 2", n)
+	}
+
+	var first struct{ State string }
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "removeShard", Value: "sh1"}}).Decode(&first), "removeShard sh1")
+	if first.State != "started" {
+		t.Fatalf("first removeShard: %+v", first)
+	}
+	sawChunks := waitRemoved(t, admin, "sh1", 60*time.Second)
+	t.Logf("removeShard reported at most %d chunks left", sawChunks)
+	if n := chunksOn(t, cl, "sh0"); n != 4 {
+		t.Errorf("sh0 owns %d chunks after the removal, want 4", n)
+	}
+	if n, err := cl.Database("dr").Collection("c").CountDocuments(ctxT(t), bson.D{}); err != nil || n != 1000 {
+		t.Errorf("dr.c through the router: %d (%v), want 1000", n, err)
+	}
+}
+
+// waitRemoved calls removeShard until it answers "completed" (at most
+// within d) and returns the most chunks an "ongoing" answer reported.
+func waitRemoved(t *testing.T, admin *mongo.Database, shard string, d time.Duration) int64 {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	var most int64
+	for time.Now().Before(deadline) {
+		var p struct {
+			State     string
+			Remaining struct{ Chunks int64 }
+		}
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "removeShard", Value: shard}}).Decode(&p), "removeShard %s", shard)
+		if p.State == "completed" {
+			return most
+		}
+		most = max(most, p.Remaining.Chunks)
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("removeShard %s not completed within %v", shard, d)
+	return 0
+}
+
+// chunksOn counts config.chunks owned by shard.
+func chunksOn(t *testing.T, cl *mongo.Client, shard string) int64 {
+	t.Helper()
+	n, err := cl.Database("config").Collection("chunks").CountDocuments(ctxT(t), bson.D{{Key: "shard", Value: shard}})
+	must(t, err, "count config.chunks on %s", shard)
+	return n
 }
