@@ -65,13 +65,13 @@ func bsonString(v any) string {
 
 func TestLoadSampler(t *testing.T) {
 	now := time.Unix(1000, 0)
-	l := NewLoadSampler(10 * time.Second)
+	l := NewLoadSampler(func() time.Duration { return 10 * time.Second })
 	l.now = func() time.Time { return now }
 	if ops, k := l.Report("db.c"); ops != 0 || k != nil {
 		t.Fatalf("before any operation: %v %v", ops, k)
 	}
 	for i := range 3000 {
-		l.Record("db.c", bson.D{{Key: "x", Value: int64(i % 100)}})
+		l.Record("db.c", 1, bson.D{{Key: "x", Value: int64(i % 100)}})
 	}
 	if ops, _ := l.Report("db.c"); ops != 0 {
 		t.Fatalf("the first window is not over yet, got %v ops/s", ops)
@@ -84,5 +84,35 @@ func TestLoadSampler(t *testing.T) {
 	now = now.Add(25 * time.Second)
 	if ops, k := l.Report("db.c"); ops != 0 || k != nil {
 		t.Fatalf("after a quiet window: %v %v", ops, k)
+	}
+}
+
+func TestStatementKeys(t *testing.T) {
+	p, err := key.Parse(bson.D{{Key: "x", Value: int32(1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := func(v int32) bson.D { return bson.D{{Key: "x", Value: v}} }
+	many := bson.A{}
+	for i := range 40 {
+		many = append(many, bson.D{{Key: "_id", Value: i}, {Key: "x", Value: int32(i)}})
+	}
+	for _, tc := range []struct {
+		name  string
+		cmd   bson.D
+		n     int64
+		nKeys int
+	}{
+		{"insert: every document counted, the first 4 sampled", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: many}}, 40, 4},
+		{"update by key", bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: x(1)}}, bson.D{{Key: "q", Value: bson.D{}}}}}}, 2, 1},
+		{"delete by key", bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: x(1)}}}}}, 1, 1},
+		{"find by key", bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: x(3)}}, 1, 1},
+		{"find by range: counted, no key", bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "x", Value: bson.D{{Key: "$gt", Value: 1}}}}}}, 1, 0},
+		{"aggregate: counted, no key", bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}}, 1, 0},
+	} {
+		name := tc.cmd[0].Key
+		if n, keys := statementKeys(p, name, tc.cmd); n != tc.n || len(keys) != tc.nKeys {
+			t.Errorf("%s: %d statements, %d keys; want %d, %d", tc.name, n, len(keys), tc.n, tc.nKeys)
+		}
 	}
 }

@@ -96,6 +96,9 @@ func (d *Dispatcher) checkShardVersion(c *Command, ctx *Ctx) (reply bson.D, hand
 		return nil, false, nil, err
 	}
 	err = d.shardVersioner.CheckShardVersion(cctx, ctx.DB, cmd)
+	if err == nil && c.Name != "explain" {
+		d.sampleLoad(cctx, name, ctx.DB, cmd) // balancer_load.go
+	}
 	if err == nil && filteredReads[name] {
 		err = d.readFilter(ctx, cmd)
 	}

@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -16,9 +17,9 @@ func firstMember(t *testing.T, tp *topo) *mongo.Client {
 	return harness.FirstMemberClient(t, tp.cfg)
 }
 
-// chunkOwners lists bal.c's chunks as "min:shard", by min (config.chunks
-// through the router).
-func chunkOwners(t *testing.T, cl *mongo.Client) []string {
+// sortedChunks lists bal.c's chunks by min (config.chunks through the
+// router).
+func sortedChunks(t *testing.T, cl *mongo.Client) []chunkRow {
 	t.Helper()
 	var coll struct {
 		UUID bson.Binary `bson:"uuid"`
@@ -28,39 +29,40 @@ func chunkOwners(t *testing.T, cl *mongo.Client) []string {
 	must(t, err, "config.chunks")
 	var rows []chunkRow
 	must(t, cur.All(ctxT(t), &rows), "config.chunks")
-	byMin := map[string]string{}
-	var mins []any
-	for _, r := range rows {
-		mins = append(mins, bound(r.Min))
-		byMin[keyString(bound(r.Min))] = r.Shard
-	}
-	sortBounds(mins)
-	out := make([]string, len(mins))
-	for i, m := range mins {
-		out[i] = keyString(m) + ":" + byMin[keyString(m)]
+	slices.SortFunc(rows, func(a, b chunkRow) int { return compareBounds(bound(a.Min), bound(b.Min)) })
+	return rows
+}
+
+// chunkOwners lists bal.c's chunks as "min:shard", by min.
+func chunkOwners(t *testing.T, cl *mongo.Client) []string {
+	t.Helper()
+	rows := sortedChunks(t, cl)
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = keyString(bound(r.Min)) + ":" + r.Shard
 	}
 	return out
 }
 
-func keyString(v any) string { return bson.D{{Key: "k", Value: v}}.String() }
-
-// sortBounds sorts bound() values: "min" first, then the numbers.
-func sortBounds(b []any) {
-	less := func(x, y any) bool {
-		if x == "min" || y == "max" {
-			return x != y
+// compareBounds orders bound() values: "min" first, "max" last, numbers
+// between.
+func compareBounds(x, y any) int {
+	rank := func(v any) int {
+		switch v {
+		case "min":
+			return 0
+		case "max":
+			return 2
 		}
-		if y == "min" || x == "max" {
-			return false
-		}
-		return x.(int) < y.(int)
+		return 1
 	}
-	for i := 1; i < len(b); i++ {
-		for j := i; j > 0 && less(b[j], b[j-1]); j-- {
-			b[j], b[j-1] = b[j-1], b[j]
-		}
+	if rx, ry := rank(x), rank(y); rx != ry || rx != 1 {
+		return rx - ry
 	}
+	return x.(int) - y.(int)
 }
+
+func keyString(v any) string { return bson.D{{Key: "k", Value: v}}.String() }
 
 // balancerStatus is the router's balancerStatus reply.
 func balancerStatus(t *testing.T, admin *mongo.Database) bson.M {

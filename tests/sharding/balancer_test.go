@@ -1,7 +1,10 @@
 package sharding
 
 import (
+	"context"
+	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -175,5 +178,76 @@ func checkAutoSplitVector(t *testing.T, shard *mongo.Client) {
 		if _, err := run(tc.size, tc.extra); errCode(err) != tc.code {
 			t.Errorf("%s: error %v, want code %d", tc.name, err, tc.code)
 		}
+	}
+}
+
+// TestBalancerLoadSplit is relaydb's load-based splitting on a real
+// cluster: with config.settings' hotRangeOpsPerSec lowered to 100 and the
+// shards sampling over 4 s windows (loadSampleWindowMS; a window needs
+// 1000 sampled operations before it proposes a key), reads spread
+// over one chunk's keys on one shard make the balancer split that chunk
+// where the load halves and move the upper piece to the idle shard; the
+// data is tiny, so no size-based move explains it.
+func TestBalancerLoadSplit(t *testing.T) {
+	tp := startTopo(t)
+	cl, _ := connectRouter(t, tp)
+	admin := cl.Database("admin")
+	for _, name := range []string{"sh0", "sh1"} {
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "addShard", Value: seed(tp.shards[name])}}).Err(), "addShard %s", name)
+		must(t, tp.shardClient(t, name).Database("admin").RunCommand(ctxT(t), bson.D{{Key: "setParameter", Value: 1}, {Key: "loadSampleWindowMS", Value: 4000}}).Err(), "setParameter on %s", name)
+	}
+	cfg := firstMember(t, tp)
+	must(t, cfg.Database("admin").RunCommand(ctxT(t), bson.D{{Key: "setParameter", Value: 1}, {Key: "balancerRoundIntervalMS", Value: 200}}).Err(), "setParameter")
+	_, err := cfg.Database("config").Collection("settings").UpdateOne(ctxT(t), bson.D{{Key: "_id", Value: "balancer"}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "hotRangeOpsPerSec", Value: 100}}}}, options.UpdateOne().SetUpsert(true))
+	must(t, err, "config.settings balancer")
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "bal.c"}, {Key: "key", Value: bson.D{{Key: "x", Value: 1}}}}).Err(), "shardCollection")
+	coll := cl.Database("bal").Collection("c")
+	docs := make([]any, 1000)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "x", Value: int32(i)}}
+	}
+	_, err = coll.InsertMany(ctxT(t), docs)
+	must(t, err, "insert")
+	before := chunkOwners(t, cl)
+	if len(before) != 1 {
+		t.Fatalf("chunks before the load: %v", before)
+	}
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 7))
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_ = coll.FindOne(context.Background(), bson.D{{Key: "x", Value: int32(rng.IntN(1000))}}).Err()
+			}
+		}()
+	}
+	defer func() { close(stop); wg.Wait() }()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		rows := sortedChunks(t, cl)
+		if len(rows) == 2 && rows[0].Shard != rows[1].Shard {
+			t.Logf("after the load: chunks %v", chunkOwners(t, cl))
+			if n, ok := bound(rows[1].Min).(int); !ok || n < 200 || n > 800 {
+				t.Errorf("load split at %v, want near the middle of [0, 1000)", rows[1].Min)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no load split in 60 s: chunks %v, balancerStatus %v", chunkOwners(t, cl), balancerStatus(t, admin))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if n, err := coll.CountDocuments(ctxT(t), bson.D{}); err != nil || n != 1000 {
+		t.Fatalf("count after the load split: %d, %v", n, err)
 	}
 }
