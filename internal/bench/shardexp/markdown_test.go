@@ -59,12 +59,13 @@ func TestWarnings(t *testing.T) {
 	r.Clusters[0].DocsPerShard[1] = 0
 	r.Clusters[0].LoadFailed = 7
 	r.Clusters[0].Balancer = "CommandNotFound"
+	r.Clusters[0].StartRetried = "port taken"
 	r.Clusters[0].SettleFailed, r.Clusters[0].SettleError = 2, "settle shard 1: timeout"
 	r.Cells[0].Error = "run 1: client 0: boom"
 	r = NewReport(r.Config, r.Command, r.Machine, r.Clusters, r.Cells, time.Minute)
 	md := Markdown(r)
 	for _, want := range []string{"## Warnings", "shard sh1 holds no documents", "7 of 20000 inserts failed",
-		"balancer not stopped (CommandNotFound)", "workload a w:1 j:true: run 1: client 0: boom", "3 operations failed",
+		"balancer not stopped (CommandNotFound)", "workload a w:1 j:true: run 1: client 0: boom", "3 operations failed", "the first start failed (port taken)",
 		"2 settle writes failed (last: settle shard 1: timeout)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)

@@ -12,9 +12,10 @@ import (
 type ClusterResult struct {
 	Topology
 	StartSecs    float64 `json:"startSecs"`
-	Balancer     string  `json:"balancer"`   // "stopped", or why balancerStop failed
-	LoadOps      int64   `json:"loadOps"`    // inserts acknowledged
-	LoadFailed   int64   `json:"loadFailed"` // inserts that failed
+	StartRetried string  `json:"startRetried,omitempty"` // why the first start failed, when it did
+	Balancer     string  `json:"balancer"`               // "stopped", or why balancerStop failed
+	LoadOps      int64   `json:"loadOps"`                // inserts acknowledged
+	LoadFailed   int64   `json:"loadFailed"`             // inserts that failed
 	LoadOpsSec   float64 `json:"loadOpsPerSec"`
 	DocsPerShard []int64 `json:"docsPerShard"` // counted on each shard's primary after the load
 	WarmupError  string  `json:"warmupError,omitempty"`
@@ -68,6 +69,9 @@ func Warnings(clusters []ClusterResult, cells []*Cell) []string {
 		if c.LoadFailed > 0 {
 			out = append(out, fmt.Sprintf("%v: %d of %d inserts failed in the load%s", c.Topology, c.LoadFailed,
 				c.Records, sampleText(c.ErrorSample)))
+		}
+		if c.StartRetried != "" {
+			out = append(out, fmt.Sprintf("%v: the first start failed (%s); the second one ran the cells", c.Topology, c.StartRetried))
 		}
 		if c.WarmupError != "" {
 			out = append(out, fmt.Sprintf("%v: warm-up: %s", c.Topology, c.WarmupError))
