@@ -27,6 +27,12 @@ func (c *Ctx) storageStats(coll string, scale int64) (bson.D, error) {
 		return nil, err
 	}
 	count, size := col.Count(), col.DataSize()
+	ctx, cancel := c.replContext()
+	defer cancel()
+	orphans, err := c.numOrphanDocs(ctx, col.NS())
+	if err != nil {
+		return nil, err
+	}
 	avg := int64(0)
 	if count > 0 {
 		avg = size / count
@@ -39,7 +45,7 @@ func (c *Ctx) storageStats(coll string, scale int64) (bson.D, error) {
 		{Key: "size", Value: size / scale},
 		{Key: "count", Value: count},
 		{Key: "avgObjSize", Value: avg},
-		{Key: "numOrphanDocs", Value: int64(0)}, // no migrations before #12
+		{Key: "numOrphanDocs", Value: orphans},
 		{Key: "storageSize", Value: size / scale},
 		{Key: "freeStorageSize", Value: int64(0)},
 		{Key: "capped", Value: false}, // relaydb has no capped collections

@@ -142,3 +142,22 @@ func (s *orphanSet) waitSecondary(t *testing.T, shard string, filter bson.D, n i
 func optsSortID() *options.FindOptionsBuilder {
 	return options.Find().SetSort(bson.D{{Key: "_id", Value: 1}})
 }
+
+// numOrphanDocs is shard's $collStats storageStats.numOrphanDocs of the
+// collection (read directly).
+func (s *orphanSet) numOrphanDocs(t *testing.T, shard string) int64 {
+	t.Helper()
+	c := s.tp.shardClient(t, shard).Database(s.db).Collection(s.coll)
+	cur, err := c.Aggregate(ctxT(t), mongo.Pipeline{{{Key: "$collStats", Value: bson.D{{Key: "storageStats", Value: bson.D{}}}}}})
+	must(t, err, "$collStats on %s", shard)
+	var rows []struct {
+		StorageStats struct {
+			NumOrphanDocs int64 `bson:"numOrphanDocs"`
+		} `bson:"storageStats"`
+	}
+	must(t, cur.All(ctxT(t), &rows), "$collStats on %s", shard)
+	if len(rows) != 1 {
+		t.Fatalf("$collStats on %s: %d rows", shard, len(rows))
+	}
+	return rows[0].StorageStats.NumOrphanDocs
+}

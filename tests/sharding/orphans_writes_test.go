@@ -245,8 +245,9 @@ func orphanAggregate(t *testing.T, coll *mongo.Collection, pipe mongo.Pipeline) 
 // donor (its copy of the moved range, kept while the delayed range
 // deletion waits orphanCleanupDelaySecs) are in no result and no write
 // through the router: find, count, estimatedDocumentCount, $lookup,
-// reads on secondaries, updateMany and deleteMany; then, with the delay
-// at 0, cleanupOrphaned on the donor deletes exactly them.
+// reads on secondaries, updateMany and deleteMany; the donor's
+// $collStats counts them in numOrphanDocs; then, with the delay at 0,
+// cleanupOrphaned on the donor deletes exactly them.
 func TestOrphansAfterMigration(t *testing.T) {
 	tp, cl := startOrphanCluster(t)
 	admin := cl.Database("admin")
@@ -267,6 +268,9 @@ func TestOrphansAfterMigration(t *testing.T) {
 	moved := bson.D{{Key: "x", Value: bson.D{{Key: "$gte", Value: int32(100)}}}}
 	if got := len(s.shardAll(t, donor, moved)); got != n/2 {
 		t.Fatalf("the donor %s holds %d documents of the moved range, want its %d orphans", donor, got, n/2)
+	}
+	if got := s.numOrphanDocs(t, donor); got != n/2 {
+		t.Fatalf("the donor's $collStats numOrphanDocs is %d, want %d", got, n/2)
 	}
 
 	if got := findIDs(t, coll, bson.D{}); len(got) != n {
@@ -314,5 +318,8 @@ func TestOrphansAfterMigration(t *testing.T) {
 	}
 	if c, err := coll.CountDocuments(ctxT(t), bson.D{}); err != nil || c != n-n/4 {
 		t.Fatalf("countDocuments after the cleanup: %d %v", c, err)
+	}
+	if got := s.numOrphanDocs(t, donor); got != 0 {
+		t.Fatalf("after cleanupOrphaned the donor's numOrphanDocs is %d", got)
 	}
 }
