@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -160,4 +161,31 @@ func (s *orphanSet) numOrphanDocs(t *testing.T, shard string) int64 {
 		t.Fatalf("$collStats on %s: %d rows", shard, len(rows))
 	}
 	return rows[0].StorageStats.NumOrphanDocs
+}
+
+// distribution is the router's $shardedDataDistribution entry of the
+// collection: per shard, "orphaned/owned" documents.
+func (s *orphanSet) distribution(t *testing.T) map[string]string {
+	t.Helper()
+	cur, err := s.routed.Database().Client().Database("admin").Aggregate(ctxT(t), bson.A{
+		bson.D{{Key: "$shardedDataDistribution", Value: bson.D{}}},
+		bson.D{{Key: "$match", Value: bson.D{{Key: "ns", Value: s.db + "." + s.coll}}}},
+	})
+	must(t, err, "$shardedDataDistribution")
+	var out []struct {
+		Shards []struct {
+			Name     string `bson:"shardName"`
+			Orphaned int64  `bson:"numOrphanedDocs"`
+			Owned    int64  `bson:"numOwnedDocuments"`
+		} `bson:"shards"`
+	}
+	must(t, cur.All(ctxT(t), &out), "$shardedDataDistribution")
+	if len(out) != 1 {
+		t.Fatalf("$shardedDataDistribution of %s.%s: %+v", s.db, s.coll, out)
+	}
+	m := map[string]string{}
+	for _, sh := range out[0].Shards {
+		m[sh.Name] = fmt.Sprintf("%d/%d", sh.Orphaned, sh.Owned)
+	}
+	return m
 }

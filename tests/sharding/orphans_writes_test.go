@@ -246,7 +246,8 @@ func orphanAggregate(t *testing.T, coll *mongo.Collection, pipe mongo.Pipeline) 
 // deletion waits orphanCleanupDelaySecs) are in no result and no write
 // through the router: find, count, estimatedDocumentCount, $lookup,
 // reads on secondaries, updateMany and deleteMany; the donor's
-// $collStats counts them in numOrphanDocs; then, with the delay at 0,
+// $collStats counts them in numOrphanDocs and the router's
+// $shardedDataDistribution as numOrphanedDocs; then, with the delay at 0,
 // cleanupOrphaned on the donor deletes exactly them.
 func TestOrphansAfterMigration(t *testing.T) {
 	tp, cl := startOrphanCluster(t)
@@ -271,6 +272,10 @@ func TestOrphansAfterMigration(t *testing.T) {
 	}
 	if got := s.numOrphanDocs(t, donor); got != n/2 {
 		t.Fatalf("the donor's $collStats numOrphanDocs is %d, want %d", got, n/2)
+	}
+	want := map[string]string{donor: fmt.Sprintf("%d/%d", n/2, n/2), otherShard(donor): fmt.Sprintf("0/%d", n/2)}
+	if got := s.distribution(t); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("$shardedDataDistribution (orphaned/owned): %v, want %v", got, want)
 	}
 
 	if got := findIDs(t, coll, bson.D{}); len(got) != n {

@@ -24,9 +24,10 @@ const maxDistributionCollections = 10000
 // (sh.status() and sh.getShardedDataDistribution() read it): one document
 // per sharded collection, {ns, shards: [{shardName, numOrphanedDocs,
 // numOwnedDocuments, ownedSizeBytes, orphanedSizeBytes}]}, from each
-// owning shard's $collStats storageStats. relaydb keeps no orphans before
-// migrations (#12), so the orphan figures are 0. The stages after it run
-// here.
+// owning shard's $collStats storageStats: its numOrphanDocs (what the
+// shard's range deletion tasks still have to delete) are the orphans, the
+// rest of its count owned, sizes at the average document size, as
+// MongoDB's. The stages after it run here.
 func (r *Router) routeDataDistribution(c *call) (reply bson.D, handled bool, err error) {
 	rest, ok := dataDistributionAggregate(c)
 	if !ok {
@@ -100,7 +101,7 @@ func (r *Router) distributionOf(c *call, ns string) (bson.D, error) {
 	for _, sr := range r.sendAll(onDB, cm.Shards(), true, func(string) bson.D { return cmd }) {
 		if sr.err != nil {
 			if mongoerr.Is(sr.err, mongoerr.NamespaceNotFound) { // sharded, nothing created on that shard yet
-				shards = append(shards, shardDistribution(sr.shard, 0, 0))
+				shards = append(shards, shardDistribution(sr.shard, nil))
 				continue
 			}
 			return nil, sr.err
@@ -111,21 +112,30 @@ func (r *Router) distributionOf(c *call, ns string) (bson.D, error) {
 		}
 		st, _ := bsonx.Get(batch[0], "storageStats")
 		sd, _ := st.(bson.D)
-		n, _ := bsonx.Get(sd, "count")
-		size, _ := bsonx.Get(sd, "size")
-		count, _ := bsonx.AsInt64(n)
-		bytes, _ := bsonx.AsInt64(size)
-		shards = append(shards, shardDistribution(sr.shard, count, bytes))
+		shards = append(shards, shardDistribution(sr.shard, sd))
 	}
 	return bson.D{{Key: "ns", Value: ns}, {Key: "shards", Value: shards}}, nil
 }
 
-func shardDistribution(shard string, docs, bytes int64) bson.D {
+// shardDistribution is shard's entry from its storageStats st (nil:
+// nothing there).
+func shardDistribution(shard string, st bson.D) bson.D {
+	num := func(f string) int64 {
+		v, _ := bsonx.Get(st, f)
+		n, _ := bsonx.AsInt64(v)
+		return n
+	}
+	count, size, orphans := num("count"), num("size"), num("numOrphanDocs")
+	orphans = min(orphans, count)
+	avg := int64(0)
+	if count > 0 {
+		avg = size / count
+	}
 	return bson.D{
 		{Key: "shardName", Value: shard},
-		{Key: "numOrphanedDocs", Value: int64(0)},
-		{Key: "numOwnedDocuments", Value: docs},
-		{Key: "ownedSizeBytes", Value: bytes},
-		{Key: "orphanedSizeBytes", Value: int64(0)},
+		{Key: "numOrphanedDocs", Value: orphans},
+		{Key: "numOwnedDocuments", Value: count - orphans},
+		{Key: "ownedSizeBytes", Value: size - orphans*avg},
+		{Key: "orphanedSizeBytes", Value: orphans * avg},
 	}
 }
