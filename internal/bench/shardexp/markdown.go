@@ -97,6 +97,11 @@ func writeSeries(b *strings.Builder, r *Report, s string) {
 			continue
 		}
 		m := c.Median
+		if len(c.Runs) == 0 {
+			fmt.Fprintf(b, "| %s | %d | %s | %s | %d | %d | not run | | | | | | %s |\n", strings.ToUpper(k.Workload),
+				k.Shards, MembersLabel(k.Members), DurabilityLabel(k.Durability), c.Records, c.Threads, refText(s, k, r.Config))
+			continue
+		}
 		fmt.Fprintf(b, "| %s | %d | %s | %s | %d | %d | %.0f | %s | %s | %s | %s | %d | %s |\n",
 			strings.ToUpper(k.Workload), k.Shards, MembersLabel(k.Members), DurabilityLabel(k.Durability), c.Records,
 			c.Threads, m.Throughput, ms(m.ReadAvgUs), ms(float64(m.ReadP99Us)), ms(m.UpdateAvgUs),

@@ -19,7 +19,7 @@ func reportOf(cfg Config, f func(Key) Measure) *Report {
 			clusters[len(clusters)-1].DocsPerShard[i] = top.Records / int64(top.Shards)
 		}
 		for _, k := range top.Keys {
-			cells = append(cells, &Cell{Key: k, Records: top.Records, Threads: top.Threads, Median: f(k)})
+			cells = append(cells, &Cell{Key: k, Records: top.Records, Threads: top.Threads, Median: f(k), Runs: []Measure{f(k)}})
 		}
 	}
 	return NewReport(cfg, "relaydb bench experiment sharding", experiment.Machine{Cores: 2}, clusters, cells, time.Minute)
@@ -62,10 +62,12 @@ func TestWarnings(t *testing.T) {
 	r.Clusters[0].StartRetried = "port taken"
 	r.Clusters[0].SettleFailed, r.Clusters[0].SettleError = 2, "settle shard 1: timeout"
 	r.Cells[0].Error = "run 1: client 0: boom"
+	r.Cells[1].Error, r.Cells[1].Runs = "not run: start failed", nil
 	r = NewReport(r.Config, r.Command, r.Machine, r.Clusters, r.Cells, time.Minute)
 	md := Markdown(r)
 	for _, want := range []string{"## Warnings", "shard sh1 holds no documents", "7 of 20000 inserts failed",
 		"balancer not stopped (CommandNotFound)", "workload a w:1 j:true: run 1: client 0: boom", "3 operations failed", "the first start failed (port taken)",
+		"| B | 2 | rs=1 | w:1 j:true | 20000 | 16 | not run |",
 		"2 settle writes failed (last: settle shard 1: timeout)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
