@@ -18,6 +18,9 @@ func classify(err error) string {
 	if err == nil {
 		return ""
 	}
+	if errors.Is(err, context.DeadlineExceeded) || mongo.IsTimeout(err) {
+		return "timeout" // before the codes: a deadline mid-read is a code-less CommandError
+	}
 	var we mongo.WriteException
 	if errors.As(err, &we) {
 		if len(we.WriteErrors) > 0 {
@@ -32,18 +35,15 @@ func classify(err error) string {
 		}
 	}
 	var ce mongo.CommandError
-	if errors.As(err, &ce) {
-		if ce.Code == 0 && ce.Name == "" {
-			return "error without a code: " + firstWords(ce.Message, 6)
-		}
-		return codeName(ce.Name, int(ce.Code))
-	}
+	isCmd := errors.As(err, &ce)
 	switch {
-	case errors.Is(err, context.DeadlineExceeded) || mongo.IsTimeout(err):
-		return "timeout"
+	case isCmd && (ce.Code != 0 || ce.Name != ""):
+		return codeName(ce.Name, int(ce.Code))
 	case mongo.IsNetworkError(err):
 		return "network"
-	case errors.Is(err, mongo.ErrNoDocuments):
+	case isCmd:
+		return "error without a code: " + firstWords(ce.Message, 6)
+	case errors.Is(err, errNotFound):
 		return "not found"
 	}
 	return firstWords(err.Error(), 6)

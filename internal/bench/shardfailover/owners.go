@@ -55,9 +55,8 @@ func loadRouting(ctx context.Context, cfg *mongo.Client, ns string) (*routing.Ch
 // ownerFunc maps a YCSB key to the index of its shard in shards (-1 when
 // the table does not say, which a routing table covering the key space
 // never does for a string _id). The table is read once, after
-// shardCollection: nothing moves chunks during the run yet. TODO(#12):
-// once the balancer runs by default, stop it for the run (balancerStop)
-// or reload the table before each trial.
+// shardCollection; prepare stops the balancer first, so no chunk moves
+// during the run.
 func ownerFunc(cm *routing.ChunkManager, shards []string) func(key string) int16 {
 	idx := map[string]int16{}
 	for i, s := range shards {

@@ -99,9 +99,13 @@ func runMode(ctx context.Context, cfg Config, mode string, progress io.Writer) (
 	return m, err
 }
 
-// prepare shards the table on {_id: "hashed"} and learns its routing
-// table from the config servers.
+// prepare stops the balancer (the owner of every key must not change),
+// shards the table on {_id: "hashed"} and learns its routing table from
+// the config servers.
 func prepare(ctx context.Context, sc *cluster.Sharded, cl *mongo.Client, cfg Config) (*recorder, error) {
+	if err := cl.Database("admin").RunCommand(ctx, bson.D{{Key: "balancerStop", Value: 1}}).Err(); err != nil {
+		return nil, fmt.Errorf("balancerStop: %w", err)
+	}
 	cmd := bson.D{{Key: "shardCollection", Value: dbName + "." + tableName},
 		{Key: "key", Value: bson.D{{Key: "_id", Value: "hashed"}}}}
 	if err := cl.Database("admin").RunCommand(ctx, cmd).Err(); err != nil {
