@@ -31,5 +31,10 @@
 //   - Decisions (matrix, order, aggregation over clients, medians,
 //     reference checks, markdown, chart) are pure functions of their
 //     inputs (matrix.go, aggregate.go, reference.go, markdown.go,
-//     chart.go); I/O is in runner.go, cluster.go, output.go and cli.go.
+//     output.go's Chart); I/O is in runner.go, cluster.go, output.go's
+//     Write and cli.go.
+//
+// TODO(#12): per-process CPU per cell (shards, routers, config servers),
+// as the chaining experiment reports the primary's; a --config-members
+// flag (the config server set is always 3 members, as the reference's).
 package shardexp
