@@ -89,11 +89,13 @@ type Balancer struct {
 }
 
 // Status is the balancer's state as balancerStatus and `relaydb cluster
-// status` show it.
+// status` show it. TODO(#12): MongoDB also writes each round to
+// config.actionlog (capped) and each migration to config.changelog,
+// which sh.status() summarizes; relaydb keeps the last round here only.
 type Status struct {
-	Mode         string // of the last round ("full" before any)
-	InRound      bool
-	Rounds       int64 // rounds run (a round skipped by mode or window counts, as MongoDB's numBalancerRounds)
+	Mode    string // of the last round ("full" before any)
+	InRound bool
+	Rounds  int64 // rounds run (a round skipped by mode or window counts, as MongoDB's numBalancerRounds)
 	LastError    string
 	LastMoves    []string // the migrations of the last round that moved something
 	LastRoundEnd time.Time
@@ -205,9 +207,13 @@ func (b *Balancer) finish(r RoundResult) {
 	if r.Mode != "" {
 		s.Mode = r.Mode
 	}
+	last := s.LastError
 	s.LastError = ""
 	if r.Err != nil {
 		s.LastError = r.Err.Error()
+	}
+	if s.LastError != "" && s.LastError != last { // once per distinct error, not every round
+		b.opts.Logger.Warn("balancer round failed", "err", s.LastError, "round", s.Rounds)
 	}
 	s.LastMoves = s.LastMoves[:0]
 	for _, m := range r.Moves {
