@@ -93,9 +93,9 @@ type Balancer struct {
 // config.actionlog (capped) and each migration to config.changelog,
 // which sh.status() summarizes; relaydb keeps the last round here only.
 type Status struct {
-	Mode    string // of the last round ("full" before any)
-	InRound bool
-	Rounds  int64 // rounds run (a round skipped by mode or window counts, as MongoDB's numBalancerRounds)
+	Mode         string // of the last round ("full" before any)
+	InRound      bool
+	Rounds       int64 // rounds run (a round skipped by mode or window counts, as MongoDB's numBalancerRounds)
 	LastError    string
 	LastMoves    []string // the migrations of the last round that moved something
 	LastRoundEnd time.Time
