@@ -12,7 +12,8 @@ import (
 
 // TestRemoveShard: removing sh1, which owns no chunk and is the primary of
 // database rs, answers "started" (draining: true in config.shards, rs in
-// dbsToMove), then "ongoing" with one database left; after movePrimary
+// dbsToMove; a new database is not placed on sh1), then "ongoing" with
+// one database left; after movePrimary
 // "completed", and config.shards no longer lists it; rs's documents are
 // all readable through the router. An unknown shard is ShardNotFound, the
 // last shard IllegalOperation.
@@ -46,6 +47,16 @@ func TestRemoveShard(t *testing.T) {
 	}
 	if !shardDraining(t, cl, "sh1") {
 		t.Fatal("config.shards does not mark sh1 draining")
+	}
+	// sh0 is the primary of two databases, sh1 of one: a new database
+	// would go to sh1, but not while it drains.
+	for _, db := range []string{"x1", "x2"} {
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "enableSharding", Value: db}, {Key: "primaryShard", Value: "sh0"}}).Err(), "enableSharding %s", db)
+	}
+	_, err = cl.Database("newdb").Collection("c").InsertOne(ctxT(t), bson.D{{Key: "a", Value: 1}})
+	must(t, err, "insert into a new database")
+	if p := dbVersion(t, cl, "newdb").Primary; p != "sh0" {
+		t.Fatalf("a new database was placed on %s while sh1 drains, want sh0", p)
 	}
 	var ongoing struct {
 		State     string

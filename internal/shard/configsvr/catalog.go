@@ -97,6 +97,9 @@ func (c *Catalog) CreateDatabase(ctx context.Context, name, primary string) (Dat
 	}
 	if primary == "" {
 		shards, err := c.Shards(ctx)
+		if err == nil {
+			shards, err = c.withoutDraining(ctx, shards) // topology.go
+		}
 		if err != nil {
 			return Database{}, err
 		}

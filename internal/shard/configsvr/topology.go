@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -62,6 +63,22 @@ func (c *Catalog) DrainingShards(ctx context.Context) ([]string, error) {
 	for _, d := range docs {
 		id, _ := bsonx.Get(d, "_id")
 		if s, ok := id.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// withoutDraining drops the shards removeShard is draining: a new
+// database is never placed on one (as MongoDB's primary choice).
+func (c *Catalog) withoutDraining(ctx context.Context, shards []Shard) ([]Shard, error) {
+	draining, err := c.DrainingShards(ctx)
+	if err != nil || len(draining) == 0 {
+		return shards, err
+	}
+	out := make([]Shard, 0, len(shards))
+	for _, s := range shards {
+		if !slices.Contains(draining, s.ID) {
 			out = append(out, s)
 		}
 	}

@@ -22,9 +22,9 @@ import (
 // Removing the last shard is IllegalOperation; an unknown one
 // ShardNotFound.
 //
-// TODO(#12): new databases may still be placed on a draining shard
-// (configsvr.PickPrimary does not skip it); the shard's own data is left
-// on its processes (relaydb cluster remove-shard stops them).
+// A new database is never placed on a draining shard.
+// TODO(#12): the shard's own data is left on its processes (relaydb
+// cluster remove-shard stops them).
 
 const removeShardNote = "you need to call moveprimary for these databases or drop them"
 
