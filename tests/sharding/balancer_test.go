@@ -25,7 +25,8 @@ const (
 // collection whose ~6 MB sit in one chunk on one shard, chunk size 1 MB
 // (config.settings chunksize). Stopped, it counts rounds and changes
 // nothing; the shard commands it relies on (autoSplitVector,
-// _shardsvrGetStatsForBalancing) answer as MongoDB's; started, it splits
+// _shardsvrGetStatsForBalancing) answer as MongoDB's; started outside
+// its active window, it changes nothing either; started, it splits
 // the chunk (never moving more than 1 MB at once) and moves ranges until
 // the shards differ by at most three chunk sizes, with every document
 // still read once through the router; stopped again, nothing moves.
@@ -66,8 +67,22 @@ func TestBalancer(t *testing.T) {
 			}
 		}
 	})
-	t.Run("balances", func(t *testing.T) {
+	t.Run("outsideTheWindow", func(t *testing.T) {
+		// Started, but the active window (config server's local time) is
+		// two hours from now: rounds run, nothing moves.
+		from, to := time.Now().Add(2*time.Hour), time.Now().Add(3*time.Hour)
+		setWindow(t, cfg, bson.D{{Key: "start", Value: from.Format("15:04")}, {Key: "stop", Value: to.Format("15:04")}})
 		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "balancerStart", Value: 1}}).Err(), "balancerStart")
+		before := chunkOwners(t, cl)
+		if st := waitRounds(t, admin, 3); st["mode"] != "full" || st["lastError"] != "" {
+			t.Fatalf("balancerStatus outside the window: %v", st)
+		}
+		if after := chunkOwners(t, cl); strings.Join(after, ",") != strings.Join(before, ",") {
+			t.Fatalf("chunks changed outside the window: %v -> %v", before, after)
+		}
+	})
+	t.Run("balances", func(t *testing.T) {
+		setWindow(t, cfg, nil)
 		start, deadline := time.Now(), time.Now().Add(90*time.Second)
 		for {
 			a, b := shardCollSize(t, tp.shardClient(t, "sh0")), shardCollSize(t, tp.shardClient(t, "sh1"))
@@ -106,6 +121,18 @@ func TestBalancer(t *testing.T) {
 			t.Fatalf("chunks changed after balancerStop: %v -> %v", before, after)
 		}
 	})
+}
+
+// setWindow sets (or, when nil, unsets) config.settings' balancer
+// activeWindow on the config server.
+func setWindow(t *testing.T, cfg *mongo.Client, w bson.D) {
+	t.Helper()
+	u := bson.D{{Key: "$unset", Value: bson.D{{Key: "activeWindow", Value: 1}}}}
+	if w != nil {
+		u = bson.D{{Key: "$set", Value: bson.D{{Key: "activeWindow", Value: w}}}}
+	}
+	_, err := cfg.Database("config").Collection("settings").UpdateOne(ctxT(t), bson.D{{Key: "_id", Value: "balancer"}}, u, options.UpdateOne().SetUpsert(true))
+	must(t, err, "config.settings activeWindow")
 }
 
 // bsonDocBytes is the BSON size of one inserted document (all are alike
