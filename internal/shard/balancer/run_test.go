@@ -309,3 +309,42 @@ func TestWindowAndConfig(t *testing.T) {
 func window(start, stop string) bson.D {
 	return bson.D{{Key: "activeWindow", Value: bson.D{{Key: "start", Value: start}, {Key: "stop", Value: stop}}}}
 }
+
+// blockingShards is a ShardClient whose MoveRange waits for its context:
+// a migration that a step-down must cut short.
+type blockingShards struct {
+	fakeShards
+	started chan struct{}
+}
+
+func (b *blockingShards) MoveRange(ctx context.Context, _ Shard, _ MoveRange) error {
+	close(b.started)
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestStepDownCancelsRound: a member that stops being primary during a
+// round cancels the migrations it is waiting for.
+func TestStepDownCancelsRound(t *testing.T) {
+	cl := &fakeCluster{cfg: Config{Mode: "full", ChunkSize: mb}, shards: []Shard{{ID: "sh0"}, {ID: "sh1"}},
+		colls: map[string]*CollectionInfo{"db.c": {CM: testCM(t, "db.c", nil, "sh0")}}}
+	sh := &blockingShards{fakeShards: fakeShards{cluster: cl, stats: map[string]map[string]CollStats{"sh0": {"db.c": {Size: 10 * mb}}}},
+		started: make(chan struct{})}
+	var mu sync.Mutex
+	primary := true
+	b := New(Options{Cluster: cl, Shards: sh, IsPrimary: func() bool { mu.Lock(); defer mu.Unlock(); return primary }})
+	done := make(chan RoundResult)
+	go func() { done <- b.RunRound(context.Background()) }()
+	<-sh.started
+	mu.Lock()
+	primary = false
+	mu.Unlock()
+	select {
+	case r := <-done:
+		if !errors.Is(r.Err, context.Canceled) {
+			t.Fatalf("round error %v, want the cancellation", r.Err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the round went on after the step-down")
+	}
+}
