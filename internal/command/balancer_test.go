@@ -116,3 +116,18 @@ func TestStatementKeys(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLoadSample is the shard's per-command cost of load sampling
+// (the metadata lookup aside): a find by key's statement keys and Record.
+func BenchmarkLoadSample(b *testing.B) {
+	p, _ := key.Parse(bson.D{{Key: "x", Value: int32(1)}})
+	l := NewLoadSampler(func() time.Duration { return 10 * time.Second })
+	cmd := bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "x", Value: int32(42)}}}}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			n, keys := statementKeys(p, "find", cmd)
+			l.Record("db.c", n, keys...)
+		}
+	})
+}
