@@ -32,7 +32,11 @@ import (
 //
 // Deleted entries leave storage tombstones that the next batch's scan
 // from lo steps over until compaction, as MongoDB's range deleter's
-// does over WiredTiger's deleted entries.
+// does over WiredTiger's deleted entries: emptying a 30000-document range
+// in batches of 128, a batch grows from 2 ms to 8 ms (1.55 s in all).
+// TODO(#12): start each batch at the greatest key the previous one
+// deleted (DeleteBatch returning it), with a last pass from lo for
+// documents written behind, so the whole range costs O(range).
 
 // rangeIndex returns col's index usable to find the documents of a range
 // of p, or nil.
