@@ -30,7 +30,9 @@ import (
 // bytes on) is decided from its bytes when the filter is a RawOwner, so
 // the filter does not decode it either.
 //
-// TODO(#12): aggregate's explain does not show the stage.
+// Explain shows the stage (SHARDING_FILTER) for finds, counts, distinct,
+// writes and aggregates: a router explains an aggregate as {explain:
+// {aggregate}}, whose plan is the leading $match's.
 type OwnershipFilter interface {
 	// Owns reports whether doc's shard key is in a chunk this shard owns.
 	// An error (a document that has no valid shard key) ends the read.

@@ -40,6 +40,18 @@ func TestOrphansWrites(t *testing.T) {
 				}
 			}
 		}
+		agg := runExplain(t, db, bson.D{{Key: "aggregate", Value: s.coll}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "g", Value: 1}}}}}},
+			{Key: "cursor", Value: bson.D{}}})
+		shards, err := agg.Lookup("shards").Document().Elements()
+		must(t, err, "explain aggregate: shards of %s", agg)
+		if len(shards) != 2 {
+			t.Fatalf("explain aggregate: %d shards: %s", len(shards), agg)
+		}
+		for _, sh := range shards {
+			if st := sh.Value().Document().Lookup("queryPlanner", "winningPlan", "stage"); st.StringValue() != "SHARDING_FILTER" {
+				t.Fatalf("explain aggregate on %s: %s", sh.Key(), sh.Value())
+			}
+		}
 		if n := s.orphanCount(t, "sh0") + s.orphanCount(t, "sh1"); n != 3 {
 			t.Fatalf("explain changed orphans: %d left", n)
 		}
