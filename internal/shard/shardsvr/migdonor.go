@@ -48,6 +48,8 @@ type donorRun struct {
 	src     *CloneSource
 	inCrit  time.Time
 	res     MoveResult
+	steps   []any // slog attributes: each action's start, since the first
+	began   time.Time
 }
 
 // migrationOptions bound a migration.
@@ -138,6 +140,8 @@ func (r *donorRun) drive(ctx context.Context, c *migrate.Coordinator, queue []mi
 		queue = queue[1:]
 		if a.Kind == migrate.Finish {
 			r.res.Decision, r.res.Reason = a.Decision, a.Reason
+			r.m.opts.Logger.Info("migration finished", append([]any{"ns", r.req.NS, "range", r.chunk.Range(), "to", r.req.ToShard,
+				"decision", a.Decision.String(), "reason", a.Reason, "took", time.Since(r.began).Round(time.Millisecond).String()}, r.steps...)...)
 			if a.Decision != migrate.Committed {
 				return mongoerr.New(mongoerr.OperationFailed, "migration of %s %s to %s aborted: %s", r.req.NS, r.chunk.Range(), r.req.ToShard, a.Reason)
 			}
@@ -151,6 +155,10 @@ func (r *donorRun) drive(ctx context.Context, c *migrate.Coordinator, queue []mi
 		if !r.m.opts.IsPrimary() {
 			return mongoerr.New(mongoerr.InterruptedDueToReplStateChange, "the donor stepped down during the migration of %s %s; its next primary recovers it", r.req.NS, r.chunk.Range())
 		}
+		if r.began.IsZero() {
+			r.began = time.Now()
+		}
+		r.steps = append(r.steps, a.Kind.String(), time.Since(r.began).Round(time.Millisecond).String())
 		if ev, ok := r.do(ctx, a); ok {
 			queue = append(queue, c.Step(ev, time.Now())...)
 		}

@@ -147,7 +147,13 @@ func (r *donorRun) deleteDonorRange(ctx context.Context) {
 	if r.req.WaitForDelete {
 		when = "now"
 	}
-	if _, err := r.m.opts.Ranges.Schedule(ctx, r.req.NS, r.chunk.Min, r.chunk.Max, when); err != nil {
+	var err error
+	if r.src != nil {
+		_, err = r.m.opts.Ranges.ScheduleCounted(ctx, r.req.NS, r.chunk.Min, r.chunk.Max, when, r.src.Stats().Docs)
+	} else {
+		_, err = r.m.opts.Ranges.Schedule(ctx, r.req.NS, r.chunk.Min, r.chunk.Max, when)
+	}
+	if err != nil {
 		r.m.opts.Logger.Warn("migration: scheduling the donor's range deletion", "ns", r.req.NS, "range", r.chunk.Range(), "err", err)
 	} else if r.req.WaitForDelete {
 		_ = r.m.opts.Ranges.Wait(ctx, r.req.NS)

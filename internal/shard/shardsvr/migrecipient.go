@@ -9,7 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
-	"github.com/relaydb/relaydb/internal/exec"
+	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/shard/key"
 	"github.com/relaydb/relaydb/internal/shard/routing"
@@ -64,7 +64,6 @@ type recipient struct {
 	state   string
 	errmsg  string
 	cloned  int64
-	bytes   int64
 	mods    int64
 	pending int64 // bytes in the last mods reply
 	lastTS  bson.Timestamp
@@ -79,7 +78,7 @@ func (r *recipient) status() bson.D {
 		{Key: "sessionId", Value: r.req.SessionID}, {Key: "ns", Value: r.req.NS}, {Key: "from", Value: r.req.From},
 		{Key: "fromShardId", Value: r.req.FromShard}, {Key: "min", Value: r.req.Min}, {Key: "max", Value: r.req.Max},
 		{Key: "state", Value: r.state},
-		{Key: "counts", Value: bson.D{{Key: "cloned", Value: r.cloned}, {Key: "clonedBytes", Value: r.bytes}, {Key: "catchup", Value: r.mods}}},
+		{Key: "counts", Value: bson.D{{Key: "cloned", Value: r.cloned}, {Key: "catchup", Value: r.mods}}},
 		{Key: "pendingBytes", Value: r.pending},
 	}
 	if r.errmsg != "" {
@@ -246,83 +245,102 @@ func (m *Migrations) emptyRange(ctx context.Context, req RecvStart) error {
 	return nil
 }
 
-// cloneAll pulls _migrateClone batches until an empty one.
+// cloneAll pulls _migrateClone batches until an empty one; the next
+// batch is fetched while the last one is written (at most two batches of
+// cloneBatchBytes are held).
 func (m *Migrations) cloneAll(ctx context.Context, r *recipient) error {
-	for {
-		reply, err := m.run(ctx, r.req.From, bson.D{{Key: "_migrateClone", Value: 1}, {Key: "sessionId", Value: r.req.SessionID}}, true)
-		if err != nil {
-			return fmt.Errorf("_migrateClone: %w", err)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type batch struct {
+		docs []bson.D
+		err  error
+	}
+	batches := make(chan batch, 1)
+	go func() {
+		defer close(batches)
+		for ctx.Err() == nil {
+			reply, err := m.run(ctx, r.req.From, bson.D{{Key: "_migrateClone", Value: 1}, {Key: "sessionId", Value: r.req.SessionID}}, true)
+			if err != nil {
+				err = fmt.Errorf("_migrateClone: %w", err)
+			}
+			var docs []bson.D
+			if err == nil {
+				docs, err = rawDocs(reply, "objects")
+			}
+			select {
+			case batches <- batch{docs, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil || len(docs) == 0 {
+				return
+			}
 		}
-		docs, err := rawDocs(reply, "objects")
-		if err != nil {
-			return err
+	}()
+	for b := range batches {
+		if b.err != nil {
+			return b.err
 		}
-		if len(docs) == 0 {
+		if len(b.docs) == 0 {
 			return nil
 		}
-		if err := m.writeDocs(ctx, r, docs); err != nil {
+		if err := m.writeDocs(ctx, r, b.docs); err != nil {
 			return err
 		}
-		var n int64
-		for _, d := range docs {
-			n += int64(len(d))
-		}
-		r.set(func(r *recipient) { r.cloned += int64(len(docs)); r.bytes += n })
+		r.set(func(r *recipient) { r.cloned += int64(len(b.docs)) })
 	}
+	return ctx.Err()
 }
 
-// writeDocs inserts docs; one already here (written by a mod) is replaced.
+// applyBatch is how many documents one local write batch holds: the
+// catalog's write lock is held while it commits, so other writes on this
+// shard wait at most for one batch.
+const applyBatch = 256
+
+// writeDocs writes docs, replacing any document with the same _id.
 func (m *Migrations) writeDocs(ctx context.Context, r *recipient, docs []bson.D) error {
-	if err := ctx.Err(); err != nil {
+	coll, err := m.recipientColl(r)
+	if err != nil {
 		return err
 	}
-	db, name := splitNS(r.req.NS)
-	res := m.opts.Eng.Insert(db, name, docs, false, nil)
-	r.noteTS(res)
-	var again []bson.D
-	for _, we := range res.Errors {
-		if !mongoerr.Is(we.Err, mongoerr.DuplicateKey) {
-			return fmt.Errorf("clone insert: %w", we.Err)
+	for start := 0; start < len(docs); start += applyBatch {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		again = append(again, docs[we.Index])
-	}
-	if len(again) == 0 {
-		return nil
-	}
-	ids := make(bson.A, len(again))
-	for i, d := range again {
-		ids[i], _ = bsonx.Get(d, "_id")
-	}
-	if err := m.deleteIDs(r, ids); err != nil {
-		return err
-	}
-	res = m.opts.Eng.Insert(db, name, again, false, nil)
-	r.noteTS(res)
-	if len(res.Errors) > 0 {
-		return fmt.Errorf("clone replace: %w", res.Errors[0].Err)
+		res, err := m.opts.Eng.Catalog().PutDocuments(coll, docs[start:min(start+applyBatch, len(docs))])
+		if err != nil {
+			return fmt.Errorf("clone write: %w", err)
+		}
+		r.noteTS(res.TS)
 	}
 	return nil
 }
 
 func (m *Migrations) deleteIDs(r *recipient, ids bson.A) error {
-	if len(ids) == 0 {
-		return nil
+	coll, err := m.recipientColl(r)
+	if err != nil {
+		return err
 	}
-	db, name := splitNS(r.req.NS)
-	q := bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}}
-	res := m.opts.Eng.Delete(db, name, []exec.DeleteStmt{{Q: q}}, true, nil, nil)
-	r.noteTS(res)
-	if len(res.Errors) > 0 {
-		return fmt.Errorf("apply deletes: %w", res.Errors[0].Err)
+	for start := 0; start < len(ids); start += applyBatch {
+		res, err := m.opts.Eng.Catalog().DeleteDocuments(coll, ids[start:min(start+applyBatch, len(ids))])
+		if err != nil {
+			return fmt.Errorf("apply deletes: %w", err)
+		}
+		r.noteTS(res.TS)
 	}
 	return nil
 }
 
-func (r *recipient) noteTS(res *exec.WriteResult) {
-	if !res.Last.TS.IsZero() {
+func (m *Migrations) recipientColl(r *recipient) (*catalog.Collection, error) {
+	db, name := splitNS(r.req.NS)
+	return m.opts.Eng.CollectionForWrite(db, name)
+}
+
+func (r *recipient) noteTS(ts bson.Timestamp) {
+	if !ts.IsZero() {
 		r.set(func(r *recipient) {
-			if res.Last.TS.After(r.lastTS) {
-				r.lastTS = res.Last.TS
+			if ts.After(r.lastTS) {
+				r.lastTS = ts
 			}
 		})
 	}

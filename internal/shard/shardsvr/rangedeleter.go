@@ -117,6 +117,18 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // bounds shard keys of its pattern with lo < hi; whether this shard owns
 // the range is checked when the task runs.
 func (r *RangeDeleter) Schedule(ctx context.Context, ns string, lo, hi bson.D, when string) (RangeTask, error) {
+	return r.schedule(ctx, ns, lo, hi, when, -1)
+}
+
+// ScheduleCounted is Schedule for a caller that knows how many documents
+// the range holds (a migration's donor: what it cloned), so the range is
+// not counted again.
+func (r *RangeDeleter) ScheduleCounted(ctx context.Context, ns string, lo, hi bson.D, when string, n int64) (RangeTask, error) {
+	return r.schedule(ctx, ns, lo, hi, when, n)
+}
+
+// schedule persists a task; n < 0 counts the range's documents.
+func (r *RangeDeleter) schedule(ctx context.Context, ns string, lo, hi bson.D, when string, n int64) (RangeTask, error) {
 	if err := checkWhen(when); err != nil {
 		return RangeTask{}, err
 	}
@@ -130,9 +142,10 @@ func (r *RangeDeleter) Schedule(ctx context.Context, ns string, lo, hi bson.D, w
 	if err := checkBounds(cm.Pattern(), lo, hi); err != nil {
 		return RangeTask{}, err
 	}
-	n, err := r.opts.Store.CountRange(ctx, ns, cm.Pattern(), lo, hi)
-	if err != nil {
-		return RangeTask{}, err
+	if n < 0 {
+		if n, err = r.opts.Store.CountRange(ctx, ns, cm.Pattern(), lo, hi); err != nil {
+			return RangeTask{}, err
+		}
 	}
 	t := RangeTask{ID: newUUID(), NS: ns, CollectionUUID: cm.Collection().UUID, Min: lo, Max: hi,
 		WhenToClean: when, NumOrphanDocs: n, Scheduled: r.opts.Now()}
