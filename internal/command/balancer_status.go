@@ -60,3 +60,30 @@ func configsvrBalancerStatus(c *Ctx, _ *request.ConfigsvrBalancerStatus) (bson.D
 		{Key: "lastMoves", Value: moves},
 	}, nil
 }
+
+// configsvrBalancerCollectionStatus answers balancerCollectionStatus for
+// a namespace (balancer.Balancer.CollectionStatus): chunkSize in MB,
+// balancerCompliant and, when not, firstComplianceViolation.
+func configsvrBalancerCollectionStatus(c *Ctx, r *request.ConfigsvrBalancerCollectionStatus) (bson.D, error) {
+	if c.D.info.ClusterRole != "configsvr" {
+		return nil, mongoerr.New(mongoerr.IllegalOperation, "%s can only be run on config servers", c.Name)
+	}
+	if err := checkNS(r.NS); err != nil {
+		return nil, err
+	}
+	b := balancerOf(c.D)
+	if b == nil {
+		return nil, mongoerr.New(mongoerr.IllegalOperation, "%s: this config server runs no balancer", c.Name)
+	}
+	ctx, cancel := c.replContext()
+	defer cancel()
+	st, err := b.CollectionStatus(ctx, r.NS)
+	if err != nil {
+		return nil, err
+	}
+	out := bson.D{{Key: "chunkSize", Value: st.ChunkSizeMB}, {Key: "balancerCompliant", Value: st.Compliant}}
+	if !st.Compliant {
+		out = append(out, bson.E{Key: "firstComplianceViolation", Value: st.Violation})
+	}
+	return out, nil
+}

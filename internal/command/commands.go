@@ -27,6 +27,7 @@ import (
 // (writeconcern.go, readconcern_parse.go, retry.go). Fields typed any are
 // accepted as sent because relaydb reads them leniently or not at all.
 var commands = []*Command{
+	{Name: "_configsvrBalancerCollectionStatus", AdminOnly: true, Help: "whether the balancer would move a collection's ranges now, on the config server primary", Def: typed(configsvrBalancerCollectionStatus)},
 	{Name: "_configsvrBalancerStatus", AdminOnly: true, Help: "the balancer's mode and rounds, on the config server primary", Def: typed(configsvrBalancerStatus)},
 	{Name: "_configsvrCommitChunkMigration", AdminOnly: true, Help: "a config server's commit of a chunk migration into config.chunks", Def: typed(configsvrCommitChunkMigration)},
 	{Name: "_configsvrEnsureChunkVersionIsGreaterThan", AdminOnly: true, Help: "a config server's fence of a migration commit: bumps a chunk's version", Def: typed(configsvrEnsureChunkVersionIsGreaterThan)},

@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -117,4 +118,13 @@ func abs64(x int64) int64 {
 		return -x
 	}
 	return x
+}
+
+// collectionStatus renders balancerCollectionStatus's reply as
+// "chunkSize balancerCompliant firstComplianceViolation".
+func collectionStatus(t *testing.T, admin *mongo.Database, ns string) string {
+	t.Helper()
+	var st bson.M
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "balancerCollectionStatus", Value: ns}}).Decode(&st), "balancerCollectionStatus")
+	return fmt.Sprint(st["chunkSize"], " ", st["balancerCompliant"], " ", st["firstComplianceViolation"])
 }

@@ -30,6 +30,8 @@ const (
 // the chunk (never moving more than 1 MB at once) and moves ranges until
 // the shards differ by at most three chunk sizes, with every document
 // still read once through the router; stopped again, nothing moves.
+// balancerCollectionStatus says chunksImbalance before and compliant
+// after.
 func TestBalancer(t *testing.T) {
 	tp := startTopo(t)
 	cl, _ := connectRouter(t, tp)
@@ -56,6 +58,13 @@ func TestBalancer(t *testing.T) {
 		}
 		if after := chunkOwners(t, cl); strings.Join(after, ",") != strings.Join(before, ",") {
 			t.Fatalf("chunks changed while stopped: %v -> %v", before, after)
+		}
+		if got := collectionStatus(t, admin, "bal.c"); got != "1 false chunksImbalance" {
+			t.Errorf("balancerCollectionStatus before balancing: %s", got)
+		}
+		err := admin.RunCommand(ctxT(t), bson.D{{Key: "balancerCollectionStatus", Value: "bal.none"}}).Err()
+		if errCode(err) != 118 { // NamespaceNotSharded
+			t.Errorf("balancerCollectionStatus of an unsharded collection: %v", err)
 		}
 	})
 	t.Run("autoSplitVector", func(t *testing.T) { checkAutoSplitVector(t, tp.shardClient(t, owner)) })
@@ -109,6 +118,9 @@ func TestBalancer(t *testing.T) {
 		}
 		if st["mode"] != "full" {
 			t.Errorf("balancerStatus while started: %v", st)
+		}
+		if got := collectionStatus(t, admin, "bal.c"); got != "1 true <nil>" {
+			t.Errorf("balancerCollectionStatus after balancing: %s", got)
 		}
 		if owners := chunkOwners(t, cl); len(owners) < 3 {
 			t.Errorf("chunks after balancing: %v (a 6 MB chunk must be split before it moves)", owners)

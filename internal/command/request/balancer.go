@@ -41,3 +41,13 @@ type ConfigsvrBalancerStatus struct {
 	cmdspec.Cmd `cmd:"_configsvrBalancerStatus" roles:"primary,secondary"`
 	Ignored     any `cmd:",command"`
 }
+
+// ConfigsvrBalancerCollectionStatus is MongoDB's
+// _configsvrBalancerCollectionStatus, which a router's
+// balancerCollectionStatus forwards to the config server primary:
+// {chunkSize (MB), balancerCompliant, firstComplianceViolation}. It
+// writes nothing.
+type ConfigsvrBalancerCollectionStatus struct {
+	cmdspec.Cmd `cmd:"_configsvrBalancerCollectionStatus" roles:"primary,secondary"`
+	NS          string `cmd:",command"`
+}

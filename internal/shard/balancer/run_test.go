@@ -348,3 +348,34 @@ func TestStepDownCancelsRound(t *testing.T) {
 		t.Fatal("the round went on after the step-down")
 	}
 }
+
+func TestCollectionStatus(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		shards []Shard
+		sizes  map[string]map[string]CollStats
+		ns     string
+		want   string
+	}{
+		{name: "balanced", shards: []Shard{{ID: "sh0"}, {ID: "sh1"}}, ns: "db.c",
+			sizes: map[string]map[string]CollStats{"sh0": {"db.c": {Size: 2 * mb}}}, want: "{1 true }"},
+		{name: "imbalanced", shards: []Shard{{ID: "sh0"}, {ID: "sh1"}}, ns: "db.c",
+			sizes: map[string]map[string]CollStats{"sh0": {"db.c": {Size: 9 * mb}}}, want: "{1 false chunksImbalance}"},
+		{name: "draining", shards: []Shard{{ID: "sh0", Draining: true}, {ID: "sh1"}}, ns: "db.c", want: "{1 false draining}"},
+		{name: "not sharded", shards: []Shard{{ID: "sh0"}}, ns: "db.other", want: "NamespaceNotSharded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cl := &fakeCluster{cfg: Config{Mode: "full", ChunkSize: mb}, shards: tc.shards,
+				colls: map[string]*CollectionInfo{"db.c": {CM: testCM(t, "db.c", nil, "sh0")}}}
+			b := New(Options{Cluster: cl, Shards: &fakeShards{cluster: cl, stats: tc.sizes}})
+			st, err := b.CollectionStatus(context.Background(), tc.ns)
+			got := fmt.Sprint(st)
+			if err != nil {
+				got = err.Error()
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Fatalf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -4,12 +4,14 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 func init() {
 	localCommands["balancerStatus"] = handler{fn: balancerStatus, adminOnly: true}
 	localCommands["balancerStart"] = handler{fn: balancerMode("full"), adminOnly: true}
 	localCommands["balancerStop"] = handler{fn: balancerMode("off"), adminOnly: true}
+	localCommands["balancerCollectionStatus"] = handler{fn: balancerCollectionStatus, adminOnly: true}
 }
 
 // balancerStatusFields are what balancerStatus answers: MongoDB's mode,
@@ -49,4 +51,25 @@ func balancerMode(mode string) func(c *call) (bson.D, error) {
 		}
 		return bson.D{}, c.r.meta.SetBalancerMode(c.ctx, mode)
 	}
+}
+
+// balancerCollectionStatus forwards {balancerCollectionStatus: "db.c"}
+// to the config server primary (_configsvrBalancerCollectionStatus), as
+// mongos does; sh.balancerCollectionStatus() sends it.
+func balancerCollectionStatus(c *call) (bson.D, error) {
+	ns, ok := c.cmd[0].Value.(string)
+	if !ok {
+		return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'balancerCollectionStatus' is the wrong type '%s', expected type 'string'", typeName(c.cmd[0].Value))
+	}
+	reply, err := configRunner{c.r}.Run(c.ctx, "admin", bson.D{{Key: "_configsvrBalancerCollectionStatus", Value: ns}})
+	if err != nil {
+		return nil, err
+	}
+	out := bson.D{}
+	for _, f := range []string{"chunkSize", "balancerCompliant", "firstComplianceViolation"} {
+		if v, ok := bsonx.Get(reply, f); ok {
+			out = append(out, bson.E{Key: f, Value: v})
+		}
+	}
+	return out, nil
 }
