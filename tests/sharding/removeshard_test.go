@@ -11,8 +11,8 @@ import (
 )
 
 // TestRemoveShard: removing sh1, which owns no chunk and is the primary of
-// database rs, answers "started" (draining: true in config.shards, rs in
-// dbsToMove; a new database is not placed on sh1), then "ongoing" with
+// database rs, answers "started" (draining: true in config.shards and
+// listShards, rs in dbsToMove; a new database is not placed on sh1), then "ongoing" with
 // one database left; after movePrimary
 // "completed", and config.shards no longer lists it; rs's documents are
 // all readable through the router. An unknown shard is ShardNotFound, the
@@ -47,6 +47,16 @@ func TestRemoveShard(t *testing.T) {
 	}
 	if !shardDraining(t, cl, "sh1") {
 		t.Fatal("config.shards does not mark sh1 draining")
+	}
+	var ls struct {
+		Shards []struct {
+			ID       string `bson:"_id"`
+			Draining bool   `bson:"draining"`
+		}
+	}
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "listShards", Value: 1}}).Decode(&ls), "listShards")
+	if len(ls.Shards) != 2 || ls.Shards[0].Draining || !ls.Shards[1].Draining {
+		t.Fatalf("listShards while sh1 drains: %+v, want draining: true on sh1 only", ls.Shards)
 	}
 	// sh0 is the primary of two databases, sh1 of one: a new database
 	// would go to sh1, but not while it drains.

@@ -213,15 +213,23 @@ func dbNames(listDatabasesReply bson.D) []string {
 	return out
 }
 
-// listShards answers {shards: [{_id, host, state}], ok: 1}.
+// listShards answers {shards: [{_id, host, state[, draining: true]}], ok: 1}.
 func listShards(c *call) (bson.D, error) {
 	shards, err := c.r.meta.Shards(c.ctx)
 	if err != nil {
 		return nil, err
 	}
+	draining, err := c.r.meta.DrainingShards(c.ctx)
+	if err != nil {
+		return nil, err
+	}
 	arr := bson.A{}
 	for _, s := range shards {
-		arr = append(arr, s.Doc())
+		d := s.Doc()
+		if slices.Contains(draining, s.ID) { // removeShard (removeshard.go)
+			d = append(d, bson.E{Key: "draining", Value: true})
+		}
+		arr = append(arr, d)
 	}
 	return bson.D{{Key: "shards", Value: arr}}, nil
 }
