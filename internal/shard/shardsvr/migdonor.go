@@ -141,7 +141,7 @@ func (r *donorRun) drive(ctx context.Context, c *migrate.Coordinator, queue []mi
 		if a.Kind == migrate.Finish {
 			r.res.Decision, r.res.Reason = a.Decision, a.Reason
 			r.m.opts.Logger.Info("migration finished", append([]any{"ns", r.req.NS, "range", r.chunk.Range(), "to", r.req.ToShard,
-				"decision", a.Decision.String(), "reason", a.Reason, "took", time.Since(r.began).Round(time.Millisecond).String()}, r.steps...)...)
+				"decision", a.Decision.String(), "reason", a.Reason, "took", time.Since(r.began).Round(time.Millisecond).String()}, append(r.cloneAttrs(), r.steps...)...)...)
 			if a.Decision != migrate.Committed {
 				return mongoerr.New(mongoerr.OperationFailed, "migration of %s %s to %s aborted: %s", r.req.NS, r.chunk.Range(), r.req.ToShard, a.Reason)
 			}
