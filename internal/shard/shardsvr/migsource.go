@@ -17,10 +17,12 @@ import (
 
 // The donor's side of a migration's data transfer (MongoDB's
 // MigrationChunkClonerSource, answering _migrateClone and _transferMods):
-//   - the clone is one point-in-time scan of the collection taken after
-//     the oplog's visibility point V was read, so every write at or
-//     before V is in it; it yields the documents whose shard key is in
-//     the range, in batches of bounded size;
+//   - the clone is one point-in-time scan taken after the oplog's
+//     visibility point V was read, so every write at or before V is in
+//     it: of the shard key index between the range's bounds (the range
+//     deleter's rangeIndex), or of the whole collection without one; it
+//     yields the documents whose shard key is in the range, in batches of
+//     bounded size;
 //   - the mods are the oplog entries of the namespace after V, read in
 //     order: each names a document (_id), and the reply carries that
 //     document as it is now when it is in the range ("reload") or its _id
@@ -70,7 +72,12 @@ func NewCloneSource(cat *catalog.Catalog, ns string, p key.Pattern, lo, hi bson.
 	}
 	s := &CloneSource{ns: ns, coll: coll, log: cat.Oplog(), p: p, lo: lo, hi: hi, queued: map[string]bool{}}
 	s.after = s.log.Visible()
-	s.it = coll.Scan(false)
+	if idx := rangeIndex(coll, p); idx != nil {
+		blo, bhi := rangeBytes(lo, hi)
+		s.it = coll.ScanIndex(idx, blo, bhi, false)
+	} else {
+		s.it = coll.Scan(false) // no usable shard key index: every document is looked at
+	}
 	return s, nil
 }
 
