@@ -133,6 +133,25 @@ func TestClusterAddRemoveShard(t *testing.T) {
 		}
 	}
 	checkAfterRemoval(t, ctx, cl, dir, sc.Shards[0])
+	var status bytes.Buffer
+	if err := shardedStatus(ctx, dir, &status); err != nil {
+		t.Fatalf("cluster status after the changes: %v\n%s", err, status.String())
+	}
+	if !strings.Contains(status.String(), "app") || !strings.Contains(status.String(), "sh1") {
+		t.Errorf("cluster status after the changes:\n%s", status.String())
+	}
+}
+
+// TestClusterTopologyUsage: bad add-shard/remove-shard command lines exit 2.
+func TestClusterTopologyUsage(t *testing.T) {
+	for _, args := range [][]string{{"add-shard"}, {"remove-shard", "--dir", t.TempDir()}, {"add-shard", "--dir", "/c", "x"}} {
+		if code := clusterMain(args); code != exitBadOptions {
+			t.Errorf("clusterMain(%q) = %d, want %d", args, code, exitBadOptions)
+		}
+	}
+	if code := clusterMain([]string{"add-shard", "--dir", t.TempDir()}); code != exitError {
+		t.Errorf("add-shard on a directory without a cluster = %d, want %d", code, exitError)
+	}
 }
 
 func countShards(t *testing.T, ctx context.Context, cl *mongo.Client) int64 {
