@@ -35,11 +35,14 @@ import (
 // what was copied to the recipient and leaves the database where it was.
 //
 // TODO(#12): the copy goes through the router (MongoDB's recipient pulls
-// it with _shardsvrCloneCatalogData); unversioned DDL (create,
-// createIndexes, collMod) sent during the move is not held; a
-// timeseries collection's buckets are not moved; the operation is not
-// resumed by another router if this one dies (the section ends at its
-// lease, nothing committed).
+// it with _shardsvrCloneCatalogData). DDL (create, createIndexes, collMod,
+// drop), transaction statements and $out/$merge go to the primary shard
+// unversioned, so one sent during the move lands on the old primary (an
+// index or collection made after the listing is left behind): routers
+// should send them with databaseVersion and shards admit them through the
+// database section. A timeseries collection's buckets are not moved. The
+// operation is not resumed by another router if this one dies (the
+// section ends at its lease, nothing committed).
 
 // movePrimaryLease bounds the old primary's critical section between
 // renewals (the section ends by itself if this router dies).
