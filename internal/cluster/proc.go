@@ -67,7 +67,11 @@ func alive(pid int, dbPath string) bool {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err == nil {
 		if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-			return false
+			// A zombie leader whose other threads are still exiting still
+			// holds the process's files (its dbpath lock) until the last
+			// one is gone.
+			tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+			return err == nil && len(tasks) > 1
 		}
 	}
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
