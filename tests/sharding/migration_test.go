@@ -317,3 +317,50 @@ func TestMoveChunkDonorKilled(t *testing.T) {
 	}
 	checkAcked(t, coll, w)
 }
+
+// TestMoveChunkErrors: MongoDB-shaped errors for bad moveChunk/moveRange
+// requests, and a move to the owning shard is a no-op.
+func TestMoveChunkErrors(t *testing.T) {
+	tp := startTopo(t)
+	cl, _ := connectRouter(t, tp)
+	admin := cl.Database("admin")
+	for _, name := range []string{"sh0", "sh1"} {
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "addShard", Value: seed(tp.shards[name])}}).Err(), "addShard %s", name)
+	}
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "mig.c"}, {Key: "key", Value: bson.D{{Key: "x", Value: 1}}}}).Err(), "shardCollection")
+	_, err := cl.Database("mig").Collection("c").InsertOne(ctxT(t), bson.D{{Key: "x", Value: int32(1)}})
+	must(t, err, "insert")
+	owner := chunkOwner(t, tp, "mig.c", 1)
+	x := func(v any) bson.D { return bson.D{{Key: "x", Value: v}} }
+	for _, tc := range []struct {
+		name string
+		cmd  bson.D
+		code int32
+	}{
+		{"unknown shard", bson.D{{Key: "moveChunk", Value: "mig.c"}, {Key: "find", Value: x(int32(1))}, {Key: "to", Value: "nope"}}, 70},
+		{"not sharded", bson.D{{Key: "moveChunk", Value: "mig.other"}, {Key: "find", Value: x(int32(1))}, {Key: "to", Value: "sh1"}}, 118},
+		{"no to", bson.D{{Key: "moveChunk", Value: "mig.c"}, {Key: "find", Value: x(int32(1))}}, 40414},
+		{"find and bounds", bson.D{{Key: "moveChunk", Value: "mig.c"}, {Key: "find", Value: x(int32(1))}, {Key: "bounds", Value: bson.A{x(bson.MinKey{}), x(bson.MaxKey{})}}, {Key: "to", Value: "sh1"}}, 72},
+		{"bounds not a chunk", bson.D{{Key: "moveChunk", Value: "mig.c"}, {Key: "bounds", Value: bson.A{x(int32(0)), x(int32(5))}}, {Key: "to", Value: "sh1"}}, 72},
+		{"find without the key", bson.D{{Key: "moveChunk", Value: "mig.c"}, {Key: "find", Value: bson.D{{Key: "y", Value: 1}}}, {Key: "to", Value: "sh1"}}, 61},
+		{"moveRange without min", bson.D{{Key: "moveRange", Value: "mig.c"}, {Key: "toShard", Value: "sh1"}}, 72},
+		{"moveRange min not a key", bson.D{{Key: "moveRange", Value: "mig.c"}, {Key: "min", Value: bson.D{{Key: "y", Value: 1}}}, {Key: "toShard", Value: "sh1"}}, 72},
+		{"off admin", bson.D{{Key: "moveChunk", Value: "mig.c"}, {Key: "find", Value: x(int32(1))}, {Key: "to", Value: "sh1"}}, 13},
+	} {
+		db := admin
+		if tc.name == "off admin" {
+			db = cl.Database("mig")
+		}
+		wantCode(t, db.RunCommand(ctxT(t), tc.cmd).Err(), tc.code, tc.name)
+	}
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "moveChunk", Value: "mig.c"}, {Key: "find", Value: x(int32(1))}, {Key: "to", Value: owner}}).Err(), "move to the owner")
+	if got := chunkOwner(t, tp, "mig.c", 1); got != owner {
+		t.Fatalf("a move to the owner moved the chunk to %s", got)
+	}
+	// The shard-side commands are refused off a shard.
+	cfg, err := tp.cfg.Client(tp.cfg.Members()[0])
+	must(t, err, "config client")
+	wantCode(t, cfg.Database("admin").RunCommand(ctxT(t), bson.D{{Key: "_shardsvrMoveRange", Value: "mig.c"}, {Key: "toShard", Value: "sh1"},
+		{Key: "min", Value: x(bson.MinKey{})}, {Key: "max", Value: x(bson.MaxKey{})}}).Err(), 203, "_shardsvrMoveRange on a config server")
+	wantCode(t, tp.shardClient(t, owner).Database("admin").RunCommand(ctxT(t), bson.D{{Key: "_migrateClone", Value: 1}, {Key: "sessionId", Value: "none"}}).Err(), 20, "_migrateClone of no session")
+}
