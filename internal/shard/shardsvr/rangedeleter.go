@@ -260,6 +260,7 @@ func (r *RangeDeleter) runTask(ctx context.Context, t RangeTask) error {
 		}
 	}
 	deleted := 0
+	var cur bson.D // where the next batch starts (deleteBatch)
 	for {
 		if !r.opts.IsPrimary() {
 			return errNotPrimary
@@ -272,12 +273,15 @@ func (r *RangeDeleter) runTask(ctx context.Context, t RangeTask) error {
 			r.opts.Logger.Info("range deleter: task dropped", "task", t.String(), "reason", reason)
 			break
 		}
-		n, err := r.opts.Store.DeleteBatch(ctx, t.NS, p, t.Min, t.Max, batchLimit())
+		n, done, err := r.deleteBatch(ctx, t, p, &cur)
 		if err != nil {
 			return fmt.Errorf("delete batch: %w", err)
 		}
-		if n == 0 {
+		if done {
 			break
+		}
+		if n == 0 {
+			continue // the last pass from t.Min
 		}
 		deleted += n
 		if err := r.opts.Store.AddOrphans(ctx, t.ID, -int64(n)); err != nil {

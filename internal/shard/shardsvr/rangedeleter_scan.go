@@ -30,13 +30,12 @@ import (
 // such an index (it was dropped by hand) the store falls back to
 // scanning the collection, rescanning from the start for each batch.
 //
-// Deleted entries leave storage tombstones that the next batch's scan
-// from lo steps over until compaction, as MongoDB's range deleter's
-// does over WiredTiger's deleted entries: emptying a 30000-document range
-// in batches of 128, a batch grows from 2 ms to 8 ms (1.55 s in all).
-// TODO(#12): start each batch at the greatest key the previous one
-// deleted (DeleteBatch returning it), with a last pass from lo for
-// documents written behind, so the whole range costs O(range).
+// Deleted entries leave storage tombstones until compaction, which a scan
+// from lo would step over again in every batch (emptying a 30000-document
+// range in batches of 128, a batch grew from 2 ms to 8 ms, 1.55 s in
+// all): so a task's batch starts at the greatest key the previous one
+// deleted (RangeResumer), with a last pass from lo (a 90000-document range
+// in batches of 128: 1.4-2.3 s instead of 3.5-3.9 s).
 
 // rangeIndex returns col's index usable to find the documents of a range
 // of p, or nil.

@@ -258,7 +258,7 @@ func BenchmarkDeleteBatch(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				n := 0
-				if err := st.rangeDocs("db", "c", p, lo, hi, func(bson.D) bool { n++; return n < 100 }); err != nil || n != 100 {
+				if _, err := st.rangeDocs("db", "c", p, lo, hi, func(bson.D) bool { n++; return n < 100 }); err != nil || n != 100 {
 					b.Fatalf("found %d (%v)", n, err)
 				}
 			}

@@ -79,25 +79,36 @@ func (s EngineRangeStore) Tasks(context.Context) ([]RangeTask, error) {
 
 // DeleteBatch implements RangeStore.
 func (s EngineRangeStore) DeleteBatch(ctx context.Context, ns string, p key.Pattern, lo, hi bson.D, n int) (int, error) {
+	deleted, _, err := s.DeleteBatchFrom(ctx, ns, p, lo, hi, n)
+	return deleted, err
+}
+
+// DeleteBatchFrom implements RangeResumer.
+func (s EngineRangeStore) DeleteBatchFrom(ctx context.Context, ns string, p key.Pattern, from, hi bson.D, n int) (int, bson.D, error) {
 	db, coll := splitNS(ns)
 	var ids bson.A
-	err := s.rangeDocs(db, coll, p, lo, hi, func(d bson.D) bool {
-		ids = append(ids, d[0].Value)
+	var lastDoc bson.D
+	ordered, err := s.rangeDocs(db, coll, p, from, hi, func(d bson.D) bool {
+		ids, lastDoc = append(ids, d[0].Value), d
 		return len(ids) < n
 	})
 	if err != nil || len(ids) == 0 {
-		return 0, err
+		return 0, nil, err
 	}
 	q := bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}}
 	res := s.Eng.Delete(db, coll, []exec.DeleteStmt{{Q: q}}, true, nil, nil)
-	return int(res.N), s.wait(ctx, res)
+	var last bson.D
+	if ordered {
+		last, _ = p.Extract(lastDoc) // in the range, so it has a key
+	}
+	return int(res.N), last, s.wait(ctx, res)
 }
 
 // CountRange implements RangeStore.
 func (s EngineRangeStore) CountRange(_ context.Context, ns string, p key.Pattern, lo, hi bson.D) (int64, error) {
 	db, coll := splitNS(ns)
 	var n int64
-	err := s.rangeDocs(db, coll, p, lo, hi, func(bson.D) bool {
+	_, err := s.rangeDocs(db, coll, p, lo, hi, func(bson.D) bool {
 		n++
 		return true
 	})
@@ -106,18 +117,19 @@ func (s EngineRangeStore) CountRange(_ context.Context, ns string, p key.Pattern
 
 // rangeDocs calls fn with each document of db.coll whose shard key is in
 // [lo, hi) until it returns false: through the shard key index when one
-// is usable, else (the fallback) by scanning the whole collection.
-func (s EngineRangeStore) rangeDocs(db, coll string, p key.Pattern, lo, hi bson.D, fn func(bson.D) bool) error {
+// is usable (in key order: ordered), else (the fallback) by scanning the
+// whole collection.
+func (s EngineRangeStore) rangeDocs(db, coll string, p key.Pattern, lo, hi bson.D, fn func(bson.D) bool) (ordered bool, err error) {
 	inside := func(d bson.D) bool { return !inRange(p, d, lo, hi) || fn(d) }
 	col := s.Eng.Catalog().Collection(db, coll)
 	if col == nil {
-		return nil
+		return false, nil
 	}
 	if idx := rangeIndex(col, p); idx != nil {
 		_, err := scanRange(col, idx, lo, hi, inside)
-		return err
+		return true, err
 	}
-	return s.scan(db, coll, inside)
+	return false, s.scan(db, coll, inside)
 }
 
 // inRange reports whether d's shard key is in [lo, hi); a document
