@@ -1,6 +1,8 @@
 package command
 
 import (
+	"context"
+	"slices"
 	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -40,7 +42,7 @@ func configsvrBalancerStatus(c *Ctx, _ *request.ConfigsvrBalancerStatus) (bson.D
 	}
 	ctx, cancel := c.replContext()
 	defer cancel()
-	cfg, err := balancer.NewConfigCluster(localRunner{d: c.D}).Config(ctx)
+	cfg, err := balancer.NewConfigCluster(secondaryOkRunner{localRunner{d: c.D}}).Config(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -86,4 +88,14 @@ func configsvrBalancerCollectionStatus(c *Ctx, r *request.ConfigsvrBalancerColle
 		out = append(out, bson.E{Key: "firstComplianceViolation", Value: st.Violation})
 	}
 	return out, nil
+}
+
+// secondaryOkRunner is a localRunner whose commands a secondary may
+// serve too ($readPreference primaryPreferred): balancerStatus asked of a
+// config server secondary reads config.settings there.
+type secondaryOkRunner struct{ localRunner }
+
+func (r secondaryOkRunner) Run(ctx context.Context, db string, cmd bson.D) (bson.D, error) {
+	cmd = append(slices.Clone(cmd), bson.E{Key: "$readPreference", Value: bson.D{{Key: "mode", Value: "primaryPreferred"}}})
+	return r.localRunner.Run(ctx, db, cmd)
 }

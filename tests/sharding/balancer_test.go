@@ -11,6 +11,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
+
+	"github.com/relaydb/relaydb/internal/cluster"
+	"github.com/relaydb/relaydb/tests/harness"
 )
 
 // balancerDocs and balancerDocBytes make about 6 MB in one chunk: with a
@@ -288,5 +292,74 @@ func TestBalancerLoadSplit(t *testing.T) {
 	}
 	if n, err := coll.CountDocuments(ctxT(t), bson.D{}); err != nil || n != 1000 {
 		t.Fatalf("count after the load split: %d, %v", n, err)
+	}
+}
+
+// TestBalancerFollowsConfigPrimary: with three config servers, only the
+// primary's balancer runs rounds (the secondaries' count none); after
+// replSetStepDown the old primary's rounds stop and the new primary's
+// start, and balancerStatus through the router reports the new one's.
+func TestBalancerFollowsConfigPrimary(t *testing.T) {
+	sets := startSets(t, []cluster.Spec{
+		{Name: "cfg", Data: 3, ExtraArgs: []string{"--configsvr"}},
+		{Name: "sh0", ExtraArgs: []string{"--shardsvr"}},
+	})
+	cfg, sh0 := sets[0], sets[1]
+	router := harness.StartRouter(t, "cfg/"+cfg.Members()[0].Host)
+	cl, err := mongo.Connect(options.Client().ApplyURI(router.URI()))
+	must(t, err, "connect")
+	t.Cleanup(func() { _ = cl.Disconnect(context.Background()) })
+	admin := cl.Database("admin")
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "addShard", Value: seed(sh0)}}).Err(), "addShard")
+	for _, m := range cfg.Members() {
+		must(t, cfg.RunAdmin(ctxT(t), m, bson.D{{Key: "setParameter", Value: 1}, {Key: "balancerRoundIntervalMS", Value: 100}}, nil), "setParameter on %s", m.Name)
+	}
+	rounds := func(m *cluster.Member) int64 {
+		var st struct {
+			Rounds int64 `bson:"numBalancerRounds"`
+		}
+		c, err := cfg.Client(m)
+		must(t, err, "client of %s", m.Name)
+		must(t, c.Database("admin").RunCommand(ctxT(t), bson.D{{Key: "_configsvrBalancerStatus", Value: 1}},
+			options.RunCmd().SetReadPreference(readpref.SecondaryPreferred())).Decode(&st), "_configsvrBalancerStatus on %s", m.Name)
+		return st.Rounds
+	}
+	old, err := cfg.WaitPrimary(ctxT(t))
+	must(t, err, "config primary")
+	waitRoundsOn(t, rounds, old, 3)
+	for _, m := range cfg.Members() {
+		if m != old && rounds(m) != 0 {
+			t.Fatalf("secondary %s ran balancer rounds", m.Name)
+		}
+	}
+	err = cfg.RunAdmin(ctxT(t), old, bson.D{{Key: "replSetStepDown", Value: 60}, {Key: "secondaryCatchUpPeriodSecs", Value: 10}}, nil)
+	t.Logf("replSetStepDown on %s: %v (a closed connection is allowed)", old.Name, err)
+	var next *cluster.Member
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if p, err := cfg.Primary(ctxT(t)); err == nil && p != old {
+			next = p
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no new config primary in 30 s")
+		}
+	}
+	waitRoundsOn(t, rounds, next, 3)
+	stopped := rounds(old)
+	time.Sleep(time.Second) // ten intervals
+	if n := rounds(old); n != stopped {
+		t.Fatalf("the stepped-down %s ran %d more rounds", old.Name, n-stopped)
+	}
+	waitRounds(t, admin, 2) // the router follows the new primary
+}
+
+// waitRoundsOn waits until member m has run n more balancer rounds.
+func waitRoundsOn(t *testing.T, rounds func(*cluster.Member) int64, m *cluster.Member, n int64) {
+	t.Helper()
+	start := rounds(m)
+	for deadline := time.Now().Add(30 * time.Second); rounds(m) < start+n; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s ran fewer than %d balancer rounds in 30 s", m.Name, n)
+		}
 	}
 }
