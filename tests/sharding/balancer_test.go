@@ -30,7 +30,8 @@ const (
 // (config.settings chunksize). Stopped, it counts rounds and changes
 // nothing; the shard commands it relies on (autoSplitVector,
 // _shardsvrGetStatsForBalancing) answer as MongoDB's; started outside
-// its active window, it changes nothing either; started, it splits
+// its active window, or for a collection with noBalance, it changes
+// nothing either; started, it splits
 // the chunk (never moving more than 1 MB at once) and moves ranges until
 // the shards differ by at most three chunk sizes, with every document
 // still read once through the router; stopped again, nothing moves.
@@ -94,8 +95,19 @@ func TestBalancer(t *testing.T) {
 			t.Fatalf("chunks changed outside the window: %v -> %v", before, after)
 		}
 	})
-	t.Run("balances", func(t *testing.T) {
+	t.Run("noBalance", func(t *testing.T) {
+		// sh.disableBalancing: config.collections noBalance, written
+		// through the router as mongosh does.
+		setNoBalance(t, cl, "bal.c", true)
 		setWindow(t, cfg, nil)
+		before := chunkOwners(t, cl)
+		waitRounds(t, admin, 3)
+		if after := chunkOwners(t, cl); strings.Join(after, ",") != strings.Join(before, ",") {
+			t.Fatalf("chunks of a noBalance collection changed: %v -> %v", before, after)
+		}
+		setNoBalance(t, cl, "bal.c", false)
+	})
+	t.Run("balances", func(t *testing.T) {
 		start, deadline := time.Now(), time.Now().Add(90*time.Second)
 		for {
 			a, b := shardCollSize(t, tp.shardClient(t, "sh0")), shardCollSize(t, tp.shardClient(t, "sh1"))
@@ -149,6 +161,18 @@ func setWindow(t *testing.T, cfg *mongo.Client, w bson.D) {
 	}
 	_, err := cfg.Database("config").Collection("settings").UpdateOne(ctxT(t), bson.D{{Key: "_id", Value: "balancer"}}, u, options.UpdateOne().SetUpsert(true))
 	must(t, err, "config.settings activeWindow")
+}
+
+// setNoBalance sets config.collections' noBalance of ns through the
+// router (sh.disableBalancing / sh.enableBalancing).
+func setNoBalance(t *testing.T, cl *mongo.Client, ns string, on bool) {
+	t.Helper()
+	res, err := cl.Database("config").Collection("collections").UpdateOne(ctxT(t), bson.D{{Key: "_id", Value: ns}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "noBalance", Value: on}}}})
+	must(t, err, "config.collections noBalance")
+	if res.MatchedCount != 1 {
+		t.Fatalf("config.collections has no %s", ns)
+	}
 }
 
 // bsonDocBytes is the BSON size of one inserted document (all are alike
