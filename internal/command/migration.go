@@ -14,6 +14,11 @@ import (
 // ShardingStateNotInitialized, as a shard command on a non-shard is.
 
 func migrations(c *Ctx, cmd string) (*shardsvr.Migrations, error) {
+	if c.D.repl != nil {
+		if err := c.D.repl.CheckWrite("admin"); err != nil {
+			return nil, err // a migration runs on the shard's primary only
+		}
+	}
 	if m, ok := c.D.shardVersioner.(interface{ MigrationService() *shardsvr.Migrations }); ok && m.MigrationService() != nil {
 		return m.MigrationService(), nil
 	}

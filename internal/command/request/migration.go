@@ -29,9 +29,12 @@ type ShardsvrMoveRange struct {
 }
 
 // MigrateClone is MongoDB's _migrateClone: the recipient pulls the next
-// batch of the range's documents from the donor's primary.
+// batch of the range's documents from the donor's primary. It writes
+// nothing, so it is not a write command (as _transferMods and
+// _recvChunkStatus): the handler refuses a secondary (NotWritablePrimary),
+// where no migration runs.
 type MigrateClone struct {
-	cmdspec.Cmd `cmd:"_migrateClone" roles:"primary"`
+	cmdspec.Cmd `cmd:"_migrateClone" roles:"primary,secondary"`
 	Ignored     any    `cmd:",command"`
 	SessionID   string `cmd:"sessionId,required"`
 }
@@ -40,7 +43,7 @@ type MigrateClone struct {
 // changes to the range since its last call; final (relaydb's) is set
 // once the donor holds its critical section.
 type TransferMods struct {
-	cmdspec.Cmd `cmd:"_transferMods" roles:"primary"`
+	cmdspec.Cmd `cmd:"_transferMods" roles:"primary,secondary"`
 	Ignored     any    `cmd:",command"`
 	SessionID   string `cmd:"sessionId,required"`
 	Final       bool   `cmd:"final"`
@@ -65,7 +68,7 @@ type RecvChunkStart struct {
 // RecvChunkStatus is MongoDB's _recvChunkStatus: the recipient's clone
 // state and counts.
 type RecvChunkStatus struct {
-	cmdspec.Cmd `cmd:"_recvChunkStatus" roles:"primary"`
+	cmdspec.Cmd `cmd:"_recvChunkStatus" roles:"primary,secondary"`
 	Ignored     any    `cmd:",command"`
 	SessionID   string `cmd:"sessionId,required"`
 }
