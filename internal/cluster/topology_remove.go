@@ -63,6 +63,7 @@ func (sc *Sharded) RemoveShard(ctx context.Context, name string, timeout time.Du
 // primaries it lists.
 func (sc *Sharded) drain(ctx context.Context, name string, timeout time.Duration, report func(string)) error {
 	deadline := time.Now().Add(timeout)
+	warned := false
 	for range int(timeout/removePollEvery) + 2 {
 		var p RemoveProgress
 		if err := sc.runRouter(ctx, bson.D{{Key: "removeShard", Value: name}}, &p); err != nil {
@@ -77,6 +78,9 @@ func (sc *Sharded) drain(ctx context.Context, name string, timeout time.Duration
 				return err
 			}
 		}
+		if p.Remaining.Chunks > 0 && !warned {
+			warned = sc.warnBalancerOff(ctx, report)
+		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("cluster: shard %s still draining after %v: %v", name, timeout, p)
 		}
@@ -87,6 +91,19 @@ func (sc *Sharded) drain(ctx context.Context, name string, timeout time.Duration
 		}
 	}
 	return fmt.Errorf("cluster: shard %s still draining after %v", name, timeout)
+}
+
+// warnBalancerOff reports when the balancer is off (its chunks would
+// never move) and returns whether it did.
+func (sc *Sharded) warnBalancerOff(ctx context.Context, report func(string)) bool {
+	var st struct {
+		Mode string `bson:"mode"`
+	}
+	if err := sc.runRouter(ctx, bson.D{{Key: "balancerStatus", Value: 1}}, &st); err != nil || st.Mode != "off" {
+		return false
+	}
+	report("the balancer is off, so the chunks will not move: start it with balancerStart (sh.startBalancer())")
+	return true
 }
 
 // movePrimaryAway moves db's primary to the shard with the least data.
