@@ -6,6 +6,7 @@ import (
 	"github.com/relaydb/relaydb/internal/bench"
 	"github.com/relaydb/relaydb/internal/bench/experiment"
 	"github.com/relaydb/relaydb/internal/bench/failover"
+	"github.com/relaydb/relaydb/internal/bench/rebalance"
 	"github.com/relaydb/relaydb/internal/bench/shardexp"
 	"github.com/relaydb/relaydb/internal/bench/shardfailover"
 	"github.com/relaydb/relaydb/internal/bench/soak"
@@ -20,6 +21,7 @@ func benchMain(args []string) int {
 	bench.RegisterExperiment(experiment.Main)
 	experiment.Register("sharding", shardexp.Main)
 	experiment.Register("shard-failover", shardfailover.Main)
+	experiment.Register("rebalance", rebalance.Main)
 	bench.RegisterFailover(failover.Main)
 	bench.RegisterSoak(soak.Main)
 	return bench.Main(args, os.Stdout, os.Stderr)

@@ -1,0 +1,136 @@
+package rebalance
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"strings"
+	"time"
+)
+
+// Migration is one donor's "migration finished" log line.
+type Migration struct {
+	NS          string    `json:"ns"`
+	Range       string    `json:"range"`
+	To          string    `json:"to"`
+	Decision    string    `json:"decision"`
+	End         time.Time `json:"end"`
+	TookMs      float64   `json:"tookMs"`
+	Cloned      int64     `json:"cloned"`
+	ClonedBytes int64     `json:"clonedBytes"`
+}
+
+// MiBPerSec is the migration's clonedBytes over its time.
+func (m Migration) MiBPerSec() float64 {
+	if m.TookMs <= 0 {
+		return 0
+	}
+	return float64(m.ClonedBytes) / (1 << 20) / (m.TookMs / 1000)
+}
+
+// logLine is the JSON of the donor's slog line.
+type logLine struct {
+	Time        time.Time `json:"time"`
+	Msg         string    `json:"msg"`
+	NS          string    `json:"ns"`
+	Range       string    `json:"range"`
+	To          string    `json:"to"`
+	Decision    string    `json:"decision"`
+	Took        string    `json:"took"`
+	Cloned      int64     `json:"cloned"`
+	ClonedBytes int64     `json:"clonedBytes"`
+}
+
+// maxLogLine bounds one log line read.
+const maxLogLine = 1 << 20
+
+// ParseMigrations reads a relaydb log (JSON lines) and returns the
+// "migration finished" lines of namespace ns. Lines that are not JSON or
+// too long are skipped. Pure but for reading r.
+func ParseMigrations(r io.Reader, ns string) ([]Migration, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxLogLine)
+	var out []Migration
+	for sc.Scan() {
+		b := sc.Bytes()
+		if !strings.Contains(string(b), `"migration finished"`) {
+			continue
+		}
+		var l logLine
+		if json.Unmarshal(b, &l) != nil || l.Msg != "migration finished" || l.NS != ns {
+			continue
+		}
+		took, err := time.ParseDuration(l.Took)
+		if err != nil {
+			continue
+		}
+		out = append(out, Migration{NS: l.NS, Range: l.Range, To: l.To, Decision: l.Decision, End: l.Time,
+			TookMs: float64(took) / float64(time.Millisecond), Cloned: l.Cloned, ClonedBytes: l.ClonedBytes})
+	}
+	return out, sc.Err()
+}
+
+// Moves summarizes the committed migrations that ended in [from, to).
+type Moves struct {
+	Count       int     `json:"count"`
+	Aborted     int     `json:"aborted"`
+	Bytes       int64   `json:"bytes"`
+	Docs        int64   `json:"docs"`
+	MBPerSec    float64 `json:"mbPerSec"` // Bytes over the window
+	PerMigMedMB float64 `json:"perMigrationMedianMBPerSec"`
+	PerMigMinMB float64 `json:"perMigrationMinMBPerSec"`
+	PerMigMaxMB float64 `json:"perMigrationMaxMBPerSec"`
+	MaxParallel int     `json:"maxParallel"` // most migrations running at one time
+}
+
+// MB is 10^6 bytes (the report's unit for data moved); MiB is 2^20.
+const MB = 1e6
+
+// SummarizeMoves is Moves of ms over [from, to). Pure.
+func SummarizeMoves(ms []Migration, from, to time.Time) Moves {
+	var mv Moves
+	var rates []float64
+	var in []Migration
+	for _, m := range ms {
+		if m.End.Before(from) || !m.End.Before(to) {
+			continue
+		}
+		if m.Decision != "committed" {
+			mv.Aborted++
+			continue
+		}
+		in = append(in, m)
+		mv.Count++
+		mv.Bytes += m.ClonedBytes
+		mv.Docs += m.Cloned
+		if m.TookMs > 0 {
+			rates = append(rates, float64(m.ClonedBytes)/MB/(m.TookMs/1000))
+		}
+	}
+	if secs := to.Sub(from).Seconds(); secs > 0 {
+		mv.MBPerSec = float64(mv.Bytes) / MB / secs
+	}
+	if len(rates) > 0 {
+		l := latency(rates, 0)
+		mv.PerMigMedMB, mv.PerMigMaxMB = l.P50, l.Max
+		mv.PerMigMinMB = rank(rates, 0)
+	}
+	mv.MaxParallel = maxParallel(in)
+	return mv
+}
+
+// maxParallel is the most intervals [End-Took, End) of ms overlapping.
+func maxParallel(ms []Migration) int {
+	best := 0
+	for _, a := range ms {
+		n := 0
+		t := a.End.Add(-time.Duration(a.TookMs * float64(time.Millisecond)))
+		for _, b := range ms {
+			if !t.Before(b.End.Add(-time.Duration(b.TookMs*float64(time.Millisecond)))) && t.Before(b.End) {
+				n++
+			}
+		}
+		best = max(best, n)
+	}
+	return best
+}
