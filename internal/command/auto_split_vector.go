@@ -30,6 +30,9 @@ const (
 // then continuation is true). A range smaller than the size gives none;
 // a collection that does not exist gives none. Hashed keys are refused
 // (InvalidOptions): relaydb's shards keep no hashed index to scan.
+// With no key, relaydb adds rangeDataSize (the range's documents times
+// avgObjSize): the balancer tells a small range from a jumbo one (a
+// single key larger than the size) by it.
 // TODO(#12): MongoDB also moves the last cut back when the last piece
 // would be much smaller than the others; relaydb leaves it small.
 func autoSplitVector(c *Ctx, r *request.AutoSplitVector) (bson.D, error) {
@@ -38,7 +41,7 @@ func autoSplitVector(c *Ctx, r *request.AutoSplitVector) (bson.D, error) {
 		return nil, err
 	}
 	col := c.D.eng.Catalog().Collection(c.DB, string(r.Collection))
-	empty := bson.D{{Key: "splitKeys", Value: bson.A{}}, {Key: "continuation", Value: false}}
+	empty := bson.D{{Key: "splitKeys", Value: bson.A{}}, {Key: "continuation", Value: false}, {Key: "rangeDataSize", Value: int64(0)}}
 	if col == nil || col.Count() == 0 {
 		return empty, nil
 	}
@@ -49,7 +52,11 @@ func autoSplitVector(c *Ctx, r *request.AutoSplitVector) (bson.D, error) {
 	if err := s.run(ctx, c, string(r.Collection)); err != nil {
 		return nil, err
 	}
-	return bson.D{{Key: "splitKeys", Value: s.keys}, {Key: "continuation", Value: s.continuation}}, nil
+	out := bson.D{{Key: "splitKeys", Value: s.keys}, {Key: "continuation", Value: s.continuation}}
+	if len(s.keys) == 0 { // the scan covered the range: relaydb tells its size
+		out = append(out, bson.E{Key: "rangeDataSize", Value: s.n * avg})
+	}
+	return out, nil
 }
 
 func splitVectorArgs(r *request.AutoSplitVector) (p key.Pattern, lo, hi bson.D, limit int, err error) {

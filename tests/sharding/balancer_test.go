@@ -230,7 +230,7 @@ func checkAutoSplitVector(t *testing.T, shard *mongo.Client) {
 	if res, err = run(1<<20, bson.D{{Key: "limit", Value: 1}}); err != nil || len(res["splitKeys"].(bson.A)) != 1 {
 		t.Fatalf("limit 1: %v, %v", res, err)
 	}
-	if res, err = run(64<<20, nil); err != nil || len(res["splitKeys"].(bson.A)) != 0 {
+	if res, err = run(64<<20, nil); err != nil || len(res["splitKeys"].(bson.A)) != 0 || res["rangeDataSize"] != int64(balancerDocs*len(bsonDocBytes(t))) {
 		t.Fatalf("a range smaller than the size: %v, %v", res, err)
 	}
 	for _, tc := range []struct {

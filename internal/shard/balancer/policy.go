@@ -47,6 +47,11 @@ type Collection struct {
 	NS     string
 	Chunks []routing.Chunk
 	Size   map[string]int64
+	// Jumbo holds the ranges (Chunk.Range) size balancing must not pick:
+	// a single key's documents larger than the chunk size, which moving
+	// would only carry the imbalance to the recipient. Draining moves
+	// them anyway.
+	Jumbo map[string]bool
 }
 
 // Reason says why a migration was chosen.
@@ -138,7 +143,7 @@ func (r *round) balance(c Collection, s Settings) {
 		if !okF || !okT || from == to || c.Size[from]-c.Size[to] <= threshold {
 			return
 		}
-		ch, ok := firstChunkOn(c.Chunks, from)
+		ch, ok := firstChunkOn(c, from)
 		if !ok {
 			return
 		}
@@ -169,10 +174,11 @@ func (r *round) pick(c Collection, better func(a, b int64) bool) (string, bool) 
 	return best, found
 }
 
-// firstChunkOn is shard's chunk with the lowest min.
-func firstChunkOn(chunks []routing.Chunk, shard string) (routing.Chunk, bool) {
-	for _, ch := range sortedChunks(chunks) {
-		if ch.Shard == shard {
+// firstChunkOn is shard's chunk of c with the lowest min, jumbo ones
+// left out.
+func firstChunkOn(c Collection, shard string) (routing.Chunk, bool) {
+	for _, ch := range sortedChunks(c.Chunks) {
+		if ch.Shard == shard && !c.Jumbo[ch.Range()] {
 			return ch, true
 		}
 	}

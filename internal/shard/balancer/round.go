@@ -2,6 +2,7 @@ package balancer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -24,8 +25,13 @@ type MoveResult struct {
 	Migration
 	Splits []bson.D      // where the chunk was cut before moving
 	Moved  routing.Chunk // the range sent to the recipient
+	Jumbo  bool          // not moved: one key's documents exceed the chunk size (size balancing skips it from now on)
 	Err    error
 }
+
+// errJumbo is cut's answer for a chunk that cannot be split below the
+// chunk size.
+var errJumbo = errors.New("balancer: jumbo chunk")
 
 func (m MoveResult) String() string {
 	return fmt.Sprintf("%s %s %s->%s (%s)", m.NS, m.Moved.Range(), m.From, m.To, m.Reason)
@@ -61,7 +67,7 @@ func (b *Balancer) round(ctx context.Context) RoundResult {
 		r.Err = err
 		return r
 	}
-	plan := plan(shards, colls, stats, cfg)
+	plan := plan(shards, colls, stats, cfg, b.jumboRanges)
 	r.Moves = b.execute(ctx, shards, colls, plan, cfg.ChunkSize)
 	for _, m := range r.Moves {
 		if m.Err != nil {
@@ -109,11 +115,12 @@ func (b *Balancer) gather(ctx context.Context, shards []Shard, colls map[string]
 
 // plan is the round's migrations: Plan's (drain, size), then PlanLoad's
 // among the shards they leave free.
-func plan(shards []Shard, colls map[string]*routing.ChunkManager, stats map[string]map[string]CollStats, cfg Config) []Migration {
+func plan(shards []Shard, colls map[string]*routing.ChunkManager, stats map[string]map[string]CollStats, cfg Config,
+	jumbo func(*routing.ChunkManager) map[string]bool) []Migration {
 	var sized []Collection
 	var loads []LoadColl
 	for ns, cm := range colls {
-		c := Collection{NS: ns, Chunks: cm.Chunks(), Size: map[string]int64{}}
+		c := Collection{NS: ns, Chunks: cm.Chunks(), Size: map[string]int64{}, Jumbo: jumbo(cm)}
 		l := LoadColl{CM: cm, Stats: map[string]CollStats{}}
 		for shard, byNS := range stats {
 			c.Size[shard] = byNS[ns].Size
@@ -141,6 +148,11 @@ func (b *Balancer) execute(ctx context.Context, shards []Shard, colls map[string
 	for i, m := range plan {
 		out[i] = MoveResult{Migration: m, Moved: m.Chunk}
 		cm, err := b.cut(ctx, &out[i], colls[m.NS], byID[m.From], chunkSize)
+		if errors.Is(err, errJumbo) {
+			out[i].Jumbo, err = true, nil
+			b.opts.Logger.Info("balancer: chunk is jumbo (one key larger than the chunk size); size balancing leaves it",
+				"ns", m.NS, "range", out[i].Moved.Range(), "shard", m.From)
+		}
 		out[i].Err = err
 		if cm != nil {
 			colls[m.NS] = cm
@@ -148,7 +160,7 @@ func (b *Balancer) execute(ctx context.Context, shards []Shard, colls map[string
 	}
 	var wg sync.WaitGroup
 	for i := range out {
-		if out[i].Err != nil {
+		if out[i].Err != nil || out[i].Jumbo {
 			continue
 		}
 		wg.Add(1)
@@ -180,11 +192,15 @@ func (b *Balancer) cut(ctx context.Context, r *MoveResult, cm *routing.ChunkMana
 	if cm.Pattern().IsHashed() {
 		return cm, nil // TODO(#12): autoSplitVector over a hashed key; the donor gets maxChunkSizeBytes
 	}
-	pts, err := b.opts.Shards.SplitPoints(ctx, donor, cm, r.Moved, chunkSize, 1)
+	pts, rangeBytes, err := b.opts.Shards.SplitPoints(ctx, donor, cm, r.Moved, chunkSize, 1)
 	if err != nil {
 		return cm, fmt.Errorf("balancer: split points of %s %s on %s: %w", r.NS, r.Moved.Range(), donor.ID, err)
 	}
 	if len(pts) == 0 {
+		if rangeBytes > chunkSize && r.Reason == Size {
+			b.markJumbo(r.NS, r.Moved)
+			return cm, errJumbo
+		}
 		return cm, nil
 	}
 	next, err := b.opts.Cluster.CommitSplit(ctx, cm, r.Moved, pts[0])

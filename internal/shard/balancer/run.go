@@ -44,8 +44,10 @@ type ShardClient interface {
 	// shard holds, by namespace.
 	Stats(ctx context.Context, sh Shard, nss []string) (map[string]CollStats, error)
 	// SplitPoints is autoSplitVector on chunk: at most limit keys cutting
-	// it into pieces of about maxBytes, none when it is smaller.
-	SplitPoints(ctx context.Context, sh Shard, cm *routing.ChunkManager, chunk routing.Chunk, maxBytes int64, limit int) ([]bson.D, error)
+	// it into pieces of about maxBytes, none when it is smaller or holds
+	// a single key; then rangeBytes is the chunk's data size (-1: not
+	// known).
+	SplitPoints(ctx context.Context, sh Shard, cm *routing.ChunkManager, chunk routing.Chunk, maxBytes int64, limit int) (keys []bson.D, rangeBytes int64, err error)
 	// MoveRange is _shardsvrMoveRange sent to the donor's primary.
 	MoveRange(ctx context.Context, donor Shard, req MoveRange) error
 }
@@ -85,7 +87,39 @@ type Balancer struct {
 	mu   struct {
 		sync.Mutex
 		status Status
+		jumbo  map[string]bool // jumboKey of chunks found too large and unsplittable
 	}
+}
+
+// maxJumbo bounds the jumbo chunks remembered (the set is forgotten when
+// full: a chunk is then found jumbo again at its next move).
+const maxJumbo = 10000
+
+// jumboKey names a chunk at its version (a split or move makes it another).
+func jumboKey(ns string, ch routing.Chunk) string {
+	return ns + " " + ch.Range() + " " + ch.Lastmod.String()
+}
+
+func (b *Balancer) markJumbo(ns string, ch routing.Chunk) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.mu.jumbo == nil || len(b.mu.jumbo) >= maxJumbo {
+		b.mu.jumbo = map[string]bool{}
+	}
+	b.mu.jumbo[jumboKey(ns, ch)] = true
+}
+
+// jumboRanges is the Collection.Jumbo of cm's chunks.
+func (b *Balancer) jumboRanges(cm *routing.ChunkManager) map[string]bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := map[string]bool{}
+	for _, ch := range cm.Chunks() {
+		if b.mu.jumbo[jumboKey(cm.Collection().NS, ch)] {
+			out[ch.Range()] = true
+		}
+	}
+	return out
 }
 
 // Status is the balancer's state as balancerStatus and `relaydb cluster
@@ -217,7 +251,7 @@ func (b *Balancer) finish(r RoundResult) {
 	}
 	s.LastMoves = s.LastMoves[:0]
 	for _, m := range r.Moves {
-		if m.Err == nil {
+		if m.Err == nil && !m.Jumbo {
 			s.LastMoves = append(s.LastMoves, m.String())
 		}
 	}

@@ -54,12 +54,13 @@ func (f *fakeCluster) CommitSplit(_ context.Context, cm *routing.ChunkManager, c
 // fakeShards answers from tables and records the moves, applying them to
 // the fake cluster's routing tables (as a committed migration would).
 type fakeShards struct {
-	mu      sync.Mutex
-	cluster *fakeCluster
-	stats   map[string]map[string]CollStats // shard -> ns -> stats
-	points  map[string][]bson.D             // "ns [min, max)" -> autoSplitVector answer
-	moveErr error
-	moves   []string
+	mu         sync.Mutex
+	cluster    *fakeCluster
+	stats      map[string]map[string]CollStats // shard -> ns -> stats
+	points     map[string][]bson.D             // "ns [min, max)" -> autoSplitVector answer
+	rangeBytes map[string]int64                // "ns [min, max)" -> its rangeDataSize when it has no split point
+	moveErr    error
+	moves      []string
 }
 
 func (f *fakeShards) Stats(_ context.Context, sh Shard, nss []string) (map[string]CollStats, error) {
@@ -70,9 +71,9 @@ func (f *fakeShards) Stats(_ context.Context, sh Shard, nss []string) (map[strin
 	return out, nil
 }
 
-func (f *fakeShards) SplitPoints(_ context.Context, _ Shard, cm *routing.ChunkManager, ch routing.Chunk, _ int64, limit int) ([]bson.D, error) {
+func (f *fakeShards) SplitPoints(_ context.Context, _ Shard, cm *routing.ChunkManager, ch routing.Chunk, _ int64, limit int) ([]bson.D, int64, error) {
 	pts := f.points[cm.Collection().NS+" "+ch.Range()]
-	return pts[:min(limit, len(pts))], nil
+	return pts[:min(limit, len(pts))], f.rangeBytes[cm.Collection().NS+" "+ch.Range()], nil
 }
 
 func (f *fakeShards) MoveRange(_ context.Context, donor Shard, req MoveRange) error {
@@ -377,5 +378,29 @@ func TestCollectionStatus(t *testing.T) {
 				t.Fatalf("got %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestJumboChunk: a chunk that has no split point but is larger than the
+// chunk size (one key) is not moved by size; the next round moves the
+// donor's next chunk instead. Draining moves it all the same.
+func TestJumboChunk(t *testing.T) {
+	cl := &fakeCluster{cfg: Config{Mode: "full", ChunkSize: mb}, shards: []Shard{{ID: "sh0"}, {ID: "sh1"}},
+		colls: map[string]*CollectionInfo{"db.c": {CM: testCM(t, "db.c", []int64{0}, "sh0", "sh0")}}}
+	jumbo := "db.c [{ x: MinKey }, { x: 0 })"
+	sh := &fakeShards{cluster: cl, rangeBytes: map[string]int64{jumbo: 50 * mb},
+		stats: map[string]map[string]CollStats{"sh0": {"db.c": {Size: 100 * mb}}}}
+	b := New(Options{Cluster: cl, Shards: sh})
+	r := b.RunRound(context.Background())
+	if r.Err != nil || len(r.Moves) != 1 || !r.Moves[0].Jumbo || len(sh.moves) != 0 {
+		t.Fatalf("round 1: %+v, moves %v", r, sh.moves)
+	}
+	if r := b.RunRound(context.Background()); r.Err != nil || strings.Join(sh.moves, ";") != "db.c [{ x: 0 }, { x: MaxKey }) sh0->sh1" {
+		t.Fatalf("round 2: %+v, moves %v", r, sh.moves)
+	}
+	sh.moves = nil
+	cl.shards = []Shard{{ID: "sh0", Draining: true}, {ID: "sh1"}}
+	if r := b.RunRound(context.Background()); r.Err != nil || strings.Join(sh.moves, ";") != "db.c [{ x: MinKey }, { x: 0 }) sh0->sh1" {
+		t.Fatalf("draining: %+v, moves %v", r, sh.moves)
 	}
 }

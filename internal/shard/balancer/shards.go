@@ -95,8 +95,9 @@ func ParseStats(reply bson.D) map[string]CollStats {
 	return out
 }
 
-// SplitPoints sends autoSplitVector for chunk to the shard's primary.
-func (n *NetShards) SplitPoints(ctx context.Context, sh Shard, cm *routing.ChunkManager, chunk routing.Chunk, maxBytes int64, limit int) ([]bson.D, error) {
+// SplitPoints sends autoSplitVector for chunk to the shard's primary;
+// rangeBytes is its rangeDataSize (relaydb's, sent with no keys).
+func (n *NetShards) SplitPoints(ctx context.Context, sh Shard, cm *routing.ChunkManager, chunk routing.Chunk, maxBytes int64, limit int) ([]bson.D, int64, error) {
 	db, coll, _ := strings.Cut(cm.Collection().NS, ".")
 	reply, _, err := n.set(sh).Run(ctx, db, bson.D{
 		{Key: "autoSplitVector", Value: coll},
@@ -105,7 +106,7 @@ func (n *NetShards) SplitPoints(ctx context.Context, sh Shard, cm *routing.Chunk
 		{Key: "maxChunkSizeBytes", Value: maxBytes}, {Key: "limit", Value: int32(limit)},
 	}, true)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	v, _ := bsonx.Get(reply, "splitKeys")
 	arr, _ := v.(bson.A)
@@ -115,7 +116,11 @@ func (n *NetShards) SplitPoints(ctx context.Context, sh Shard, cm *routing.Chunk
 			out = append(out, d)
 		}
 	}
-	return out, nil
+	size := int64(-1)
+	if rb, ok := bsonx.Get(reply, "rangeDataSize"); ok {
+		size, _ = bsonx.AsInt64(rb)
+	}
+	return out, size, nil
 }
 
 // MoveRange sends _shardsvrMoveRange to the donor's primary, once (a
