@@ -12,7 +12,10 @@
 // the routing tables, the split commit) and ShardClient (each shard's
 // primary: _shardsvrGetStatsForBalancing, autoSplitVector,
 // _shardsvrMoveRange). cluster.go and shards.go are their real
-// implementations.
+// implementations; settings.go reads config.settings (mode, activeWindow,
+// chunksize, hotRangeOpsPerSec), params.go the server parameters
+// balancerRoundIntervalMS and loadSampleWindowMS, collstatus.go answers
+// balancerCollectionStatus from the same plan.
 //
 // Invariants of a round (Plan, PlanLoad):
 //   - A shard takes part in at most one migration per round, as donor or
@@ -38,7 +41,10 @@
 //   - No range larger than the chunk size is sent: before a move the
 //     donor's autoSplitVector is asked for the first key at the chunk
 //     size and the chunk is split there (committed on the config
-//     servers), so a large chunk is split rather than left jumbo.
+//     servers), so a large chunk is split rather than left jumbo. Only
+//     a chunk of a single key larger than the chunk size cannot be cut:
+//     it is remembered as jumbo (in memory, by version) and size
+//     balancing picks another chunk; draining moves it all the same.
 //   - Splits are committed one at a time, each from the routing table the
 //     previous one produced (versions stay unique); moves then run at once.
 //   - config.settings is read every round: balancerStop (mode "off") and
