@@ -2,6 +2,7 @@ package rebalance
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -27,14 +28,17 @@ func Markdown(r *Report) string {
 		c.RoundInterval.Milliseconds(), strings.ToUpper(c.Workload), c.Threads, c.Fraction*100, c.Probe, c.Before, c.Quiet,
 		c.MaxDuring, c.After, c.Runs)
 	b.WriteString("## Summary (medians over runs)\n\n")
-	b.WriteString("| case | runs | p99 before ms | p99 during ms | p99 during / before | goal <= 2x | during s | migrations | MB moved | MB/s (total) | MB/s per migration (median) |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| case | runs | p99 before ms | p99 during ms | p99 during / before | goal <= 2x | during s | migrations | MB moved | MB/s (total) | MB/s (migrations' span) | MB/s per migration (median) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range r.Cases {
 		md := k.Median
-		fmt.Fprintf(&b, "| %d -> %d shards | %d | %.2f | %.2f | %.2f | %s | %.1f | %.0f | %.1f | %.2f | %.2f |\n",
+		fmt.Fprintf(&b, "| %d -> %d shards | %d | %.2f | %.2f | %.2f | %s | %.1f | %.0f | %.1f | %.2f | %.2f | %.2f |\n",
 			k.From, k.From+k.Add, md.Runs, md.Phases[PhaseBefore].AllP99, md.Phases[PhaseDuring].AllP99, md.P99Ratio,
-			goal(md), md.DuringSecs, md.Migrations, md.MovedMB, md.MBPerSec, md.PerMigMB)
+			goal(md), md.DuringSecs, md.Migrations, md.MovedMB, md.MBPerSec, md.ActiveMBSec, md.PerMigMB)
 	}
+	b.WriteString("\nMB/s (total) is the bytes cloned by the migrations that ended in the during phase over its whole length " +
+		"(starting and adding the shard included); MB/s (migrations' span) is the same bytes over the first migration's start " +
+		"to the last one's end; per migration is each migration's clonedBytes over its time on the donor. MB = 10^6 bytes.\n")
 	b.WriteString("\nThe ratio is over all successful operations; reads alone and updates alone:")
 	for _, k := range r.Cases {
 		fmt.Fprintf(&b, " %d -> %d: reads x%.2f, updates x%.2f;", k.From, k.From+k.Add, k.Median.ReadRatio, k.Median.UpdateRatio)
@@ -50,7 +54,7 @@ func Markdown(r *Report) string {
 		}
 	}
 	b.WriteString("\n## Runs\n\n")
-	b.WriteString("| case | run | probe ops/s | target ops/s | p99 before / during / after ms | ratio | failed before / during / after | during s | migrations (max at once) | MB moved | MB/s | MB/s per migration min / median / max | chunks before -> after |\n")
+	b.WriteString("| case | run | probe ops/s | target ops/s | p99 before / during / after ms | ratio | failed before / during / after | during s (adding shards) | migrations (max at once) | MB moved | MB/s | MB/s per migration min / median / max | chunks before -> after |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range r.Cases {
 		for _, x := range k.Runs {
@@ -81,8 +85,21 @@ func goal(m CaseMedian) string {
 func runRow(k Case, x Run) string {
 	b, d, a := x.Stats(PhaseBefore), x.Stats(PhaseDuring), x.Stats(PhaseAfter)
 	mv := x.Moves
-	return fmt.Sprintf("| %d -> %d | %d | %.0f | %.0f | %.2f / %.2f / %.2f | %.2f | %d / %d / %d | %.1f%s | %d (%d) | %.1f | %.2f | %.2f / %.2f / %.2f | %v -> %v |\n",
+	return fmt.Sprintf("| %d -> %d | %d | %.0f | %.0f | %.2f / %.2f / %.2f | %.2f | %d / %d / %d | %.1f (%.1f)%s | %d (%d) | %.1f | %.2f | %.2f / %.2f / %.2f | %v -> %v |\n",
 		k.From, k.From+k.Add, x.N, x.ProbeOpsSec, x.TargetOpsSec, b.All.P99, d.All.P99, a.All.P99, x.P99Ratio(),
-		b.Failed, d.Failed, a.Failed, d.Secs, map[bool]string{true: " (timed out)"}[x.TimedOut], mv.Count, mv.MaxParallel,
-		float64(mv.Bytes)/MB, mv.MBPerSec, mv.PerMigMinMB, mv.PerMigMedMB, mv.PerMigMaxMB, x.ChunksBefore, x.ChunksAfter)
+		b.Failed, d.Failed, a.Failed, d.Secs, x.AddSecs, map[bool]string{true: " (timed out)"}[x.TimedOut], mv.Count, mv.MaxParallel,
+		float64(mv.Bytes)/MB, mv.MBPerSec, mv.PerMigMinMB, mv.PerMigMedMB, mv.PerMigMaxMB, chunkText(x.ChunksBefore), chunkText(x.ChunksAfter))
+}
+
+// chunkText is "sh0:8 sh1:8", by shard name.
+func chunkText(m map[string]int) string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		names[i] = fmt.Sprintf("%s:%d", n, m[n])
+	}
+	return strings.Join(names, " ")
 }

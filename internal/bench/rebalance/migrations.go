@@ -81,6 +81,8 @@ type Moves struct {
 	PerMigMinMB float64 `json:"perMigrationMinMBPerSec"`
 	PerMigMaxMB float64 `json:"perMigrationMaxMBPerSec"`
 	MaxParallel int     `json:"maxParallel"` // most migrations running at one time
+	ActiveSecs  float64 `json:"activeSecs"`  // first migration's start to the last one's end
+	ActiveMBSec float64 `json:"activeMBPerSec"`
 }
 
 // MB is 10^6 bytes (the report's unit for data moved); MiB is 2^20.
@@ -111,22 +113,41 @@ func SummarizeMoves(ms []Migration, from, to time.Time) Moves {
 		mv.MBPerSec = float64(mv.Bytes) / MB / secs
 	}
 	if len(rates) > 0 {
-		l := latency(rates, 0)
-		mv.PerMigMedMB, mv.PerMigMaxMB = l.P50, l.Max
-		mv.PerMigMinMB = rank(rates, 0)
+		l := latency(rates, 0) // sorts rates
+		mv.PerMigMedMB, mv.PerMigMinMB, mv.PerMigMaxMB = median(rates), rates[0], l.Max
 	}
 	mv.MaxParallel = maxParallel(in)
+	if len(in) > 0 {
+		first, last := in[0].start(), in[0].End
+		for _, m := range in {
+			if m.start().Before(first) {
+				first = m.start()
+			}
+			if m.End.After(last) {
+				last = m.End
+			}
+		}
+		mv.ActiveSecs = last.Sub(first).Seconds()
+		if mv.ActiveSecs > 0 {
+			mv.ActiveMBSec = float64(mv.Bytes) / MB / mv.ActiveSecs
+		}
+	}
 	return mv
 }
 
-// maxParallel is the most intervals [End-Took, End) of ms overlapping.
+// start is when the migration began: End less its time.
+func (m Migration) start() time.Time {
+	return m.End.Add(-time.Duration(m.TookMs * float64(time.Millisecond)))
+}
+
+// maxParallel is the most intervals [start, End) of ms overlapping.
 func maxParallel(ms []Migration) int {
 	best := 0
 	for _, a := range ms {
 		n := 0
-		t := a.End.Add(-time.Duration(a.TookMs * float64(time.Millisecond)))
+		t := a.start()
 		for _, b := range ms {
-			if !t.Before(b.End.Add(-time.Duration(b.TookMs*float64(time.Millisecond)))) && t.Before(b.End) {
+			if !t.Before(b.start()) && t.Before(b.End) {
 				n++
 			}
 		}

@@ -74,6 +74,7 @@ func timeline(ctx context.Context, cfg Config, sc *cluster.Sharded, router *mong
 	}
 	bEnd := since()
 	r.Phases = append(r.Phases, PhaseStats{Phase: NewPhase(PhaseBefore, 0, bEnd)})
+	addStart := time.Now()
 	for i := 0; i < add; i++ {
 		c, err := sc.AddShard(ctx, 0, nil)
 		if err != nil {
@@ -81,6 +82,7 @@ func timeline(ctx context.Context, cfg Config, sc *cluster.Sharded, router *mong
 		}
 		fmt.Fprintf(log, "  %.1fs: added shard %s\n", since().Seconds(), c.Spec().Name)
 	}
+	r.AddSecs = time.Since(addStart).Seconds()
 	end, timedOut, err := waitBalanced(ctx, router, cfg.Quiet, cfg.MaxDuring)
 	r.TimedOut = timedOut
 	dEnd := end.Sub(t0)

@@ -19,6 +19,7 @@ type Run struct {
 	ProbeOpsSec  float64        `json:"probeOpsPerSec"`
 	TargetOpsSec float64        `json:"targetOpsPerSec"`
 	LoadSecs     float64        `json:"loadSecs"`
+	AddSecs      float64        `json:"addShardSecs"` // starting and adding the new shard(s), part of during
 	Phases       []PhaseStats   `json:"phases"`
 	Moves        Moves          `json:"moves"`        // committed migrations that ended in the during phase
 	MovesAfter   int            `json:"movesAfter"`   // migrations that ended after it (load-based, late)
@@ -70,6 +71,7 @@ type CaseMedian struct {
 	DuringSecs  float64              `json:"duringSecs"`
 	MovedMB     float64              `json:"movedMB"`
 	MBPerSec    float64              `json:"mbPerSec"`
+	ActiveMBSec float64              `json:"activeMBPerSec"`
 	PerMigMB    float64              `json:"perMigrationMBPerSec"`
 	Migrations  float64              `json:"migrations"`
 	Phases      map[string]PhaseStat `json:"phases"`
@@ -118,6 +120,7 @@ func (c *Case) Summarize() {
 	m.DuringSecs = f(func(r Run) float64 { return r.Stats(PhaseDuring).Secs })
 	m.MovedMB = f(func(r Run) float64 { return float64(r.Moves.Bytes) / MB })
 	m.MBPerSec = f(func(r Run) float64 { return r.Moves.MBPerSec })
+	m.ActiveMBSec = f(func(r Run) float64 { return r.Moves.ActiveMBSec })
 	m.PerMigMB = f(func(r Run) float64 { return r.Moves.PerMigMedMB })
 	m.Migrations = f(func(r Run) float64 { return float64(r.Moves.Count) })
 	for _, name := range []string{PhaseBefore, PhaseDuring, PhaseAfter} {
