@@ -72,6 +72,26 @@ func TestBalancer(t *testing.T) {
 			t.Errorf("balancerCollectionStatus of an unsharded collection: %v", err)
 		}
 	})
+	t.Run("configureCollectionBalancing", func(t *testing.T) {
+		configure := func(v any) error {
+			return admin.RunCommand(ctxT(t), bson.D{{Key: "configureCollectionBalancing", Value: "bal.c"}, {Key: "chunkSize", Value: v}}).Err()
+		}
+		must(t, configure(64), "chunkSize 64")
+		if got := collectionStatus(t, admin, "bal.c"); got != "64 true <nil>" {
+			t.Errorf("balancerCollectionStatus with the collection's 64 MB: %s", got)
+		}
+		must(t, configure(0), "chunkSize 0")
+		if got := collectionStatus(t, admin, "bal.c"); got != "1 false chunksImbalance" {
+			t.Errorf("balancerCollectionStatus back on the cluster's 1 MB: %s", got)
+		}
+		if err := configure(2000); errCode(err) != 2 {
+			t.Errorf("chunkSize 2000: %v, want BadValue", err)
+		}
+		err := admin.RunCommand(ctxT(t), bson.D{{Key: "configureCollectionBalancing", Value: "bal.none"}, {Key: "chunkSize", Value: 8}}).Err()
+		if errCode(err) != 118 {
+			t.Errorf("configureCollectionBalancing of an unsharded collection: %v", err)
+		}
+	})
 	t.Run("autoSplitVector", func(t *testing.T) { checkAutoSplitVector(t, tp.shardClient(t, owner)) })
 	t.Run("statsForBalancing", func(t *testing.T) {
 		for _, name := range []string{"sh0", "sh1"} {

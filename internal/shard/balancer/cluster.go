@@ -84,7 +84,9 @@ func (c *ConfigCluster) Collections(ctx context.Context) ([]CollectionInfo, erro
 			continue
 		}
 		noBalance, _ := bsonx.Get(d, "noBalance")
-		out = append(out, CollectionInfo{CM: cm, NoBalance: noBalance == true})
+		maxBytes, _ := bsonx.Get(d, "maxChunkSizeBytes")
+		size, _ := bsonx.AsInt64(maxBytes)
+		out = append(out, CollectionInfo{CM: cm, NoBalance: noBalance == true, ChunkSize: max(size, 0)})
 	}
 	return out, nil
 }

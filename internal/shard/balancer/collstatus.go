@@ -1,6 +1,7 @@
 package balancer
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -32,11 +33,13 @@ func (b *Balancer) CollectionStatus(ctx context.Context, ns string) (CollectionS
 	if err != nil {
 		return CollectionStatus{}, err
 	}
-	out := CollectionStatus{ChunkSizeMB: cfg.ChunkSize >> 20, Compliant: true}
-	cm, err := b.collection(ctx, ns)
+	out := CollectionStatus{Compliant: true}
+	info, err := b.collection(ctx, ns)
 	if err != nil {
 		return out, err
 	}
+	cm, size := info.CM, cmp.Or(info.ChunkSize, cfg.ChunkSize)
+	out.ChunkSizeMB = size >> 20
 	shards, err := b.opts.Cluster.Shards(ctx)
 	if err != nil {
 		return out, err
@@ -45,11 +48,11 @@ func (b *Balancer) CollectionStatus(ctx context.Context, ns string) (CollectionS
 	if err != nil {
 		return out, err
 	}
-	c := Collection{NS: ns, Chunks: cm.Chunks(), Size: map[string]int64{}}
+	c := Collection{NS: ns, Chunks: cm.Chunks(), Size: map[string]int64{}, ChunkSize: size}
 	for shard, byNS := range stats {
 		c.Size[shard] = byNS[ns].Size
 	}
-	plan := Plan(shards, []Collection{c}, Settings{ChunkSize: cfg.ChunkSize})
+	plan := Plan(shards, []Collection{c}, Settings{ChunkSize: size})
 	if len(plan) > 0 { // drain migrations come first
 		out.Compliant, out.Violation = false, ViolationChunksImbalance
 		if plan[0].Reason == Drain {
@@ -59,16 +62,16 @@ func (b *Balancer) CollectionStatus(ctx context.Context, ns string) (CollectionS
 	return out, nil
 }
 
-// collection is ns's routing table, or NamespaceNotSharded.
-func (b *Balancer) collection(ctx context.Context, ns string) (*routing.ChunkManager, error) {
+// collection is ns's entry, or NamespaceNotSharded.
+func (b *Balancer) collection(ctx context.Context, ns string) (CollectionInfo, error) {
 	all, err := b.opts.Cluster.Collections(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("balancer: reading the sharded collections: %w", err)
+		return CollectionInfo{}, fmt.Errorf("balancer: reading the sharded collections: %w", err)
 	}
 	for _, c := range all {
 		if c.CM.Collection().NS == ns {
-			return c.CM, nil
+			return c, nil
 		}
 	}
-	return nil, mongoerr.New(mongoerr.NamespaceNotSharded, "Collection %s is not sharded.", ns)
+	return CollectionInfo{}, mongoerr.New(mongoerr.NamespaceNotSharded, "Collection %s is not sharded.", ns)
 }

@@ -52,6 +52,9 @@ type Collection struct {
 	// would only carry the imbalance to the recipient. Draining moves
 	// them anyway.
 	Jumbo map[string]bool
+	// ChunkSize is the collection's own (config.collections
+	// maxChunkSizeBytes); 0: Settings.ChunkSize.
+	ChunkSize int64
 }
 
 // Reason says why a migration was chosen.
@@ -136,7 +139,8 @@ func (r *round) drain(c Collection) {
 // balance pairs c's largest free shard with its smallest while they differ
 // by more than the threshold, one chunk-sized range per pair.
 func (r *round) balance(c Collection, s Settings) {
-	threshold := s.ImbalanceFactor * s.ChunkSize
+	size := cmp.Or(c.ChunkSize, s.ChunkSize)
+	threshold := s.ImbalanceFactor * size
 	for {
 		from, okF := r.largestFree(c)
 		to, okT := r.smallestFree(c)
@@ -147,7 +151,7 @@ func (r *round) balance(c Collection, s Settings) {
 		if !ok {
 			return
 		}
-		r.add(Migration{NS: c.NS, Chunk: ch, From: from, To: to, MaxBytes: s.ChunkSize, Reason: Size})
+		r.add(Migration{NS: c.NS, Chunk: ch, From: from, To: to, MaxBytes: size, Reason: Size})
 	}
 }
 

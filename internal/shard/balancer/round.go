@@ -1,6 +1,7 @@
 package balancer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -57,7 +58,7 @@ func (b *Balancer) round(ctx context.Context) RoundResult {
 		r.Err = fmt.Errorf("balancer: reading config.shards: %w", err)
 		return r
 	}
-	colls, err := b.balanced(ctx)
+	colls, sizes, err := b.balanced(ctx, cfg.ChunkSize)
 	if err != nil || len(colls) == 0 || len(shards) == 0 {
 		r.Err = err
 		return r
@@ -67,8 +68,8 @@ func (b *Balancer) round(ctx context.Context) RoundResult {
 		r.Err = err
 		return r
 	}
-	plan := plan(shards, colls, stats, cfg, b.jumboRanges)
-	r.Moves = b.execute(ctx, shards, colls, plan, cfg.ChunkSize)
+	plan := plan(shards, colls, sizes, stats, cfg, b.jumboRanges)
+	r.Moves = b.execute(ctx, shards, colls, plan, sizes)
 	for _, m := range r.Moves {
 		if m.Err != nil {
 			r.Err = m.Err
@@ -79,19 +80,21 @@ func (b *Balancer) round(ctx context.Context) RoundResult {
 }
 
 // balanced lists the sharded collections the balancer may move
-// (noBalance unset), by namespace.
-func (b *Balancer) balanced(ctx context.Context) (map[string]*routing.ChunkManager, error) {
+// (noBalance unset), by namespace, and the chunk size of each (its
+// maxChunkSizeBytes, or the cluster's chunkSize).
+func (b *Balancer) balanced(ctx context.Context, chunkSize int64) (map[string]*routing.ChunkManager, map[string]int64, error) {
 	all, err := b.opts.Cluster.Collections(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("balancer: reading the sharded collections: %w", err)
+		return nil, nil, fmt.Errorf("balancer: reading the sharded collections: %w", err)
 	}
-	out := map[string]*routing.ChunkManager{}
+	out, sizes := map[string]*routing.ChunkManager{}, map[string]int64{}
 	for _, c := range all {
 		if !c.NoBalance {
-			out[c.CM.Collection().NS] = c.CM
+			ns := c.CM.Collection().NS
+			out[ns], sizes[ns] = c.CM, cmp.Or(c.ChunkSize, chunkSize)
 		}
 	}
-	return out, nil
+	return out, sizes, nil
 }
 
 // gather asks every shard for its part of each collection (by shard, then
@@ -115,12 +118,12 @@ func (b *Balancer) gather(ctx context.Context, shards []Shard, colls map[string]
 
 // plan is the round's migrations: Plan's (drain, size), then PlanLoad's
 // among the shards they leave free.
-func plan(shards []Shard, colls map[string]*routing.ChunkManager, stats map[string]map[string]CollStats, cfg Config,
+func plan(shards []Shard, colls map[string]*routing.ChunkManager, sizes map[string]int64, stats map[string]map[string]CollStats, cfg Config,
 	jumbo func(*routing.ChunkManager) map[string]bool) []Migration {
 	var sized []Collection
 	var loads []LoadColl
 	for ns, cm := range colls {
-		c := Collection{NS: ns, Chunks: cm.Chunks(), Size: map[string]int64{}, Jumbo: jumbo(cm)}
+		c := Collection{NS: ns, Chunks: cm.Chunks(), Size: map[string]int64{}, Jumbo: jumbo(cm), ChunkSize: sizes[ns]}
 		l := LoadColl{CM: cm, Stats: map[string]CollStats{}}
 		for shard, byNS := range stats {
 			c.Size[shard] = byNS[ns].Size
@@ -139,7 +142,7 @@ func plan(shards []Shard, colls map[string]*routing.ChunkManager, stats map[stri
 // execute cuts each migration's range (one at a time: splits of one
 // collection take versions from the routing table the previous one left)
 // and then moves the ranges at once (their shards are disjoint).
-func (b *Balancer) execute(ctx context.Context, shards []Shard, colls map[string]*routing.ChunkManager, plan []Migration, chunkSize int64) []MoveResult {
+func (b *Balancer) execute(ctx context.Context, shards []Shard, colls map[string]*routing.ChunkManager, plan []Migration, sizes map[string]int64) []MoveResult {
 	byID := map[string]Shard{}
 	for _, s := range shards {
 		byID[s.ID] = s
@@ -147,7 +150,7 @@ func (b *Balancer) execute(ctx context.Context, shards []Shard, colls map[string
 	out := make([]MoveResult, len(plan))
 	for i, m := range plan {
 		out[i] = MoveResult{Migration: m, Moved: m.Chunk}
-		cm, err := b.cut(ctx, &out[i], colls[m.NS], byID[m.From], chunkSize)
+		cm, err := b.cut(ctx, &out[i], colls[m.NS], byID[m.From], sizes[m.NS])
 		if errors.Is(err, errJumbo) {
 			out[i].Jumbo, err = true, nil
 			b.opts.Logger.Info("balancer: chunk is jumbo (one key larger than the chunk size); size balancing leaves it",
@@ -166,7 +169,7 @@ func (b *Balancer) execute(ctx context.Context, shards []Shard, colls map[string
 		wg.Add(1)
 		go func(r *MoveResult, cm *routing.ChunkManager) {
 			defer wg.Done()
-			r.Err = b.move(ctx, r, cm, byID[r.From], chunkSize)
+			r.Err = b.move(ctx, r, cm, byID[r.From], sizes[r.NS])
 		}(&out[i], colls[out[i].NS])
 	}
 	wg.Wait()

@@ -31,11 +31,10 @@ type Cluster interface {
 
 // CollectionInfo is one sharded collection's routing table and its
 // config.collections balancing fields.
-// A collection's own maxChunkSizeBytes (configureCollectionBalancing)
-// is not read: the cluster's chunk size applies. TODO(#12).
 type CollectionInfo struct {
 	CM        *routing.ChunkManager
-	NoBalance bool // config.collections noBalance
+	NoBalance bool  // config.collections noBalance
+	ChunkSize int64 // config.collections maxChunkSizeBytes (configureCollectionBalancing); 0: the cluster's
 }
 
 // ShardClient reaches the primaries of the shards.

@@ -126,6 +126,7 @@ func TestRound(t *testing.T) {
 		cfg       Config
 		shards    []Shard
 		noBalance bool
+		collChunk int64 // the collection's maxChunkSizeBytes
 		owners    []string
 		stats     map[string]map[string]CollStats
 		points    map[string][]bson.D
@@ -155,6 +156,11 @@ func TestRound(t *testing.T) {
 		name: "within the threshold: nothing", cfg: full,
 		shards: two, owners: []string{"sh0", "sh1"},
 		stats: map[string]map[string]CollStats{"sh0": {"db.c": {Size: 30 * mb}}, "sh1": {"db.c": {Size: 1 * mb}}},
+	}, {
+		name: "the collection's own chunk size (1 MB): 5 MB is past its threshold", cfg: full, collChunk: mb,
+		shards: two, owners: []string{"sh0", "sh1"},
+		stats: map[string]map[string]CollStats{"sh0": {"db.c": {Size: 5 * mb}}},
+		moves: "db.c [{ x: MinKey }, { x: 0 }) sh0->sh1",
 	}, {
 		name: "draining shard: its chunk moves first", cfg: full,
 		shards: []Shard{{ID: "sh0"}, {ID: "sh1", Draining: true}}, owners: []string{"sh0", "sh1"},
@@ -190,7 +196,7 @@ func TestRound(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			cl := &fakeCluster{cfg: tc.cfg, shards: tc.shards, colls: map[string]*CollectionInfo{
-				"db.c": {CM: testCM(t, "db.c", []int64{0}[:len(tc.owners)-1], tc.owners...), NoBalance: tc.noBalance},
+				"db.c": {CM: testCM(t, "db.c", []int64{0}[:len(tc.owners)-1], tc.owners...), NoBalance: tc.noBalance, ChunkSize: tc.collChunk},
 			}}
 			sh := &fakeShards{cluster: cl, stats: tc.stats, points: tc.points}
 			b := New(Options{Cluster: cl, Shards: sh, Now: func() time.Time { return noon }})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/shard/configsvr"
 )
 
 func init() {
@@ -12,6 +13,7 @@ func init() {
 	localCommands["balancerStart"] = handler{fn: balancerMode("full"), adminOnly: true}
 	localCommands["balancerStop"] = handler{fn: balancerMode("off"), adminOnly: true}
 	localCommands["balancerCollectionStatus"] = handler{fn: balancerCollectionStatus, adminOnly: true}
+	localCommands["configureCollectionBalancing"] = handler{fn: configureCollectionBalancing, adminOnly: true}
 }
 
 // balancerStatusFields are what balancerStatus answers: MongoDB's mode,
@@ -72,4 +74,69 @@ func balancerCollectionStatus(c *call) (bson.D, error) {
 		}
 	}
 	return out, nil
+}
+
+// maxCollectionChunkSizeMB bounds configureCollectionBalancing's
+// chunkSize (MongoDB's 1..1024 MB).
+const maxCollectionChunkSizeMB = 1024
+
+// configureCollectionBalancing is MongoDB's {configureCollectionBalancing:
+// "db.c", chunkSize: MB}: the collection's own chunk size, kept as
+// config.collections maxChunkSizeBytes (0 removes it: the cluster's
+// chunksize applies again), written with the client's write concern made
+// majority; the balancer reads it at its next round.
+// enableAutoMerger is accepted and ignored (relaydb merges no chunks);
+// defragmentCollection: true is refused (IllegalOperation): relaydb has
+// no defragmentation. TODO(#12): chunk merging and defragmentation.
+func configureCollectionBalancing(c *call) (bson.D, error) {
+	ns, ok := c.cmd[0].Value.(string)
+	if !ok {
+		return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'configureCollectionBalancing' is the wrong type '%s', expected type 'string'", typeName(c.cmd[0].Value))
+	}
+	if d, _ := bsonx.Get(c.cmd, "defragmentCollection"); d == true {
+		return nil, mongoerr.New(mongoerr.IllegalOperation, "defragmentCollection is not supported by relaydb")
+	}
+	wc, err := configsvr.MajorityWriteConcern(c.cmd)
+	if err != nil {
+		return nil, err
+	}
+	if wc == nil {
+		wc = bson.D{{Key: "w", Value: "majority"}, {Key: "wtimeout", Value: int64(metadataWriteTimeoutMS)}}
+	}
+	v, has := bsonx.Get(c.cmd, "chunkSize")
+	if !has {
+		return bson.D{}, nil
+	}
+	mb, isNum := bsonx.AsInt64(v)
+	if !isNum || mb < 0 || mb > maxCollectionChunkSizeMB {
+		return nil, mongoerr.New(mongoerr.BadValue, "chunkSize must be an integer between 0 and %d MB, not %v", maxCollectionChunkSizeMB, v)
+	}
+	u := bson.D{{Key: "$set", Value: bson.D{{Key: "maxChunkSizeBytes", Value: mb << 20}}}}
+	if mb == 0 {
+		u = bson.D{{Key: "$unset", Value: bson.D{{Key: "maxChunkSizeBytes", Value: 1}}}}
+	}
+	reply, err := configRunner{c.r}.Run(c.ctx, configsvr.DB, bson.D{
+		{Key: "update", Value: configsvr.CollectionsColl},
+		{Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: ns}}}, {Key: "u", Value: u}}}},
+		{Key: "writeConcern", Value: wc},
+	})
+	if err == nil {
+		err = configsvr.WriteError(reply)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if n, _ := bsonx.Get(reply, "n"); int64Of(n) == 0 { // no config.collections entry
+		return nil, mongoerr.New(mongoerr.NamespaceNotSharded, "Collection %s is not sharded.", ns)
+	}
+	return bson.D{}, nil
+}
+
+// metadataWriteTimeoutMS bounds configureCollectionBalancing's majority
+// wait when the client gives no write concern.
+const metadataWriteTimeoutMS = 60000
+
+func int64Of(v any) int64 {
+	n, _ := bsonx.AsInt64(v)
+	return n
 }
