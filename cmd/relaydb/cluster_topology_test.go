@@ -74,10 +74,11 @@ func TestParseRemoveShardArgs(t *testing.T) {
 }
 
 // TestClusterAddRemoveShard: on a one-shard cluster, add-shard starts sh1
-// and adds it; remove-shard of sh0 (the primary of database app) moves
-// app's primary to sh1, waits for "completed", stops sh0's process and
-// records it in the state file; app's documents are all read back
-// through the router.
+// and adds it; remove-shard of sh0 (the primary of database app, owner of
+// both chunks of app.s) with the balancer off says so and times out;
+// with it on, it moves app's primary to sh1, waits while the balancer
+// moves the chunks, stops sh0's process and records it in the state file;
+// every document of app is read back through the router.
 func TestClusterAddRemoveShard(t *testing.T) {
 	bin, err := harness.Binary()
 	if err != nil {
@@ -122,12 +123,29 @@ func TestClusterAddRemoveShard(t *testing.T) {
 		t.Fatalf("config.shards after add-shard: %d, want 2", n)
 	}
 
+	shardTwoChunks(t, ctx, cl, sc)
+
+	// With the balancer off the chunks cannot leave: remove-shard says so
+	// and gives up at its timeout, leaving the shard running.
+	admin := cl.Database("admin")
+	if err := admin.RunCommand(ctx, bson.D{{Key: "balancerStop", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	err = shardedRemoveShard(ctx, []string{"--dir", dir, "--shard", "sh0", "--timeout", "2s"}, &log)
+	if err == nil || !strings.Contains(err.Error(), "still draining") || !strings.Contains(log.String(), "the balancer is off") ||
+		!strings.Contains(log.String(), "moved the primary of database app from sh0 to sh1") {
+		t.Fatalf("remove-shard with the balancer off: %v\n%s", err, log.String())
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "balancerStart", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
 	log.Reset()
 	if err := shardedRemoveShard(ctx, []string{"--dir", dir, "--shard", "sh0", "--timeout", "1m"}, &log); err != nil {
 		t.Fatalf("remove-shard: %v\n%s", err, log.String())
 	}
 	t.Logf("remove-shard printed:\n%s", log.String())
-	for _, want := range []string{"started", "moved the primary of database app from sh0 to sh1", "completed", "stopped the processes of sh0", "removed shard sh0"} {
+	for _, want := range []string{"ongoing: 2 chunks", "completed", "flushed the routing cache of router0", "stopped the processes of sh0", "removed shard sh0"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("remove-shard output lacks %q", want)
 		}
@@ -151,6 +169,35 @@ func TestClusterTopologyUsage(t *testing.T) {
 	}
 	if code := clusterMain([]string{"add-shard", "--dir", t.TempDir()}); code != exitError {
 		t.Errorf("add-shard on a directory without a cluster = %d, want %d", code, exitError)
+	}
+}
+
+// shardTwoChunks makes app.s sharded on {k: 1} with 100 documents in two
+// chunks on sh0, and runs the balancer every 200 ms.
+func shardTwoChunks(t *testing.T, ctx context.Context, cl *mongo.Client, sc *cluster.Sharded) {
+	t.Helper()
+	admin := cl.Database("admin")
+	for _, cmd := range []bson.D{
+		{{Key: "shardCollection", Value: "app.s"}, {Key: "key", Value: bson.D{{Key: "k", Value: 1}}}},
+		{{Key: "split", Value: "app.s"}, {Key: "middle", Value: bson.D{{Key: "k", Value: 50}}}},
+	} {
+		if err := admin.RunCommand(ctx, cmd).Err(); err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+	}
+	docs := make([]any, 100)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "k", Value: i}}
+	}
+	if _, err := cl.Database("app").Collection("s").InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	p, err := sc.Config.WaitPrimary(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Config.RunAdmin(ctx, p, bson.D{{Key: "setParameter", Value: 1}, {Key: "balancerRoundIntervalMS", Value: 200}}, nil); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -182,5 +229,8 @@ func checkAfterRemoval(t *testing.T, ctx context.Context, cl *mongo.Client, dir 
 	}
 	if n, err := cl.Database("app").Collection("c").CountDocuments(ctx, bson.D{}); err != nil || n != 200 {
 		t.Errorf("app.c through the router: %d (%v), want 200", n, err)
+	}
+	if n, err := cl.Database("app").Collection("s").CountDocuments(ctx, bson.D{}); err != nil || n != 100 {
+		t.Errorf("the sharded app.s through the router: %d (%v), want 100", n, err)
 	}
 }

@@ -50,6 +50,7 @@ func (sc *Sharded) RemoveShard(ctx context.Context, name string, timeout time.Du
 	if err := sc.drain(ctx, name, timeout, report); err != nil {
 		return err
 	}
+	sc.flushRouters(ctx, report)
 	if err := sc.Shards[idx].Down(ctx); err != nil {
 		return fmt.Errorf("cluster: stopping shard %s: %w", name, err)
 	}
@@ -91,6 +92,24 @@ func (sc *Sharded) drain(ctx context.Context, name string, timeout time.Duration
 		}
 	}
 	return fmt.Errorf("cluster: shard %s still draining after %v", name, timeout)
+}
+
+// flushRouters runs flushRouterConfig on every running router, so none
+// routes to the removed shard from a routing table it cached before the
+// chunks left (failures are reported, not fatal).
+func (sc *Sharded) flushRouters(ctx context.Context, report func(string)) {
+	rc := sc.routers()
+	defer rc.closeClients()
+	for _, r := range sc.Routers {
+		if !sc.RouterAlive(r) {
+			continue
+		}
+		if err := rc.RunAdmin(ctx, r, bson.D{{Key: "flushRouterConfig", Value: 1}}, nil); err != nil {
+			report(fmt.Sprintf("flushRouterConfig on %s: %v", r.Name, err))
+			continue
+		}
+		report(fmt.Sprintf("flushed the routing cache of %s", r.Name))
+	}
 }
 
 // warnBalancerOff reports when the balancer is off (its chunks would

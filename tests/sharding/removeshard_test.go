@@ -115,7 +115,8 @@ func sameList(v any, want ...string) bool {
 // TestRemoveShardDrainsChunks: removing sh1, which owns two chunks of a
 // sharded collection (moved there with moveChunk), answers "ongoing" with
 // its chunks while the balancer (every 200 ms) moves them to sh0, then
-// "completed"; every chunk is on sh0 afterwards and no document is lost.
+// "completed"; every chunk is on sh0 afterwards, no document is lost,
+// and a read the router's stale routing table sends to sh1 is retargeted.
 func TestRemoveShardDrainsChunks(t *testing.T) {
 	tp := startTopo(t)
 	cl, _ := connectRouter(t, tp)
@@ -153,6 +154,14 @@ func TestRemoveShardDrainsChunks(t *testing.T) {
 	t.Logf("removeShard reported at most %d chunks left", sawChunks)
 	if n := chunksOn(t, cl, "sh0"); n != 4 {
 		t.Errorf("sh0 owns %d chunks after the removal, want 4", n)
+	}
+	// The router's routing table still names sh1 for k: 600; the removed
+	// shard makes it refresh rather than fail.
+	var d bson.M
+	must(t, cl.Database("dr").Collection("c").FindOne(ctxT(t), bson.D{{Key: "k", Value: int32(600)}}).Decode(&d), "find k: 600 after the removal")
+	n, err := cl.Database("dr").Collection("c").CountDocuments(ctxT(t), bson.D{{Key: "k", Value: bson.D{{Key: "$gte", Value: int32(500)}}}})
+	if err != nil || n != 500 {
+		t.Errorf("count of k >= 500 after the removal: %d (%v), want 500", n, err)
 	}
 	if n, err := cl.Database("dr").Collection("c").CountDocuments(ctxT(t), bson.D{}); err != nil || n != 1000 {
 		t.Errorf("dr.c through the router: %d (%v), want 1000", n, err)

@@ -331,7 +331,7 @@ func (r *Router) sendUnordered(c *call, ns string, cm *routing.ChunkManager, b b
 // staleAt returns the index of the first statement of a piece a shard
 // refused with StaleConfig (0 for a command error), -1 when it did not.
 func (r *Router) staleAt(sr shardReply) int {
-	if mongoerr.Is(sr.err, mongoerr.StaleConfig) {
+	if mongoerr.Is(sr.err, mongoerr.StaleConfig) || mongoerr.Is(sr.err, mongoerr.ShardNotFound) { // a removed shard (removeShard)
 		return 0
 	}
 	if sr.err != nil {
