@@ -21,6 +21,16 @@ type RoundResult struct {
 	Err     error // the round's first error (settings, stats, a move)
 }
 
+// movedAny reports whether a range moved in the round.
+func (r RoundResult) movedAny() bool {
+	for _, m := range r.Moves {
+		if m.Err == nil && !m.Jumbo {
+			return true
+		}
+	}
+	return false
+}
+
 // MoveResult is one planned migration and what became of it.
 type MoveResult struct {
 	Migration

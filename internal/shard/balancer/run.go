@@ -162,27 +162,36 @@ func (b *Balancer) Status() Status {
 	return s
 }
 
-// Run runs a round every interval while this member is primary, until
-// ctx ends. The interval is read again every second, so a shorter one
-// set meanwhile applies at once. A step-down is seen before the next
+// shortRoundInterval is the pause after a round that moved something
+// (MongoDB's kShortBalanceRoundInterval): a cluster far from balance
+// converges at a move per shard pair per second, not per interval.
+const shortRoundInterval = time.Second
+
+// Run runs a round every interval (every shortRoundInterval after a
+// round that moved a range, when shorter) while this member is primary,
+// until ctx ends. The interval is read again every second, so a shorter
+// one set meanwhile applies at once. A step-down is seen before the next
 // round and during one (watchPrimary cancels it).
 func (b *Balancer) Run(ctx context.Context) {
-	last := time.Now()
+	last, moved := time.Now(), false
 	for {
-		wait := min(time.Until(last.Add(b.opts.Interval())), time.Second)
+		interval := b.opts.Interval()
+		if moved {
+			interval = min(interval, shortRoundInterval)
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(max(wait, 0)):
+		case <-time.After(max(min(time.Until(last.Add(interval)), time.Second), 0)):
 		}
-		if time.Since(last) < b.opts.Interval() {
+		if time.Since(last) < interval {
 			continue
 		}
-		last = time.Now()
+		moved = false
 		if b.opts.IsPrimary() {
-			b.RunRound(ctx)
-			last = time.Now()
+			moved = b.RunRound(ctx).movedAny()
 		}
+		last = time.Now()
 	}
 }
 

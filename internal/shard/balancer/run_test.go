@@ -410,3 +410,40 @@ func TestJumboChunk(t *testing.T) {
 		t.Fatalf("draining: %+v, moves %v", r, sh.moves)
 	}
 }
+
+// TestShortIntervalAfterMoves: with an hour's interval, a round that
+// moved a range is followed by the next one a second later; one that
+// moved nothing is not.
+func TestShortIntervalAfterMoves(t *testing.T) {
+	for _, tc := range []struct {
+		mode       string
+		wantRounds int
+	}{{"full", 2}, {"off", 1}} {
+		cl := &fakeCluster{cfg: Config{Mode: tc.mode, ChunkSize: mb}, shards: []Shard{{ID: "sh0"}, {ID: "sh1"}},
+			colls: map[string]*CollectionInfo{"db.c": {CM: testCM(t, "db.c", nil, "sh0")}}}
+		sh := &fakeShards{cluster: cl, stats: map[string]map[string]CollStats{"sh0": {"db.c": {Size: 10 * mb}}}}
+		rounds := make(chan RoundResult, 10)
+		var mu sync.Mutex
+		first := true
+		b := New(Options{Cluster: cl, Shards: sh,
+			Interval: func() time.Duration {
+				mu.Lock()
+				defer mu.Unlock()
+				if first {
+					return time.Millisecond
+				}
+				return time.Hour
+			},
+			OnRound: func(r RoundResult) { mu.Lock(); first = false; mu.Unlock(); rounds <- r },
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); b.Run(ctx) }()
+		time.Sleep(1600 * time.Millisecond)
+		cancel()
+		<-done
+		if len(rounds) != tc.wantRounds {
+			t.Errorf("mode %s: %d rounds in 1.6 s, want %d", tc.mode, len(rounds), tc.wantRounds)
+		}
+	}
+}
