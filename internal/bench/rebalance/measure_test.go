@@ -13,10 +13,10 @@ func TestSummarize(t *testing.T) {
 		{At: 0, Latency: ms(1), Kind: KindRead, OK: true},
 		{At: 500 * time.Millisecond, Latency: ms(3), Kind: KindUpdate, OK: true},
 		{At: 999 * time.Millisecond, Latency: ms(50), Kind: KindRead, OK: false},   // failed: counted, not in latency
-		{At: sec, Latency: ms(10), Kind: KindRead, OK: true},                        // starts the second phase
-		{At: 1500 * time.Millisecond, Latency: ms(20), Kind: KindRead, OK: true},    //
-		{At: 2500 * time.Millisecond, Latency: ms(99), Kind: KindUpdate, OK: true},  // between phases: in none
-		{At: 3 * sec, Latency: ms(2), Kind: KindOther, OK: true},                    // only in All
+		{At: sec, Latency: ms(10), Kind: KindRead, OK: true},                       // starts the second phase
+		{At: 1500 * time.Millisecond, Latency: ms(20), Kind: KindRead, OK: true},   //
+		{At: 2500 * time.Millisecond, Latency: ms(99), Kind: KindUpdate, OK: true}, // between phases: in none
+		{At: 3 * sec, Latency: ms(2), Kind: KindOther, OK: true},                   // only in All
 	}
 	phases := []Phase{NewPhase("a", 0, sec), NewPhase("b", sec, 2*sec), NewPhase("c", 3*sec, 4*sec)}
 	got := Summarize(ops, phases)
