@@ -39,9 +39,11 @@ func Markdown(r *Report) string {
 	b.WriteString("\nMB/s (total) is the bytes cloned by the migrations that ended in the during phase over its whole length " +
 		"(starting and adding the shard included); MB/s (migrations' span) is the same bytes over the first migration's start " +
 		"to the last one's end; per migration is each migration's clonedBytes over its time on the donor. MB = 10^6 bytes.\n")
-	b.WriteString("\nThe ratio is over all successful operations; reads alone and updates alone:")
+	b.WriteString("\nThe ratio is over all successful operations; reads alone, updates alone, and all operations that " +
+		"started while ranges were moving (the migrations' span, without the shard's start):")
 	for _, k := range r.Cases {
-		fmt.Fprintf(&b, " %d -> %d: reads x%.2f, updates x%.2f;", k.From, k.From+k.Add, k.Median.ReadRatio, k.Median.UpdateRatio)
+		fmt.Fprintf(&b, " %d -> %d: reads x%.2f, updates x%.2f, while migrating x%.2f;", k.From, k.From+k.Add,
+			k.Median.ReadRatio, k.Median.UpdateRatio, k.Median.MigRatio)
 	}
 	b.WriteString("\n\n## Per phase (medians over runs)\n\n")
 	b.WriteString("| case | phase | ops/s | failed | read p50 / p95 / p99 / max ms | update p50 / p95 / p99 / max ms |\n|---|---|---|---|---|---|\n")
@@ -54,7 +56,7 @@ func Markdown(r *Report) string {
 		}
 	}
 	b.WriteString("\n## Runs\n\n")
-	b.WriteString("| case | run | probe ops/s | target ops/s | p99 before / during / after ms | ratio | failed before / during / after | during s (adding shards) | migrations (max at once) | MB moved | MB/s | MB/s per migration min / median / max | chunks before -> after |\n")
+	b.WriteString("| case | run | probe ops/s | target ops/s | p99 before / during / after ms (while migrating) | ratio | failed before / during / after | during s (adding shards) | migrations (max at once) | MB moved | MB/s | MB/s per migration min / median / max | chunks before -> after |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range r.Cases {
 		for _, x := range k.Runs {
@@ -85,8 +87,8 @@ func goal(m CaseMedian) string {
 func runRow(k Case, x Run) string {
 	b, d, a := x.Stats(PhaseBefore), x.Stats(PhaseDuring), x.Stats(PhaseAfter)
 	mv := x.Moves
-	return fmt.Sprintf("| %d -> %d | %d | %.0f | %.0f | %.2f / %.2f / %.2f | %.2f | %d / %d / %d | %.1f (%.1f)%s | %d (%d) | %.1f | %.2f | %.2f / %.2f / %.2f | %v -> %v |\n",
-		k.From, k.From+k.Add, x.N, x.ProbeOpsSec, x.TargetOpsSec, b.All.P99, d.All.P99, a.All.P99, x.P99Ratio(),
+	return fmt.Sprintf("| %d -> %d | %d | %.0f | %.0f | %.2f / %.2f / %.2f (%.2f) | %.2f | %d / %d / %d | %.1f (%.1f)%s | %d (%d) | %.1f | %.2f | %.2f / %.2f / %.2f | %v -> %v |\n",
+		k.From, k.From+k.Add, x.N, x.ProbeOpsSec, x.TargetOpsSec, b.All.P99, d.All.P99, a.All.P99, x.Migrating.All.P99, x.P99Ratio(),
 		b.Failed, d.Failed, a.Failed, d.Secs, x.AddSecs, map[bool]string{true: " (timed out)"}[x.TimedOut], mv.Count, mv.MaxParallel,
 		float64(mv.Bytes)/MB, mv.MBPerSec, mv.PerMigMinMB, mv.PerMigMedMB, mv.PerMigMaxMB, chunkText(x.ChunksBefore), chunkText(x.ChunksAfter))
 }

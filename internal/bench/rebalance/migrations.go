@@ -72,17 +72,19 @@ func ParseMigrations(r io.Reader, ns string) ([]Migration, error) {
 
 // Moves summarizes the committed migrations that ended in [from, to).
 type Moves struct {
-	Count       int     `json:"count"`
-	Aborted     int     `json:"aborted"`
-	Bytes       int64   `json:"bytes"`
-	Docs        int64   `json:"docs"`
-	MBPerSec    float64 `json:"mbPerSec"` // Bytes over the window
-	PerMigMedMB float64 `json:"perMigrationMedianMBPerSec"`
-	PerMigMinMB float64 `json:"perMigrationMinMBPerSec"`
-	PerMigMaxMB float64 `json:"perMigrationMaxMBPerSec"`
-	MaxParallel int     `json:"maxParallel"` // most migrations running at one time
-	ActiveSecs  float64 `json:"activeSecs"`  // first migration's start to the last one's end
-	ActiveMBSec float64 `json:"activeMBPerSec"`
+	Count       int       `json:"count"`
+	Aborted     int       `json:"aborted"`
+	Bytes       int64     `json:"bytes"`
+	Docs        int64     `json:"docs"`
+	MBPerSec    float64   `json:"mbPerSec"` // Bytes over the window
+	PerMigMedMB float64   `json:"perMigrationMedianMBPerSec"`
+	PerMigMinMB float64   `json:"perMigrationMinMBPerSec"`
+	PerMigMaxMB float64   `json:"perMigrationMaxMBPerSec"`
+	MaxParallel int       `json:"maxParallel"` // most migrations running at one time
+	ActiveSecs  float64   `json:"activeSecs"`  // first migration's start to the last one's end
+	ActiveMBSec float64   `json:"activeMBPerSec"`
+	ActiveFrom  time.Time `json:"activeFrom"` // the span's bounds; zero without a migration
+	ActiveTo    time.Time `json:"activeTo"`
 }
 
 // MB is 10^6 bytes (the report's unit for data moved); MiB is 2^20.
@@ -127,6 +129,7 @@ func SummarizeMoves(ms []Migration, from, to time.Time) Moves {
 				last = m.End
 			}
 		}
+		mv.ActiveFrom, mv.ActiveTo = first, last
 		mv.ActiveSecs = last.Sub(first).Seconds()
 		if mv.ActiveSecs > 0 {
 			mv.ActiveMBSec = float64(mv.Bytes) / MB / mv.ActiveSecs

@@ -55,6 +55,9 @@ func phases(ctx context.Context, cfg Config, sc *cluster.Sharded, router *mongo.
 	r.Migrations = ms
 	if d := r.Stats(PhaseDuring).Phase; d.End > 0 {
 		r.Moves = SummarizeMoves(ms, rec.t0.Add(d.Start), rec.t0.Add(d.End))
+		if mv := r.Moves; mv.Count > 0 {
+			r.Migrating = Summarize(ops, []Phase{NewPhase("migrating", mv.ActiveFrom.Sub(rec.t0), mv.ActiveTo.Sub(rec.t0))})[0]
+		}
 		for _, m := range ms {
 			if !m.End.Before(rec.t0.Add(d.End)) {
 				r.MovesAfter++

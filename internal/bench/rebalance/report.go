@@ -21,6 +21,7 @@ type Run struct {
 	LoadSecs     float64        `json:"loadSecs"`
 	AddSecs      float64        `json:"addShardSecs"` // starting and adding the new shard(s), part of during
 	Phases       []PhaseStats   `json:"phases"`
+	Migrating    PhaseStats     `json:"migrating"`    // the during phase's ops that started in the migrations' span
 	Moves        Moves          `json:"moves"`        // committed migrations that ended in the during phase
 	MovesAfter   int            `json:"movesAfter"`   // migrations that ended after it (load-based, late)
 	Migrations   []Migration    `json:"migrations"`   // every migration of the run
@@ -67,6 +68,7 @@ type CaseMedian struct {
 	P99Ratio    float64              `json:"p99Ratio"`
 	ReadRatio   float64              `json:"readP99Ratio"`
 	UpdateRatio float64              `json:"updateP99Ratio"`
+	MigRatio    float64              `json:"migratingP99Ratio"` // p99 while migrating / before
 	GoalMet     bool                 `json:"goalMet"`
 	DuringSecs  float64              `json:"duringSecs"`
 	MovedMB     float64              `json:"movedMB"`
@@ -116,6 +118,7 @@ func (c *Case) Summarize() {
 	m.P99Ratio = f(Run.P99Ratio)
 	m.ReadRatio = f(func(r Run) float64 { return Ratio(r.Stats(PhaseDuring).Read.P99, r.Stats(PhaseBefore).Read.P99) })
 	m.UpdateRatio = f(func(r Run) float64 { return Ratio(r.Stats(PhaseDuring).Update.P99, r.Stats(PhaseBefore).Update.P99) })
+	m.MigRatio = f(func(r Run) float64 { return Ratio(r.Migrating.All.P99, r.Stats(PhaseBefore).All.P99) })
 	m.GoalMet = len(ok) > 0 && m.P99Ratio <= GoalRatio
 	m.DuringSecs = f(func(r Run) float64 { return r.Stats(PhaseDuring).Secs })
 	m.MovedMB = f(func(r Run) float64 { return float64(r.Moves.Bytes) / MB })
