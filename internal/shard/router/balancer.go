@@ -1,6 +1,9 @@
 package router
 
 import (
+	"context"
+	"time"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
@@ -44,14 +47,47 @@ func balancerStatus(c *call) (bson.D, error) {
 // balancerMode is balancerStart ("full") and balancerStop ("off"), as
 // sh.startBalancer/sh.stopBalancer send them: the mode is recorded in
 // config.settings (sh.getBalancerState and sh.status read it), which the
-// balancer reads at the start of each round, so the change applies from
-// the next round on (a round in flight finishes its migrations).
+// balancer reads at the start of each round. balancerStop then waits,
+// as MongoDB's does, until no round is in progress (bounded by the
+// request's maxTimeMS and by stopWaitLimit), so nothing moves after it
+// answers.
 func balancerMode(mode string) func(c *call) (bson.D, error) {
 	return func(c *call) (bson.D, error) {
 		if err := c.useMetadataWriteConcern(); err != nil {
 			return nil, err
 		}
-		return bson.D{}, c.r.meta.SetBalancerMode(c.ctx, mode)
+		if err := c.r.meta.SetBalancerMode(c.ctx, mode); err != nil || mode != "off" {
+			return bson.D{}, err
+		}
+		return bson.D{}, waitRoundEnd(c)
+	}
+}
+
+// stopWaitLimit bounds balancerStop's wait for a round in progress (a
+// round's own limit is ten minutes); stopPoll is its polling pause.
+const (
+	stopWaitLimit = 10 * time.Minute
+	stopPoll      = 50 * time.Millisecond
+)
+
+// waitRoundEnd polls the config primary's balancer until it is not in a
+// round.
+func waitRoundEnd(c *call) error {
+	ctx, cancel := context.WithTimeout(c.ctx, stopWaitLimit)
+	defer cancel()
+	for {
+		reply, err := configRunner{c.r}.Run(ctx, "admin", bson.D{{Key: "_configsvrBalancerStatus", Value: int32(1)}})
+		if err != nil {
+			return err
+		}
+		if in, _ := bsonx.Get(reply, "inBalancerRound"); in != true {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return mongoerr.New(mongoerr.ExceededTimeLimit, "balancerStop: a balancer round is still in progress")
+		case <-time.After(stopPoll):
+		}
 	}
 }
 
