@@ -15,8 +15,9 @@ import (
 // reservoir of sampled operation keys and, for each, how many later
 // operations fell left and right of it; the split key is the sample that
 // divides them most evenly. It is pure (its randomness is seeded).
-// Counting operations on the shards and acting on the result is issue
-// #12's next step: TODO(#12).
+// Shards keep one per collection over a window (command.LoadSampler,
+// reported by _shardsvrGetStatsForBalancing); the balancer acts on the
+// result (PlanLoad, hot.go).
 
 // LoadSplitConfig tunes a LoadSplitter; zero fields take the defaults.
 type LoadSplitConfig struct {
