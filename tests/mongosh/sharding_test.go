@@ -98,6 +98,20 @@ emit({oks: [stop.ok, start.ok], off, on: sh.getBalancerState()});`), "balancer")
 			t.Errorf("stopBalancer/startBalancer: %v", got)
 		}
 	})
+	t.Run("moveChunk", func(t *testing.T) {
+		got := obj(t, shellJSON(t, shell, uri, `
+const mc = sh.moveChunk("app.ranged", {k: 150}, "sh1");
+const mr = sh.moveRange("app.ranged", "sh1", {k: 5}, {k: 8});
+emit({oks: [mc.ok, mr.ok], n: db.getSiblingDB("app").ranged.countDocuments({})});`), "moveChunk")
+		if fmt.Sprint(got["oks"]) != "[1 1]" || num(t, got["n"], "n") != 200 {
+			t.Fatalf("sh.moveChunk/sh.moveRange: %v", got)
+		}
+		for k, want := range map[int32]string{150: "sh1", 6: "sh1", 4: "sh0", 8: "sh0", 99: "sh0"} {
+			if owner := rangedOwner(t, router, k); owner != want {
+				t.Errorf("after the moves k=%d is on %s, want %s", k, owner, want)
+			}
+		}
+	})
 	t.Run("distributionUnsharded", func(t *testing.T) {
 		got := obj(t, shellJSON(t, shell, uri+"app", `
 try { db.plain.getShardDistribution(); emit({err: ""}) } catch (e) { emit({err: e.message}) }`), "plain")
@@ -285,4 +299,39 @@ func routerClient(t *testing.T, uri string) *mongo.Client {
 	}
 	t.Cleanup(func() { _ = cl.Disconnect(ctxT(t)) })
 	return cl
+}
+
+// rangedOwner is the shard of app.ranged's chunk holding k, from
+// config.chunks through the router.
+func rangedOwner(t *testing.T, router *mongo.Client, k int32) string {
+	t.Helper()
+	var coll bson.M
+	if err := router.Database("config").Collection("collections").FindOne(t.Context(), bson.D{{Key: "_id", Value: "app.ranged"}}).Decode(&coll); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := router.Database("config").Collection("chunks").Find(t.Context(), bson.D{{Key: "uuid", Value: coll["uuid"]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chunks []bson.Raw
+	if err := cur.All(t.Context(), &chunks); err != nil {
+		t.Fatal(err)
+	}
+	le := func(b bson.RawValue) bool { // the bound {k: b} <= k
+		switch b.Type {
+		case bson.TypeMinKey:
+			return true
+		case bson.TypeMaxKey:
+			return false
+		}
+		n, _ := b.AsInt64OK()
+		return n <= int64(k)
+	}
+	for _, c := range chunks {
+		if le(c.Lookup("min", "k")) && !le(c.Lookup("max", "k")) {
+			return c.Lookup("shard").StringValue()
+		}
+	}
+	t.Fatalf("no chunk of app.ranged holds k=%d", k)
+	return ""
 }
