@@ -143,11 +143,11 @@ func primaryAgain(ctx context.Context, set *cluster.Cluster, old *cluster.Member
 // restartAttempts bounds restart's tries.
 const restartAttempts = 10
 
-// restart starts the killed member again. It retries: cluster.Kill
-// returns once the process's main thread is gone, and its other threads
-// may still hold the dbpath lock for a moment, so a restart right after a
-// kill can exit at once with "dbpath is locked". TODO(#12): make
-// cluster.Kill wait until the lock is free and drop the retry.
+// restart starts the killed member again. It retries: before d6614f0
+// cluster.Kill returned once the process's main thread was gone while
+// its other threads still held the dbpath lock, so a restart right after
+// a kill could exit at once with "dbpath is locked"; cluster.Kill now
+// waits for every thread, and the retry stays as a guard.
 func restart(ctx context.Context, set *cluster.Cluster, name string) (attempts int, err error) {
 	for attempts = 1; attempts <= restartAttempts; attempts++ {
 		if _, err = set.Restart(ctx, name); err == nil || ctx.Err() != nil {

@@ -3,11 +3,9 @@
 // and its migration coordinator; the recipient's side answers the
 // commands it is sent). A Coordinator is fed events and returns actions;
 // it never blocks, sleeps, does I/O or starts goroutines. The I/O side
-// (running clone and catch-up on the recipient, the critical section on
-// the donor, the commit on the config servers, the range deleter) is
-// issue #12's next step: TODO(#12).
+// is shard/shardsvr's Migrations (migdonor*.go drives a Coordinator).
 //
-// The protocol (docs/sharding.md, part 2):
+// The protocol (docs/sharding.md, "Chunk migration"):
 //
 //	persist the coordinator document (no decision)
 //	recipient: start (clone the range from a donor snapshot, then catch

@@ -31,10 +31,11 @@
 //     have finished; its exit makes the next check reload the metadata
 //     (critsec.go).
 //
-// Reads a router versions are filtered by ownership (ownership.go,
-// exec.OwnershipFilter); ranges this shard does not own are deleted by
-// the range deleter (rangedeleter*.go) from persisted tasks.
-//
-// TODO(#12): the critical section of a migrating range; scheduling range
-// deletions from migrations.
+// Reads and writes a router versions are filtered by ownership
+// (ownership*.go, exec.OwnershipFilter); ranges this shard does not own
+// are deleted by the range deleter (rangedeleter*.go) from persisted
+// tasks. Chunk migrations (Migrations: migdonor*.go on the donor,
+// migsource.go serving the clone and its changes, migrecipient.go on the
+// recipient) hold a critical section of the migrating range only
+// (migsection.go) and schedule the deletion of the copy left behind.
 package shardsvr

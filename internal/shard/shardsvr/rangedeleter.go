@@ -38,10 +38,8 @@ import (
 //
 // TODO(#12): oplog entries are not marked fromMigrate (relaydb's oplog
 // has no such field), so change streams see these deletes.
-// TODO(#12): the migration's DeleteDonorRange / DeleteRecipientRange
-// actions (internal/shard/migrate) are to call Schedule once migrations
-// run; a step-down between the primary check and a batch's delete is
-// not fenced (the write would fail or roll back with the term).
+// A step-down between the primary check and a batch's delete is not
+// fenced (the write fails or rolls back with the term).
 
 // RangeStore persists the tasks and deletes the documents; EngineRangeStore
 // is the real one.
