@@ -236,7 +236,9 @@ func (r *donorRun) cleanup() {
 	}
 }
 
-func failed(err error) migrate.Event { return migrate.Event{Kind: migrate.RecipientFailed, Err: err.Error()} }
+func failed(err error) migrate.Event {
+	return migrate.Event{Kind: migrate.RecipientFailed, Err: err.Error()}
+}
 
 // startRecipient opens the clone source and sends _recvChunkStart.
 func (r *donorRun) startRecipient(ctx context.Context) migrate.Event {
