@@ -26,13 +26,16 @@ OUT/NAME.json and OUT/NAME-addN.svg.
 
 // Main is "relaydb bench experiment rebalance [flags]".
 func Main(args []string, stdout, stderr io.Writer) int {
-	cfg, out, name, note, code := parseFlags(args, stderr)
+	cfg, out, name, note, from, code := parseFlags(args, stderr)
 	if code >= 0 {
 		return code
 	}
+	if from != "" {
+		return rerender(from, out, name, note, stdout, stderr)
+	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
-	r, err := Execute(ctx, cfg, strings.TrimSpace("relaydb bench experiment rebalance "+strings.Join(args, " ")), stderr)
+	r, err := Execute(ctx, cfg, strings.TrimSpace("relaydb bench experiment rebalance "+shellJoin(args)), stderr)
 	if r == nil {
 		fmt.Fprintf(stderr, "relaydb bench experiment rebalance: %v\n", err)
 		return 1
@@ -49,7 +52,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, note string, code int) {
+func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, note, from string, code int) {
 	var adds string
 	fs := flag.NewFlagSet("relaydb bench experiment rebalance", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -79,11 +82,12 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, note st
 	fs.StringVar(&out, "out", "bench/results", "results directory")
 	fs.StringVar(&name, "name", "rebalance", "results file name stem")
 	fs.StringVar(&note, "note", "", "a sentence on the run's conditions, printed under the command")
+	fs.StringVar(&from, "from", "", "render OUT/NAME.md and the charts again from this JSON report instead of running")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return cfg, "", "", "", 0
+			return cfg, "", "", "", "", 0
 		}
-		return cfg, "", "", "", 2
+		return cfg, "", "", "", "", 2
 	}
 	var err error
 	cfg.Adds, err = parseInts(adds)
@@ -96,9 +100,9 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, note st
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "relaydb bench experiment rebalance: %v\n", err)
-		return cfg, "", "", "", 2
+		return cfg, "", "", "", "", 2
 	}
-	return cfg, out, name, note, -1
+	return cfg, out, name, note, from, -1
 }
 
 // parseInts reads "1,2".
@@ -154,4 +158,44 @@ func ReadReport(path string) (*Report, error) {
 		return nil, fmt.Errorf("rebalance: %s: %w", path, err)
 	}
 	return &r, nil
+}
+
+// rerender writes the results of a JSON report again (medians and goal
+// recomputed).
+func rerender(from, out, name, note string, stdout, stderr io.Writer) int {
+	r, err := ReadReport(from)
+	if err == nil {
+		if note != "" {
+			r.Note = note
+		}
+		for i := range r.Cases {
+			r.Cases[i].Remeasure()
+			r.Cases[i].Summarize()
+		}
+		var paths []string
+		paths, err = Write(r, out, name)
+		for _, p := range paths {
+			fmt.Fprintln(stdout, p)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "relaydb bench experiment rebalance: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// shellJoin joins args as a shell needs them: an argument with anything
+// but letters, digits and -_./:=,@ is single-quoted.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == "" || strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@", r))
+		}) >= 0 {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
 }

@@ -39,6 +39,13 @@ func Markdown(r *Report) string {
 	b.WriteString("\nMB/s (total) is the bytes cloned by the migrations that ended in the during phase over its whole length " +
 		"(starting and adding the shard included); MB/s (migrations' span) is the same bytes over the first migration's start " +
 		"to the last one's end; per migration is each migration's clonedBytes over its time on the donor. MB = 10^6 bytes.\n")
+	b.WriteString("\nWhere the time goes (medians):")
+	for _, k := range r.Cases {
+		fmt.Fprintf(&b, " %d -> %d: a migration takes %.0f ms on its donor, and the span holds one every %.2f s;",
+			k.From, k.From+k.Add, k.Median.TookMs, k.Median.SpanPerMig)
+	}
+	fmt.Fprintf(&b, " the balancer runs at most one migration per shard per round and sleeps balancerRoundIntervalMS (%d ms here) "+
+		"between rounds.\n", c.RoundInterval.Milliseconds())
 	b.WriteString("\nThe ratio is over all successful operations; reads alone, updates alone, and all operations that " +
 		"started while ranges were moving (the migrations' span, without the shard's start):")
 	for _, k := range r.Cases {

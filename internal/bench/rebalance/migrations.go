@@ -83,7 +83,8 @@ type Moves struct {
 	MaxParallel int       `json:"maxParallel"` // most migrations running at one time
 	ActiveSecs  float64   `json:"activeSecs"`  // first migration's start to the last one's end
 	ActiveMBSec float64   `json:"activeMBPerSec"`
-	ActiveFrom  time.Time `json:"activeFrom"` // the span's bounds; zero without a migration
+	MedTookMs   float64   `json:"medianTookMs"` // a migration's median time on its donor
+	ActiveFrom  time.Time `json:"activeFrom"`   // the span's bounds; zero without a migration
 	ActiveTo    time.Time `json:"activeTo"`
 }
 
@@ -93,7 +94,7 @@ const MB = 1e6
 // SummarizeMoves is Moves of ms over [from, to). Pure.
 func SummarizeMoves(ms []Migration, from, to time.Time) Moves {
 	var mv Moves
-	var rates []float64
+	var rates, took []float64
 	var in []Migration
 	for _, m := range ms {
 		if m.End.Before(from) || !m.End.Before(to) {
@@ -107,6 +108,7 @@ func SummarizeMoves(ms []Migration, from, to time.Time) Moves {
 		mv.Count++
 		mv.Bytes += m.ClonedBytes
 		mv.Docs += m.Cloned
+		took = append(took, m.TookMs)
 		if m.TookMs > 0 {
 			rates = append(rates, float64(m.ClonedBytes)/MB/(m.TookMs/1000))
 		}
@@ -118,7 +120,7 @@ func SummarizeMoves(ms []Migration, from, to time.Time) Moves {
 		l := latency(rates, 0) // sorts rates
 		mv.PerMigMedMB, mv.PerMigMinMB, mv.PerMigMaxMB = median(rates), rates[0], l.Max
 	}
-	mv.MaxParallel = maxParallel(in)
+	mv.MaxParallel, mv.MedTookMs = maxParallel(in), median(took)
 	if len(in) > 0 {
 		first, last := in[0].start(), in[0].End
 		for _, m := range in {

@@ -22,6 +22,7 @@ func phases(ctx context.Context, cfg Config, sc *cluster.Sharded, router *mongo.
 		return err
 	}
 	rec := &recorder{t0: time.Now(), pools: pools}
+	r.T0 = rec.t0
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	done := make(chan error, 1)

@@ -2,6 +2,7 @@ package rebalance
 
 import (
 	"sort"
+	"time"
 
 	"github.com/relaydb/relaydb/internal/bench/experiment"
 )
@@ -16,6 +17,7 @@ const (
 // Run is one run of a case on a fresh cluster.
 type Run struct {
 	N            int            `json:"n"`
+	T0           time.Time      `json:"t0"` // the workload's start: phases are offsets from it
 	ProbeOpsSec  float64        `json:"probeOpsPerSec"`
 	TargetOpsSec float64        `json:"targetOpsPerSec"`
 	LoadSecs     float64        `json:"loadSecs"`
@@ -76,6 +78,8 @@ type CaseMedian struct {
 	ActiveMBSec float64              `json:"activeMBPerSec"`
 	PerMigMB    float64              `json:"perMigrationMBPerSec"`
 	Migrations  float64              `json:"migrations"`
+	TookMs      float64              `json:"medianTookMs"`   // a migration's time on its donor
+	SpanPerMig  float64              `json:"spanSecsPerMig"` // the migrations' span over their count
 	Phases      map[string]PhaseStat `json:"phases"`
 }
 
@@ -97,6 +101,20 @@ type Report struct {
 	Config       Config             `json:"config"`
 	Cases        []Case             `json:"cases"`
 	DurationSecs float64            `json:"durationSecs"`
+}
+
+// Remeasure recomputes each run's Moves from its Migrations and phases
+// (a report written by an older build), when T0 is known. Pure.
+func (c *Case) Remeasure() {
+	for i := range c.Runs {
+		r := &c.Runs[i]
+		d := r.Stats(PhaseDuring).Phase
+		if r.T0.IsZero() || d.EndSecs == 0 {
+			continue
+		}
+		at := func(s float64) time.Time { return r.T0.Add(time.Duration(s * float64(time.Second))) }
+		r.Moves = SummarizeMoves(r.Migrations, at(d.StartSecs), at(d.EndSecs))
+	}
 }
 
 // Summarize fills c.Median from c.Runs. Pure.
@@ -125,6 +143,8 @@ func (c *Case) Summarize() {
 	m.MBPerSec = f(func(r Run) float64 { return r.Moves.MBPerSec })
 	m.ActiveMBSec = f(func(r Run) float64 { return r.Moves.ActiveMBSec })
 	m.PerMigMB = f(func(r Run) float64 { return r.Moves.PerMigMedMB })
+	m.TookMs = f(func(r Run) float64 { return r.Moves.MedTookMs })
+	m.SpanPerMig = f(func(r Run) float64 { return Ratio(r.Moves.ActiveSecs, float64(r.Moves.Count)) })
 	m.Migrations = f(func(r Run) float64 { return float64(r.Moves.Count) })
 	for _, name := range []string{PhaseBefore, PhaseDuring, PhaseAfter} {
 		g := func(h func(PhaseStats) float64) float64 { return f(func(r Run) float64 { return h(r.Stats(name)) }) }

@@ -3,6 +3,7 @@ package rebalance
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // run makes a run whose all-ops p99 is before and during.
@@ -96,5 +97,31 @@ func TestConfigValidate(t *testing.T) {
 	}
 	if _, err := parseInts("x"); err == nil {
 		t.Errorf("parseInts(x) accepted")
+	}
+}
+
+func TestRemeasure(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	r := run(1, 1, 2, "")
+	r.T0 = t0
+	r.Phases[1].Phase = NewPhase(PhaseDuring, 10*time.Second, 20*time.Second)
+	r.Migrations = []Migration{
+		{End: t0.Add(12 * time.Second), TookMs: 500, ClonedBytes: 2e6, Decision: "committed"},
+		{End: t0.Add(25 * time.Second), TookMs: 500, ClonedBytes: 9e6, Decision: "committed"}, // after the phase
+	}
+	k := Case{Runs: []Run{r, run(2, 1, 2, "")}}
+	k.Remeasure()
+	if mv := k.Runs[0].Moves; mv.Count != 1 || mv.Bytes != 2e6 || mv.MedTookMs != 500 || mv.PerMigMedMB != 4 {
+		t.Errorf("remeasured: %+v", mv)
+	}
+	if mv := k.Runs[1].Moves; mv.Count != 2 { // no T0: left as it was
+		t.Errorf("run without T0 changed: %+v", mv)
+	}
+}
+
+func TestShellJoin(t *testing.T) {
+	got := shellJoin([]string{"--add", "1,2", "--note", "it's busy", ""})
+	if want := `--add 1,2 --note 'it'\''s busy' ''`; got != want {
+		t.Errorf("shellJoin = %s, want %s", got, want)
 	}
 }
