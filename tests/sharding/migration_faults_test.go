@@ -114,6 +114,11 @@ func TestMoveChunkConfigPrimaryKilled(t *testing.T) {
 		moved <- lc.moveUpper(ctx, to)
 	}()
 	linzEventually(t, "%s clones the whole range", func() error {
+		select {
+		case err := <-moved:
+			t.Fatalf("moveChunk returned before its commit: %v", err)
+		default:
+		}
 		n, err := lc.primaryCount(t, to, upperRange())
 		if err == nil && n < 1500 {
 			err = fmt.Errorf("%d of at least 1500 documents cloned", n)
