@@ -59,6 +59,7 @@ type recipient struct {
 	req    RecvStart
 	cancel context.CancelFunc
 	commit chan chan error // a commit request and where to answer
+	done   chan struct{}   // closed when the clone's goroutine has ended
 
 	mu      sync.Mutex
 	state   string
@@ -112,24 +113,45 @@ func (m *Migrations) RecvChunkStart(ctx context.Context, req RecvStart) error {
 		}
 	}
 	rctx, cancel := context.WithCancel(context.Background())
-	r := &recipient{req: req, cancel: cancel, commit: make(chan chan error), state: stateClone}
+	r := &recipient{req: req, cancel: cancel, commit: make(chan chan error), done: make(chan struct{}), state: stateClone}
 	m.receiving = r
 	go m.receive(rctx, r)
 	return nil
 }
 
+// overlapWait bounds the wait for a running range deletion that overlaps
+// a range to receive.
+const overlapWait = 30 * time.Second
+
+// checkNoOverlappingDeletion waits (boundedly) for the range deletions of
+// this shard overlapping the range that are due now; a delayed one
+// (orphanCleanupDelaySecs has not passed since this shard gave the range
+// away) refuses the start, as MongoDB's recipient does.
 func (m *Migrations) checkNoOverlappingDeletion(ctx context.Context, req RecvStart) error {
-	tasks, err := m.opts.Store.Tasks(ctx)
-	if err != nil {
-		return err
-	}
-	for _, t := range tasks {
-		if t.NS == req.NS && key.Compare(t.Min, req.Max) < 0 && key.Compare(req.Min, t.Max) < 0 {
+	deadline := time.Now().Add(overlapWait)
+	for {
+		tasks, err := m.opts.Store.Tasks(ctx)
+		if err != nil {
+			return err
+		}
+		var due, delayed bool
+		for _, t := range tasks {
+			if t.NS == req.NS && key.Compare(t.Min, req.Max) < 0 && key.Compare(req.Min, t.Max) < 0 {
+				due = due || t.WhenToClean == "now" || t.Processing
+				delayed = delayed || !(t.WhenToClean == "now" || t.Processing)
+			}
+		}
+		switch {
+		case delayed || (due && time.Now().After(deadline)):
 			return mongoerr.New(mongoerr.ConflictingOperationInProgress,
-				"a range deletion of %s overlapping %s is pending on the recipient", t.NS, routing.Chunk{Min: req.Min, Max: req.Max}.Range())
+				"a range deletion of %s overlapping %s is pending on the recipient", req.NS, routing.Chunk{Min: req.Min, Max: req.Max}.Range())
+		case !due:
+			return nil
+		}
+		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+			return err
 		}
 	}
-	return nil
 }
 
 // session returns the recipient of sessionID.
@@ -174,6 +196,11 @@ func (m *Migrations) RecvChunkCommit(ctx context.Context, sessionID string) erro
 
 // RecvChunkAbort stops the clone of sessionID (any state) and schedules
 // the deletion of what it wrote.
+//
+// The clone's documents are deleted at once when its session is known
+// (its goroutine has stopped); otherwise, or if that fails, a range
+// deletion task is scheduled. Either way the next clone of the range
+// empties it first.
 func (m *Migrations) RecvChunkAbort(ctx context.Context, sessionID string, ns string, lo, hi bson.D) error {
 	if r, err := m.session(sessionID); err == nil {
 		r.cancel()
@@ -182,6 +209,13 @@ func (m *Migrations) RecvChunkAbort(ctx context.Context, sessionID string, ns st
 				r.state = stateAborting
 			}
 		})
+		select {
+		case <-r.done:
+			if err := m.emptyRange(ctx, r.req); err == nil {
+				return nil
+			}
+		case <-ctx.Done():
+		}
 	}
 	_, err := m.opts.Ranges.Schedule(ctx, ns, lo, hi, "now")
 	return err
@@ -189,6 +223,7 @@ func (m *Migrations) RecvChunkAbort(ctx context.Context, sessionID string, ns st
 
 // receive runs one clone to its end.
 func (m *Migrations) receive(ctx context.Context, r *recipient) {
+	defer close(r.done)
 	err := m.receiveSteps(ctx, r)
 	r.set(func(r *recipient) {
 		if err != nil {
