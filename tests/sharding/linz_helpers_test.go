@@ -42,7 +42,7 @@ func linzUp(t *testing.T, shardMembers, configMembers int) *linzCluster {
 		if t.Failed() {
 			for _, c := range append([]*cluster.Cluster{sc.Config}, sc.Shards...) {
 				for _, m := range c.Members() {
-					t.Logf("%s/%s log tail:\n%s", c.Spec().Name, m.Name, fileTail(m.LogPath, 2000))
+					t.Logf("%s/%s log tail:\n%s", c.Spec().Name, m.Name, fileTail(m.LogPath, 4000))
 				}
 			}
 		}
@@ -242,35 +242,66 @@ func (lc *linzCluster) waitNoCoordinator(t *testing.T, shard string) {
 }
 
 // checkUpperPlacement checks that config.chunks and the data agree on
-// [1500, MaxKey): its owner's primary holds exactly what the router
-// counts of it, and the other shard's primary holds none of it once its
-// range deletion ran (bounded wait). It returns the owner.
+// [1500, MaxKey) (upperPlacement) and returns its owner; it fails t if
+// they do not within linzBound.
 func (lc *linzCluster) checkUpperPlacement(t *testing.T, coll *mongo.Collection) string {
 	t.Helper()
-	owner := lc.owner(t, "mig.c", 1500)
-	if o := lc.owner(t, "mig.c", 1<<30); o != owner {
-		t.Fatalf("[1500, MaxKey) is split between %s and %s", owner, o)
+	owner, err := lc.upperPlacement(t, coll)
+	if err != nil {
+		t.Fatal(err)
 	}
-	other := otherShard(owner)
-	linzEventually(t, "%s holds no document of [1500, MaxKey) it does not own", func() error {
-		n, err := lc.primaryCount(t, other, upperRange())
-		if err == nil && n != 0 {
-			err = fmt.Errorf("%s holds %d documents of a range owned by %s", other, n, owner)
+	return owner
+}
+
+// upperPlacement waits (linzBound) until the owner of [1500, MaxKey) in
+// config.chunks (majority read on the config primary, read again each
+// time: a config primary elected a moment ago reads an older majority
+// snapshot) is one shard and the other shard's primary holds none of
+// the range (its range deletion ran); then the owner's primary must hold
+// what the router counts of it. It returns the owner, or why not.
+func (lc *linzCluster) upperPlacement(t *testing.T, coll *mongo.Collection) (string, error) {
+	t.Helper()
+	var owner, last string
+	deadline := time.Now().Add(linzBound)
+	for owner == "" {
+		lo, err := lc.ownerOnce("mig.c", 1500)
+		hi, herr := lc.ownerOnce("mig.c", 1<<30)
+		var n int64
+		switch {
+		case err != nil || herr != nil:
+			last = fmt.Sprintf("config.chunks: %v %v", err, herr)
+		case lo != hi:
+			last = fmt.Sprintf("[1500, MaxKey) is split between %s and %s", lo, hi)
+		default:
+			if n, err = lc.primaryCount(t, otherShard(lo), upperRange()); err == nil && n == 0 {
+				owner = lo
+				continue
+			}
+			last = fmt.Sprintf("%s holds %d documents (%v) of [1500, MaxKey), owned by %s in config.chunks", otherShard(lo), n, err, lo)
 		}
-		return err
-	}, other)
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("config.chunks and the data do not agree within %v: %s", linzBound, last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	// The writers only insert (into this range) and update: counts grow,
 	// so the router's count taken between two of the owner's lies between.
 	before, err := lc.primaryCount(t, owner, upperRange())
-	must(t, err, "count on %s", owner)
-	routed, err := coll.CountDocuments(ctxT(t), upperRange())
-	must(t, err, "count [1500, MaxKey) through the router")
-	after, err := lc.primaryCount(t, owner, upperRange())
-	must(t, err, "count on %s", owner)
-	if routed < before || routed > after || before < 1500 {
-		t.Fatalf("%s (the owner in config.chunks) holds %d then %d documents of [1500, MaxKey); the router counts %d between", owner, before, after, routed)
+	if err != nil {
+		return "", fmt.Errorf("count on %s: %w", owner, err)
 	}
-	return owner
+	routed, err := coll.CountDocuments(ctxT(t), upperRange())
+	if err != nil {
+		return "", fmt.Errorf("count [1500, MaxKey) through the router: %w", err)
+	}
+	after, err := lc.primaryCount(t, owner, upperRange())
+	if err != nil {
+		return "", fmt.Errorf("count on %s: %w", owner, err)
+	}
+	if routed < before || routed > after || before < 1500 {
+		return "", fmt.Errorf("%s (the owner in config.chunks) holds %d then %d documents of [1500, MaxKey); the router counts %d between", owner, before, after, routed)
+	}
+	return owner, nil
 }
 
 // linzEventually retries f every 100 ms until it returns nil, failing t
