@@ -9,6 +9,7 @@ import (
 	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/shard/key"
+	"github.com/relaydb/relaydb/internal/shard/shardsvr"
 )
 
 const (
@@ -28,8 +29,9 @@ const (
 // between two different keys: one key's documents stay together, so a
 // piece of a single key may be larger). At most limit keys (and maxSplitKeys,
 // then continuation is true). A range smaller than the size gives none;
-// a collection that does not exist gives none. Hashed keys are refused
-// (InvalidOptions): relaydb's shards keep no hashed index to scan.
+// a collection that does not exist gives none. A hashed key's range is
+// walked in hash order through the hashed index (shardsvr.ScanKeyOrder);
+// without that index it is InvalidOptions.
 // With no key, relaydb adds rangeDataSize (the range's documents times
 // avgObjSize): the balancer tells a small range from a jumbo one (a
 // single key larger than the size) by it.
@@ -49,7 +51,15 @@ func autoSplitVector(c *Ctx, r *request.AutoSplitVector) (bson.D, error) {
 	s := splitScan{p: p, lo: lo, hi: hi, maxDocs: max(1, r.MaxChunkSizeBytes/avg), limit: limit, keys: bson.A{}}
 	ctx, cancel := c.replContext()
 	defer cancel()
-	if err := s.run(ctx, c, string(r.Collection)); err != nil {
+	if p.IsHashed() {
+		ok, err := shardsvr.ScanKeyOrder(col, p, lo, hi, func(d bson.D) bool { return !s.add([]bson.D{d}) && ctx.Err() == nil })
+		if err == nil && !ok {
+			err = mongoerr.New(mongoerr.InvalidOptions, "autoSplitVector: %s has no hashed index of %s to walk", col.NS(), p)
+		}
+		if err != nil {
+			return nil, err
+		}
+	} else if err := s.run(ctx, c, string(r.Collection)); err != nil {
 		return nil, err
 	}
 	out := bson.D{{Key: "splitKeys", Value: s.keys}, {Key: "continuation", Value: s.continuation}}
@@ -62,9 +72,6 @@ func autoSplitVector(c *Ctx, r *request.AutoSplitVector) (bson.D, error) {
 func splitVectorArgs(r *request.AutoSplitVector) (p key.Pattern, lo, hi bson.D, limit int, err error) {
 	if p, err = key.Parse(r.KeyPattern); err != nil {
 		return p, nil, nil, 0, mongoerr.New(mongoerr.InvalidOptions, "autoSplitVector keyPattern %s: %v", key.Format(r.KeyPattern), err)
-	}
-	if p.IsHashed() {
-		return p, nil, nil, 0, mongoerr.New(mongoerr.InvalidOptions, "autoSplitVector on the hashed shard key %s is not supported yet", p)
 	}
 	var okLo, okHi bool
 	lo, okLo = p.Normalize(r.Min)

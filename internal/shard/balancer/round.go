@@ -202,9 +202,6 @@ func (b *Balancer) cut(ctx context.Context, r *MoveResult, cm *routing.ChunkMana
 			return nil, fmt.Errorf("balancer: %s after its split: %w", r.NS, err)
 		}
 	}
-	if cm.Pattern().IsHashed() {
-		return cm, nil // TODO(#12): autoSplitVector over a hashed key; the donor gets maxChunkSizeBytes
-	}
 	pts, rangeBytes, err := b.opts.Shards.SplitPoints(ctx, donor, cm, r.Moved, chunkSize, 1)
 	if err != nil {
 		return cm, fmt.Errorf("balancer: split points of %s %s on %s: %w", r.NS, r.Moved.Range(), donor.ID, err)

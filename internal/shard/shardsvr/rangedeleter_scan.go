@@ -120,3 +120,17 @@ func scanRange(col *catalog.Collection, idx *catalog.Index, lo, hi bson.D, fn fu
 		}
 	}
 }
+
+// ScanKeyOrder calls fn with the documents of col whose key of p is in
+// [lo, hi), in key order (hashed keys in hash order), through the shard
+// key index, until fn returns false; ok is false when col has no index
+// usable for p (nothing is scanned). autoSplitVector uses it for hashed
+// keys, whose order no find sort gives.
+func ScanKeyOrder(col *catalog.Collection, p key.Pattern, lo, hi bson.D, fn func(bson.D) bool) (ok bool, err error) {
+	idx := rangeIndex(col, p)
+	if idx == nil {
+		return false, nil
+	}
+	_, err = scanRange(col, idx, lo, hi, fn)
+	return true, err
+}
