@@ -164,18 +164,29 @@ func (s *ReplicaSet) Primary(ctx context.Context) (string, error) {
 }
 
 // PrimaryPreferred returns the primary's host, or a secondary's when no
-// primary is known, waiting (up to SelectTimeout or ctx) for either.
+// primary is known, waiting (up to SelectTimeout or ctx) for either. A
+// secondary is chosen only once every known member answered or failed a
+// check: while a set is being discovered its primary may simply not have
+// answered yet, and a lagging secondary's majority read could be older
+// than what the caller saw (a shard that just got its shardIdentity
+// reading config.shards without the new shard).
 func (s *ReplicaSet) PrimaryPreferred(ctx context.Context) (string, error) {
 	return s.selectHost(ctx, "primaryPreferred", func() string {
 		if s.mu.primary != "" {
 			return s.mu.primary
 		}
+		pick := ""
 		for _, h := range s.mu.order {
-			if s.mu.members[h].state == secondary {
-				return h
+			switch s.mu.members[h].state {
+			case unchecked:
+				return ""
+			case secondary:
+				if pick == "" {
+					pick = h
+				}
 			}
 		}
-		return ""
+		return pick
 	})
 }
 

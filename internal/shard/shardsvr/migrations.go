@@ -108,13 +108,11 @@ type configRunner struct {
 	conn string
 }
 
+// Reads go to the primary too: a migration needs the config primary for
+// its commit anyway, and the primary's majority read is never older than
+// what the caller was told (a secondary's can be).
 func (r configRunner) Run(ctx context.Context, db string, cmd bson.D) (bson.D, error) {
-	rs := r.m.set(r.conn)
-	if configsvr.MetadataRead(db, cmd) {
-		reply, _, err := rs.RunRead(ctx, db, cmd)
-		return reply, err
-	}
-	reply, _, err := rs.Run(ctx, db, cmd, true)
+	reply, _, err := r.m.set(r.conn).Run(ctx, db, cmd, true)
 	return reply, err
 }
 
