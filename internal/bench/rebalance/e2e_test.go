@@ -1,9 +1,7 @@
 package rebalance_test
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -23,21 +21,10 @@ func TestRebalanceExperimentEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds relaydb and starts a sharded cluster")
 	}
-	bin, err := harness.Binary()
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "bench", "experiment", "rebalance", "--records", "8000", "--threads", "4",
+	harness.RunBinary(t, 4*time.Minute, "bench", "experiment", "rebalance", "--records", "8000", "--threads", "4",
 		"--routers", "1", "--probe", "1s", "--before", "2s", "--after", "2s", "--quiet", "1s", "--max-during", "90s",
 		"--runs", "1", "--dir", t.TempDir(), "--out", out, "--name", "e2e")
-	msg, err := cmd.CombinedOutput()
-	t.Logf("output:\n%s", msg)
-	if err != nil {
-		t.Fatalf("experiment: %v", err)
-	}
 	rep, err := rebalance.ReadReport(filepath.Join(out, "e2e.json"))
 	if err != nil {
 		t.Fatal(err)

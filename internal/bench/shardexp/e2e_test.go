@@ -1,9 +1,7 @@
 package shardexp_test
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,21 +20,10 @@ func TestShardingExperimentEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds relaydb and starts a sharded cluster")
 	}
-	bin, err := harness.Binary()
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "bench", "experiment", "sharding", "--series", "baseline", "--shards", "2",
+	harness.RunBinary(t, 2*time.Minute, "bench", "experiment", "sharding", "--series", "baseline", "--shards", "2",
 		"--routers", "1", "--records", "300", "--threads", "4", "--duration", "2s", "--runs", "1", "--dir", t.TempDir(),
 		"--out", out, "--name", "e2e")
-	msg, err := cmd.CombinedOutput()
-	t.Logf("output:\n%s", msg)
-	if err != nil {
-		t.Fatalf("experiment: %v", err)
-	}
 	rep, err := shardexp.ReadReport(filepath.Join(out, "e2e.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,10 +1,8 @@
 package shardfailover_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,21 +19,10 @@ func TestShardFailoverEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts two sharded clusters")
 	}
-	bin, err := harness.Binary()
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "bench", "experiment", "shard-failover", "-trials", "1",
+	harness.RunBinary(t, 4*time.Minute, "bench", "experiment", "shard-failover", "-trials", "1",
 		"-routers", "2", "-config-members", "1", "-recordcount", "200", "-threads", "4", "-settle", "1500ms",
 		"-dir", t.TempDir(), "-out", out, "-name", "e2e", "-note", "A test run.")
-	b, err := cmd.CombinedOutput()
-	t.Logf("output:\n%s", b)
-	if err != nil {
-		t.Fatalf("shard-failover: %v", err)
-	}
 	js, err := os.ReadFile(filepath.Join(out, "e2e.json"))
 	if err != nil {
 		t.Fatal(err)
