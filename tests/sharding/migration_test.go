@@ -26,23 +26,8 @@ const migDocs = 3000
 // (waitForDelete), and every acknowledged write is there exactly once
 // with its last acknowledged value.
 func TestMoveChunk(t *testing.T) {
-	tp := startTopo(t)
-	cl, _ := connectRouter(t, tp)
+	tp, cl, coll, from, to := startMigration(t, 200)
 	admin := cl.Database("admin")
-	for _, name := range []string{"sh0", "sh1"} {
-		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "addShard", Value: seed(tp.shards[name])}}).Err(), "addShard %s", name)
-	}
-	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "mig.c"}, {Key: "key", Value: bson.D{{Key: "x", Value: 1}}}}).Err(), "shardCollection")
-	coll := cl.Database("mig").Collection("c")
-	docs := make([]any, migDocs)
-	for i := range docs {
-		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "x", Value: int32(i)}, {Key: "v", Value: int64(0)}, {Key: "pad", Value: fmt.Sprintf("%0200d", i)}}
-	}
-	_, err := coll.InsertMany(ctxT(t), docs)
-	must(t, err, "load")
-	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "split", Value: "mig.c"}, {Key: "middle", Value: bson.D{{Key: "x", Value: int32(1500)}}}}).Err(), "split")
-	from := chunkOwner(t, tp, "mig.c", 1500)
-	to := otherShard(from)
 
 	w := startMigWriters(t, coll, 3)
 	time.Sleep(300 * time.Millisecond)
@@ -90,6 +75,30 @@ func TestMoveChunk(t *testing.T) {
 			t.Errorf("%s still holds %d documents of [%d, %d) it does not own", c.shard, n, c.lo, c.hi)
 		}
 	}
+}
+
+// startMigration starts two shards and a router with mig.c sharded on
+// {x: 1}, migDocs documents (x = _id, v = 0, pad bytes of padding) split
+// at x: 1500; from owns [1500, MaxKey), to is the other shard.
+func startMigration(t *testing.T, pad int) (tp *topo, cl *mongo.Client, coll *mongo.Collection, from, to string) {
+	t.Helper()
+	tp = startTopo(t)
+	cl, _ = connectRouter(t, tp)
+	admin := cl.Database("admin")
+	for _, name := range []string{"sh0", "sh1"} {
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "addShard", Value: seed(tp.shards[name])}}).Err(), "addShard %s", name)
+	}
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "mig.c"}, {Key: "key", Value: bson.D{{Key: "x", Value: 1}}}}).Err(), "shardCollection")
+	coll = cl.Database("mig").Collection("c")
+	docs := make([]any, migDocs)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "x", Value: int32(i)}, {Key: "v", Value: int64(0)}, {Key: "pad", Value: fmt.Sprintf("%0*d", pad, i)}}
+	}
+	_, err := coll.InsertMany(ctxT(t), docs)
+	must(t, err, "load")
+	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "split", Value: "mig.c"}, {Key: "middle", Value: bson.D{{Key: "x", Value: int32(1500)}}}}).Err(), "split")
+	from = chunkOwner(t, tp, "mig.c", 1500)
+	return tp, cl, coll, from, otherShard(from)
 }
 
 func otherShard(s string) string {
@@ -262,23 +271,8 @@ func checkAcked(t *testing.T, coll *mongo.Collection, w *migWriters) {
 // config.chunks still names the donor, and every acknowledged write is
 // there exactly once; a second moveChunk then succeeds.
 func TestMoveChunkDonorKilled(t *testing.T) {
-	tp := startTopo(t)
-	cl, _ := connectRouter(t, tp)
+	tp, cl, coll, from, to := startMigration(t, 10000)
 	admin := cl.Database("admin")
-	for _, name := range []string{"sh0", "sh1"} {
-		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "addShard", Value: seed(tp.shards[name])}}).Err(), "addShard %s", name)
-	}
-	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "shardCollection", Value: "mig.c"}, {Key: "key", Value: bson.D{{Key: "x", Value: 1}}}}).Err(), "shardCollection")
-	coll := cl.Database("mig").Collection("c")
-	docs := make([]any, migDocs)
-	for i := range docs {
-		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "x", Value: int32(i)}, {Key: "v", Value: int64(0)}, {Key: "pad", Value: fmt.Sprintf("%010000d", i)}}
-	}
-	_, err := coll.InsertMany(ctxT(t), docs)
-	must(t, err, "load")
-	must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "split", Value: "mig.c"}, {Key: "middle", Value: bson.D{{Key: "x", Value: int32(1500)}}}}).Err(), "split")
-	from := chunkOwner(t, tp, "mig.c", 1500)
-	to := otherShard(from)
 
 	w := startMigWriters(t, coll, 2)
 	moved := make(chan error, 1)
