@@ -165,3 +165,19 @@ func Execute(ctx context.Context, cfg Config, command string, log io.Writer) (*R
 	rep.Config.Dir = "" // a temporary path; not a result
 	return rep, err
 }
+
+// ShellJoin joins args as a shell needs them (an experiment's report
+// quotes its command line): an argument with anything but letters,
+// digits and -_./:=,@ is single-quoted.
+func ShellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == "" || strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@", r))
+		}) >= 0 {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}

@@ -131,3 +131,10 @@ func TestWarningsListUnsettledRuns(t *testing.T) {
 		t.Errorf("warnings %v in:\n%s", r.Warnings, md)
 	}
 }
+
+func TestShellJoin(t *testing.T) {
+	got := ShellJoin([]string{"--add", "1,2", "-out", "bench/results", "--note", "it's busy", ""})
+	if want := `--add 1,2 -out bench/results --note 'it'\''s busy' ''`; got != want {
+		t.Errorf("ShellJoin = %s, want %s", got, want)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/relaydb/relaydb/internal/bench/experiment"
 	"io"
 	"os"
 	"os/signal"
@@ -35,7 +36,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
-	r, err := Execute(ctx, cfg, strings.TrimSpace("relaydb bench experiment rebalance "+shellJoin(args)), stderr)
+	r, err := Execute(ctx, cfg, strings.TrimSpace("relaydb bench experiment rebalance "+experiment.ShellJoin(args)), stderr)
 	if r == nil {
 		fmt.Fprintf(stderr, "relaydb bench experiment rebalance: %v\n", err)
 		return 1
@@ -183,19 +184,4 @@ func rerender(from, out, name, note string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// shellJoin joins args as a shell needs them: an argument with anything
-// but letters, digits and -_./:=,@ is single-quoted.
-func shellJoin(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = a
-		if a == "" || strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@", r))
-		}) >= 0 {
-			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(out, " ")
 }

@@ -118,10 +118,3 @@ func TestRemeasure(t *testing.T) {
 		t.Errorf("run without T0 changed: %+v", mv)
 	}
 }
-
-func TestShellJoin(t *testing.T) {
-	got := shellJoin([]string{"--add", "1,2", "--note", "it's busy", ""})
-	if want := `--add 1,2 --note 'it'\''s busy' ''`; got != want {
-		t.Errorf("shellJoin = %s, want %s", got, want)
-	}
-}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/relaydb/relaydb/internal/bench/experiment"
 	"io"
 	"os"
 	"os/signal"
@@ -35,7 +36,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "relaydb bench experiment shard-failover: %v\n", err)
 		return 1
 	}
-	r.Command = strings.TrimSpace("relaydb bench experiment shard-failover " + shellJoin(args))
+	r.Command = strings.TrimSpace("relaydb bench experiment shard-failover " + experiment.ShellJoin(args))
 	r.Notes = note
 	paths, werr := write(r, out, name)
 	for _, p := range paths {
@@ -118,19 +119,4 @@ func write(r *Report, out, name string) ([]string, error) {
 		return []string{md}, fmt.Errorf("shardfailover: write %s: %w", js, err)
 	}
 	return []string{md, js}, f.Close()
-}
-
-// shellJoin joins args as a shell would need them: an argument with
-// anything but letters, digits and -_./:=,@ is single-quoted.
-func shellJoin(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = a
-		if a == "" || strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@", r))
-		}) >= 0 {
-			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(out, " ")
 }

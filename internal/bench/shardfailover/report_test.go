@@ -108,11 +108,3 @@ func TestConfig(t *testing.T) {
 		t.Errorf("defaults %+v", d)
 	}
 }
-
-func TestShellJoin(t *testing.T) {
-	got := shellJoin([]string{"-trials", "3", "-out", "bench/results", "-note", "It's noisy.", ""})
-	want := `-trials 3 -out bench/results -note 'It'\''s noisy.' ''`
-	if got != want {
-		t.Errorf("shellJoin = %s, want %s", got, want)
-	}
-}
