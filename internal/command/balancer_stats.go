@@ -9,7 +9,6 @@ import (
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
-	"github.com/relaydb/relaydb/internal/shard/shardsvr"
 )
 
 // maxStatsCollections bounds the namespaces of one request.
@@ -69,20 +68,9 @@ func (c *Ctx) ownedSize(ctx context.Context, ns string) (int64, error) {
 	if count == 0 {
 		return 0, nil
 	}
-	reply, err := localRunner{d: c.D}.Run(ctx, shardsvr.RangeTasksDB, bson.D{
-		{Key: "find", Value: shardsvr.RangeTasksColl},
-		{Key: "filter", Value: bson.D{{Key: "nss", Value: ns}}},
-		{Key: "projection", Value: bson.D{{Key: "numOrphanDocs", Value: int32(1)}}},
-		{Key: "batchSize", Value: int64(1000)}, {Key: "singleBatch", Value: true},
-	})
+	orphans, err := c.numOrphanDocs(ctx, ns)
 	if err != nil {
 		return 0, err
-	}
-	var orphans int64
-	for _, d := range replyBatch(reply) {
-		n, _ := bsonx.Get(d, "numOrphanDocs")
-		v, _ := bsonx.AsInt64(n)
-		orphans += v
 	}
 	return max(0, size-orphans*(size/count)), nil
 }
