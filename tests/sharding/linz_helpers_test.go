@@ -92,14 +92,13 @@ func (lc *linzCluster) loadMig(t *testing.T, pad int) (*mongo.Collection, string
 }
 
 // waitConfigEverywhere waits until a majority read of config.<coll> on
-// every config member counts want documents of filter. A shard reads its
-// metadata with readConcern majority from whichever config member it
-// finds first (primaryPreferred while it discovers the set), so right
-// after addShard or a split a lagging member can still answer without
-// them (moveChunk failed with ShardNotFound "shard sh1 not found"):
-// TODO(#12): shards should read config metadata at or after the config
-// time they were sent ($configTime / afterOpTime, as MongoDB's vector
-// clock does); this wait keeps the fault tests on their subject.
+// every config member counts want documents of filter. A shard that read
+// its metadata from a lagging config member right after addShard failed
+// moveChunk with ShardNotFound (fixed in 0220748: a migration reads the
+// config primary); the wait stays so these tests start from metadata
+// every member has. TODO(#12): a shard's config reads are still not
+// pinned at or after the config time it has seen ($configTime, as
+// MongoDB's vector clock does): see TestMoveChunkConfigPrimaryKilledAfterCommit.
 func (lc *linzCluster) waitConfigEverywhere(t *testing.T, coll string, filter bson.D, want int64) {
 	t.Helper()
 	for _, m := range lc.sc.Config.Members() {
