@@ -35,12 +35,15 @@ func NewPrimaryRunner(pool *netclient.Pool, conn string) *PrimaryRunner {
 // set has no primary (MetadataRead); anything else to the primary.
 // Sending a command again after a network error is safe for what a shard
 // sends (reads), so it is sent as idempotent.
-func (r *PrimaryRunner) Run(ctx context.Context, db string, cmd bson.D) (bson.D, error) {
+// Metadata reads are pinned at the process's config time (Clock), and
+// every reply advances it.
+func (r *PrimaryRunner) Run(ctx context.Context, db string, cmd bson.D) (reply bson.D, err error) {
 	if MetadataRead(db, cmd) {
-		reply, _, err := r.rs.RunRead(ctx, db, cmd)
-		return reply, err
+		reply, _, err = r.rs.RunRead(ctx, db, Clock.Pin(db, cmd))
+	} else {
+		reply, _, err = r.rs.Run(ctx, db, cmd, true)
 	}
-	reply, _, err := r.rs.Run(ctx, db, cmd, true)
+	Clock.Observe(reply)
 	return reply, err
 }
 

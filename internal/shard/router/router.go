@@ -110,8 +110,9 @@ func New(opts Options) (*Router, error) {
 type configRunner struct{ r *Router }
 
 func (c configRunner) Run(ctx context.Context, db string, cmd bson.D) (bson.D, error) {
-	reply, err := c.r.cfg.Run(ctx, db, cmd, true)
+	reply, err := c.r.cfg.Run(ctx, db, configsvr.Clock.Pin(db, cmd), true)
 	c.r.observeClusterTime(reply)
+	configsvr.Clock.Observe(reply)
 	return reply, err
 }
 

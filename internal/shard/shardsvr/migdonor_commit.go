@@ -11,6 +11,7 @@ import (
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/netclient"
+	"github.com/relaydb/relaydb/internal/shard/configsvr"
 	"github.com/relaydb/relaydb/internal/shard/migrate"
 	"github.com/relaydb/relaydb/internal/shard/routing"
 )
@@ -86,7 +87,13 @@ func (r *donorRun) runConfig(ctx context.Context, cmd bson.D) error {
 	}
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	_, err = r.m.run(cctx, id.ConfigsvrConnectionString, cmd, false)
+	reply, err := r.m.run(cctx, id.ConfigsvrConnectionString, cmd, false)
+	configsvr.Clock.Observe(reply) // later metadata reads see the commit
+	if wce, ok := bsonx.Get(reply, "writeConcernError"); ok && err == nil {
+		// ok:1 but not majority committed: it may still roll back, so the
+		// outcome is unknown (outcomeUnknown), not a commit.
+		return mongoerr.New(mongoerr.WriteConcernFailed, "%s: writeConcernError %v", cmd[0].Key, wce)
+	}
 	return err
 }
 
@@ -139,6 +146,10 @@ func (r *donorRun) readPlacement(ctx context.Context) migrate.Event {
 	return migrate.Event{Kind: migrate.Placement}
 }
 
+// waitForDeleteTimeout bounds a waitForDelete migration's wait for its
+// range deletion.
+const waitForDeleteTimeout = 10 * time.Minute
+
 // deleteDonorRange schedules the donor's copy for deletion (after
 // orphanCleanupDelaySecs, or now and waited for with waitForDelete) and
 // forgets the migration.
@@ -148,17 +159,24 @@ func (r *donorRun) deleteDonorRange(ctx context.Context) {
 		when = "now"
 	}
 	var err error
+	var task RangeTask
 	if r.src != nil {
-		_, err = r.m.opts.Ranges.ScheduleCounted(ctx, r.req.NS, r.chunk.Min, r.chunk.Max, when, r.src.Stats().Docs)
+		task, err = r.m.opts.Ranges.ScheduleCounted(ctx, r.req.NS, r.chunk.Min, r.chunk.Max, when, r.src.Stats().Docs)
 	} else {
-		_, err = r.m.opts.Ranges.Schedule(ctx, r.req.NS, r.chunk.Min, r.chunk.Max, when)
+		task, err = r.m.opts.Ranges.Schedule(ctx, r.req.NS, r.chunk.Min, r.chunk.Max, when)
 	}
+	r.forget(ctx)
 	if err != nil {
 		r.m.opts.Logger.Warn("migration: scheduling the donor's range deletion", "ns", r.req.NS, "range", r.chunk.Range(), "err", err)
 	} else if r.req.WaitForDelete {
-		_ = r.m.opts.Ranges.Wait(ctx, r.req.NS)
+		// This range's task only (another, delayed, may be due in 15
+		// minutes), bounded as the whole migration is not.
+		wctx, cancel := context.WithTimeout(ctx, waitForDeleteTimeout)
+		defer cancel()
+		if err := r.m.opts.Ranges.WaitTask(wctx, task.ID); err != nil {
+			r.m.opts.Logger.Warn("migration: waiting for the donor's range deletion", "ns", r.req.NS, "range", r.chunk.Range(), "err", err)
+		}
 	}
-	r.forget(ctx)
 }
 
 // deleteRecipientRange asks the recipient to stop and delete its clone.

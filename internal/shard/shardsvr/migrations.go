@@ -112,7 +112,8 @@ type configRunner struct {
 // its commit anyway, and the primary's majority read is never older than
 // what the caller was told (a secondary's can be).
 func (r configRunner) Run(ctx context.Context, db string, cmd bson.D) (bson.D, error) {
-	reply, _, err := r.m.set(r.conn).Run(ctx, db, cmd, true)
+	reply, _, err := r.m.set(r.conn).Run(ctx, db, configsvr.Clock.Pin(db, cmd), true)
+	configsvr.Clock.Observe(reply)
 	return reply, err
 }
 

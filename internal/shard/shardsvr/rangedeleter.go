@@ -1,6 +1,7 @@
 package shardsvr
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -176,6 +177,17 @@ func checkBounds(p key.Pattern, lo, hi bson.D) error {
 
 // Wait returns when no task for ns remains, or ctx's error.
 func (r *RangeDeleter) Wait(ctx context.Context, ns string) error {
+	return r.waitGone(ctx, func(t RangeTask) bool { return t.NS == ns })
+}
+
+// WaitTask returns when the task id is gone (done or given up), or ctx's
+// error.
+func (r *RangeDeleter) WaitTask(ctx context.Context, id bson.Binary) error {
+	return r.waitGone(ctx, func(t RangeTask) bool { return bytes.Equal(t.ID.Data, id.Data) })
+}
+
+// waitGone returns when no task matches, or ctx's error.
+func (r *RangeDeleter) waitGone(ctx context.Context, match func(RangeTask) bool) error {
 	for {
 		r.mu.Lock()
 		done := r.done
@@ -184,7 +196,7 @@ func (r *RangeDeleter) Wait(ctx context.Context, ns string) error {
 		if err != nil {
 			return err
 		}
-		if !slices.ContainsFunc(tasks, func(t RangeTask) bool { return t.NS == ns }) {
+		if !slices.ContainsFunc(tasks, match) {
 			return nil
 		}
 		select {
