@@ -35,7 +35,7 @@ const (
 // With no key, relaydb adds rangeDataSize (the range's documents times
 // avgObjSize): the balancer tells a small range from a jumbo one (a
 // single key larger than the size) by it.
-// TODO(#12): MongoDB also moves the last cut back when the last piece
+// TODO(#14): MongoDB also moves the last cut back when the last piece
 // would be much smaller than the others; relaydb leaves it small.
 func autoSplitVector(c *Ctx, r *request.AutoSplitVector) (bson.D, error) {
 	p, lo, hi, limit, err := splitVectorArgs(r)

@@ -23,7 +23,7 @@ import (
 // concern made majority. validAfter is accepted and, as in 7.0, the
 // config server's own clock dates the new history entry. A write concern
 // not met fails the command (code of the writeConcernError) where MongoDB
-// answers ok:1 with a writeConcernError: TODO(#12).
+// answers ok:1 with a writeConcernError: TODO(#14).
 func configsvrCommitChunkMigration(c *Ctx, r *request.ConfigsvrCommitChunkMigration) (bson.D, error) {
 	cat, ctx, cancel, err := c.configCatalog()
 	if err != nil {

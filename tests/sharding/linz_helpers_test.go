@@ -96,9 +96,9 @@ func (lc *linzCluster) loadMig(t *testing.T, pad int) (*mongo.Collection, string
 // its metadata from a lagging config member right after addShard failed
 // moveChunk with ShardNotFound (fixed in 0220748: a migration reads the
 // config primary); the wait stays so these tests start from metadata
-// every member has. TODO(#12): a shard's config reads are still not
-// pinned at or after the config time it has seen ($configTime, as
-// MongoDB's vector clock does): see TestMoveChunkConfigPrimaryKilledAfterCommit.
+// every member has. A process's metadata reads are pinned at the config
+// time it has seen (configsvr.Clock); that time is not gossiped between
+// processes as MongoDB's vector clock does (TODO(#14)).
 func (lc *linzCluster) waitConfigEverywhere(t *testing.T, coll string, filter bson.D, want int64) {
 	t.Helper()
 	for _, m := range lc.sc.Config.Members() {

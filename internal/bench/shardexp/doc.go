@@ -34,7 +34,7 @@
 //     output.go's Chart); I/O is in runner.go, cluster.go, output.go's
 //     Write and cli.go.
 //
-// TODO(#12): per-process CPU per cell (shards, routers, config servers),
+// TODO(#15): per-process CPU per cell (shards, routers, config servers),
 // as the chaining experiment reports the primary's; a --config-members
 // flag (the config server set is always 3 members, as the reference's).
 package shardexp

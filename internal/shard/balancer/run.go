@@ -122,7 +122,7 @@ func (b *Balancer) jumboRanges(cm *routing.ChunkManager) map[string]bool {
 }
 
 // Status is the balancer's state as balancerStatus and `relaydb cluster
-// status` show it. TODO(#12): MongoDB also writes each round to
+// status` show it. TODO(#14): MongoDB also writes each round to
 // config.actionlog (capped) and each migration to config.changelog,
 // which sh.status() summarizes; relaydb keeps the last round here only.
 type Status struct {

@@ -19,5 +19,5 @@
 // config server primary (_configsvrCommitChunkMigration,
 // _configsvrEnsureChunkVersionIsGreaterThan: migration.go), serialized
 // in that process by chunkOpLock; moving the other metadata writes there
-// so the config primary is the only writer is TODO(#12).
+// so the config primary is the only writer is TODO(#14).
 package configsvr

@@ -51,7 +51,7 @@ type MigrationVersions struct {
 // in that order, so versions are written in increasing order and a reader
 // between the two sees every key range owned exactly once (the donor's
 // version just not yet bumped). Moving only part of a chunk (moveRange's
-// split on commit) is TODO(#12).
+// split on commit) is TODO(#14).
 func (c *Catalog) CommitChunkMigration(ctx context.Context, ns string, migrated routing.Chunk, from, to string, collVersion routing.ChunkVersion) (MigrationVersions, error) {
 	chunkOpLock.Lock()
 	defer chunkOpLock.Unlock()

@@ -123,7 +123,7 @@ const maxCollectionChunkSizeMB = 1024
 // majority; the balancer reads it at its next round.
 // enableAutoMerger is accepted and ignored (relaydb merges no chunks);
 // defragmentCollection: true is refused (IllegalOperation): relaydb has
-// no defragmentation. TODO(#12): chunk merging and defragmentation.
+// no defragmentation. TODO(#14): chunk merging and defragmentation.
 func configureCollectionBalancing(c *call) (bson.D, error) {
 	ns, ok := c.cmd[0].Value.(string)
 	if !ok {

@@ -34,7 +34,7 @@ import (
 // Sharded collections are not touched. A failure before the commit drops
 // what was copied to the recipient and leaves the database where it was.
 //
-// TODO(#12): the copy goes through the router (MongoDB's recipient pulls
+// TODO(#14): the copy goes through the router (MongoDB's recipient pulls
 // it with _shardsvrCloneCatalogData). DDL (create, createIndexes, collMod,
 // drop), transaction statements and $out/$merge go to the primary shard
 // unversioned, so one sent during the move lands on the old primary (an

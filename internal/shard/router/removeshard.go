@@ -23,7 +23,7 @@ import (
 // ShardNotFound.
 //
 // A new database is never placed on a draining shard.
-// TODO(#12): the shard's own data is left on its processes (relaydb
+// TODO(#14): the shard's own data is left on its processes (relaydb
 // cluster remove-shard stops them).
 
 const removeShardNote = "you need to call moveprimary for these databases or drop them"

@@ -37,7 +37,7 @@ import (
 //     of rangeDeleterBatchDelayMS; numOrphanDocs (counted when the task
 //     is scheduled) goes down by each batch's count.
 //
-// TODO(#12): oplog entries are not marked fromMigrate (relaydb's oplog
+// TODO(#14): oplog entries are not marked fromMigrate (relaydb's oplog
 // has no such field), so change streams see these deletes.
 // A step-down between the primary check and a batch's delete is not
 // fenced (the write fails or rolls back with the term).
