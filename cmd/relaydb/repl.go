@@ -96,6 +96,12 @@ func startSharding(cfg *config.Serve, disp *command.Dispatcher, log *slog.Logger
 		Store: ranges.store, Ranges: ranges.rd, IsPrimary: ranges.isPrimary, Logger: log})
 	disp.SetShardVersioner(shardsvr.WithMigrations{WithRanges: shardsvr.WithRanges{State: state, Ranges: ranges.rd}, Migrations: migs})
 	disp.Engine().SetKeyGuard(state.KeyGuard())
+	if coord, ok := disp.Replication().(interface{ SetStepUpHook(func()) }); ok {
+		coord.SetStepUpHook(migs.HoldPendingMigrations)
+		if disp.Replication().CheckWrite("admin") == nil {
+			migs.HoldPendingMigrations() // primary already: the recovery releases them
+		}
+	}
 	rctx, cancel := context.WithCancel(context.Background())
 	recovered := make(chan struct{})
 	go func() { defer close(recovered); migs.RunRecovery(rctx) }()

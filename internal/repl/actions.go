@@ -71,6 +71,9 @@ func (c *Coordinator) becomePrimaryLocked(term int64) {
 	}
 	op := topology.OpTime{TS: r.TS, Term: term}
 	c.applyLocked(c.mu.topo.LocalWrite(c.now(), op))
+	if hook := c.stepUp.Load(); hook != nil {
+		(*hook)()
+	}
 	c.mu.acceptW = true
 	c.bumpLocked()
 	c.log.Info("transition to primary complete; accepting writes", "term", term, "noop", op.String())
@@ -123,3 +126,9 @@ func (c *Coordinator) stopSyncerLocked() {
 func notPrimaryErr() error {
 	return mongoerr.New(mongoerr.NotWritablePrimary, "not primary").WithLabels("RetryableWriteError")
 }
+
+// SetStepUpHook sets fn, run each time this member becomes primary, after
+// the new term's no-op and before any write is accepted (a shard holds the
+// critical sections of the migrations it must recover). It runs under the
+// coordinator's lock: fn must be quick and must not call the coordinator.
+func (c *Coordinator) SetStepUpHook(fn func()) { c.stepUp.Store(&fn) }

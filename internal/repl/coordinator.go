@@ -70,6 +70,9 @@ type Coordinator struct {
 	log  *slog.Logger
 	clk  clock.Clock
 
+	// stepUp, when set, runs as this member becomes primary (SetStepUpHook).
+	stepUp atomic.Pointer[func()]
+
 	// waiting counts write-concern waiters: while there are none, a
 	// primary reports durability from the background journal flush
 	// instead of forcing a WAL sync per batch of writes.

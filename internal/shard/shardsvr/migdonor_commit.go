@@ -195,6 +195,25 @@ func (r *donorRun) forget(ctx context.Context) {
 	}
 }
 
+// HoldPendingMigrations holds the writes to the namespace of every
+// migration this member's coordinator documents leave undecided
+// (State.HoldWrites), until its recovery (RunRecovery) releases them. A
+// new primary calls it at step-up, before it accepts writes.
+func (m *Migrations) HoldPendingMigrations() {
+	err := m.opts.Store.scan(CoordinatorsDB, CoordinatorsColl, func(d bson.D) bool {
+		if _, decided := bsonx.Get(d, "decision"); !decided {
+			ns, _ := bsonx.Get(d, "nss")
+			if s, ok := ns.(string); ok {
+				m.opts.State.HoldWrites(s, sectionLease)
+			}
+		}
+		return true
+	})
+	if err != nil {
+		m.opts.Logger.Warn("migration: reading the coordinator documents at step-up", "err", err)
+	}
+}
+
 // recoveryInterval is how often a primary looks for migrations to recover.
 const recoveryInterval = 2 * time.Second
 

@@ -144,9 +144,38 @@ func relabel(cm *routing.ChunkManager, lo, hi bson.D) (*routing.ChunkManager, er
 	return routing.New(cm.Collection(), out)
 }
 
-// blocks reports whether cmd may write to the section's range.
+// HoldWrites holds a section of every write to ns for at most lease,
+// without waiting for anything: a new primary calls it at step-up, before
+// it accepts writes, for a migration its predecessor left undecided, so
+// no write lands on the range before the recovery knows where it is. A
+// section already held is kept.
+func (s *State) HoldWrites(ns string, lease time.Duration) {
+	cs := &s.crit
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	g := cs.guard(ns)
+	if g.mig != nil {
+		return
+	}
+	g.gen++
+	m := &migSection{held: make(chan struct{}), gen: g.gen, drained: make(chan struct{})}
+	close(m.drained)
+	g.mig = m
+	m.lease = time.AfterFunc(min(max(lease, time.Second), maxLease), func() { s.exitRange(ns, m, "lease expired") })
+	s.opts.Logger.Info("writes held until the migration is recovered", "ns", ns)
+}
+
+// blocks reports whether cmd may write to the section's range (any write,
+// for a section held without a routing table: HoldWrites).
 func (m *migSection) blocks(cmd bson.D) bool {
 	if len(cmd) == 0 {
+		return false
+	}
+	if m.view == nil {
+		switch cmd[0].Key {
+		case "insert", "update", "delete", "findAndModify", "findandmodify":
+			return true
+		}
 		return false
 	}
 	switch cmd[0].Key {

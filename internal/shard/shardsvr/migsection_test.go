@@ -118,3 +118,32 @@ func TestRangeSection(t *testing.T) {
 		t.Fatalf("a range that is not a chunk: %v", err)
 	}
 }
+
+// TestHoldWrites: a section held at step-up (no routing table) blocks
+// every write to the namespace and no read, until the exit.
+func TestHoldWrites(t *testing.T) {
+	ctx := context.Background()
+	s := newState(&memSource{}, true)
+	s.HoldWrites("db.c", 10*time.Second)
+	short, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+	defer cancel()
+	for _, cmd := range []bson.D{
+		{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{xDoc(-1)}}},
+		{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{stmt(xDoc(-9))}}},
+	} {
+		if _, err := s.BeginOp(short, "db.c", cmd); !mongoerr.Is(err, mongoerr.ExceededTimeLimit) {
+			t.Fatalf("%v while held: %v, want ExceededTimeLimit", cmd, err)
+		}
+	}
+	release, err := s.BeginOp(ctx, "db.c", bson.D{{Key: "find", Value: "c"}})
+	if err != nil {
+		t.Fatalf("a read while held: %v", err)
+	}
+	release()
+	s.ExitRangeSection("db.c")
+	release, err = s.BeginOp(short, "db.c", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{xDoc(1)}}})
+	if err != nil {
+		t.Fatalf("a write after the exit: %v", err)
+	}
+	release()
+}
