@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/relaydb/relaydb/tests/harness"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -56,6 +57,9 @@ type regOutput struct {
 	OK      bool  `json:"ok"`    // cas succeeded
 	Unknown bool  `json:"unknown"`
 }
+
+// OutcomeUnknown is harness.Outcome.
+func (o regOutput) OutcomeUnknown() bool { return o.Unknown }
 
 // registerModel is a single-value register per key with compare-and-set.
 // Reads must be linearizable (the test asks for readConcern
@@ -111,38 +115,11 @@ var registerModel = porcupine.Model{
 	},
 }
 
-// history collects operations from concurrent clients.
-type history struct {
-	start time.Time
-	mu    sync.Mutex
-	ops   []porcupine.Operation // REQUIRES: mu
-	stats map[string]int        // REQUIRES: mu
-}
-
-func (h *history) now() int64 { return int64(time.Since(h.start)) }
-
-func (h *history) add(client int, in regInput, out regOutput, call int64, outcome string) {
-	ret := h.now()
-	if out.Unknown {
-		ret = math.MaxInt64
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.ops = append(h.ops, porcupine.Operation{ClientId: client, Input: in, Call: call, Output: out, Return: ret})
-	h.stats[outcome]++
-}
-
-func (h *history) count(outcome string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.stats[outcome]++
-}
-
 // regClient runs one client's random reads, writes and CASes.
 type regClient struct {
 	id   int
 	coll *mongo.Collection
-	h    *history
+	h    *harness.History
 	rng  *rand.Rand
 	seq  int64
 	last map[int]int64 // last value this client read per key (CAS guesses it)
@@ -168,7 +145,7 @@ func (c *regClient) nextValue() int64 { c.seq++; return int64(c.id+1)*1_000_000 
 
 func (c *regClient) read(ctx context.Context, key int) {
 	in := regInput{Op: opRead, Key: key}
-	call := c.h.now()
+	call := c.h.Now()
 	octx, cancel := context.WithTimeout(ctx, linOpBound)
 	defer cancel()
 	var doc struct {
@@ -176,39 +153,39 @@ func (c *regClient) read(ctx context.Context, key int) {
 	}
 	err := c.coll.FindOne(octx, bson.D{{Key: "_id", Value: key}}).Decode(&doc)
 	if err != nil {
-		c.h.count("read error (dropped: a read has no effect)")
+		c.h.Count("read error (dropped: a read has no effect)")
 		return
 	}
 	c.last[key] = doc.V
-	c.h.add(c.id, in, regOutput{Value: doc.V}, call, "read ok")
+	c.h.Add(c.id, in, regOutput{Value: doc.V}, call, "read ok")
 }
 
 func (c *regClient) write(ctx context.Context, key int) {
 	in := regInput{Op: opWrite, Key: key, Value: c.nextValue()}
-	call := c.h.now()
+	call := c.h.Now()
 	octx, cancel := context.WithTimeout(ctx, linOpBound)
 	defer cancel()
 	res, err := c.coll.UpdateOne(octx, bson.D{{Key: "_id", Value: key}}, bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: in.Value}}}})
 	if err == nil && res.MatchedCount != 1 {
 		err = fmt.Errorf("matched %d documents, want 1", res.MatchedCount)
 	}
-	c.h.add(c.id, in, regOutput{Unknown: err != nil}, call, outcome("write", err))
+	c.h.Add(c.id, in, regOutput{Unknown: err != nil}, call, outcome("write", err))
 }
 
 func (c *regClient) cas(ctx context.Context, key int) {
 	in := regInput{Op: opCAS, Key: key, Old: c.last[key], Value: c.nextValue()}
-	call := c.h.now()
+	call := c.h.Now()
 	octx, cancel := context.WithTimeout(ctx, linOpBound)
 	defer cancel()
 	err := c.coll.FindOneAndUpdate(octx, bson.D{{Key: "_id", Value: key}, {Key: "v", Value: in.Old}},
 		bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: in.Value}}}}).Err()
 	switch {
 	case err == nil:
-		c.h.add(c.id, in, regOutput{OK: true}, call, "cas ok")
+		c.h.Add(c.id, in, regOutput{OK: true}, call, "cas ok")
 	case errors.Is(err, mongo.ErrNoDocuments):
-		c.h.add(c.id, in, regOutput{OK: false}, call, "cas mismatch")
+		c.h.Add(c.id, in, regOutput{OK: false}, call, "cas mismatch")
 	default:
-		c.h.add(c.id, in, regOutput{Unknown: true}, call, outcome("cas", err))
+		c.h.Add(c.id, in, regOutput{Unknown: true}, call, outcome("cas", err))
 	}
 }
 
@@ -236,7 +213,7 @@ func TestLinearizableRegister(t *testing.T) {
 		SetReadPreference(readpref.Primary()))
 	seedRegisters(t, coll)
 
-	h := &history{start: time.Now(), stats: map[string]int{}}
+	h := harness.NewHistory()
 	ctx, cancel := context.WithTimeout(context.Background(), linDuration)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -327,12 +304,12 @@ func healSet(t *testing.T, c *cluster.Cluster) {
 
 // finalReads reads every key (retrying until it answers) and adds the
 // reads to the history.
-func finalReads(t *testing.T, coll *mongo.Collection, h *history) {
+func finalReads(t *testing.T, coll *mongo.Collection, h *harness.History) {
 	t.Helper()
 	for k := 0; k < linKeys; k++ {
 		var got bool
 		eventually(t, 20*time.Second, fmt.Sprintf("final read of key %d", k), func() error {
-			call := h.now()
+			call := h.Now()
 			ctx, cancel := ctxT(5 * time.Second)
 			defer cancel()
 			var doc struct {
@@ -341,7 +318,7 @@ func finalReads(t *testing.T, coll *mongo.Collection, h *history) {
 			if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: k}}).Decode(&doc); err != nil {
 				return err
 			}
-			h.add(99, regInput{Op: opRead, Key: k}, regOutput{Value: doc.V}, call, "final read")
+			h.Add(99, regInput{Op: opRead, Key: k}, regOutput{Value: doc.V}, call, "final read")
 			got = true
 			return nil
 		})
@@ -354,14 +331,12 @@ func finalReads(t *testing.T, coll *mongo.Collection, h *history) {
 // checkHistory checks h with porcupine and, on a violation, writes the
 // failing key's history and porcupine's visualization next to the test
 // temp dir and fails.
-func checkHistory(t *testing.T, h *history) {
+func checkHistory(t *testing.T, h *harness.History) {
 	t.Helper()
-	h.mu.Lock()
-	ops := append([]porcupine.Operation(nil), h.ops...)
-	t.Logf("history: %d operations; outcomes %v", len(ops), h.stats)
-	h.mu.Unlock()
-	if h.stats["write ok"]+h.stats["cas ok"] == 0 || h.stats["read ok"] == 0 {
-		t.Fatalf("no acknowledged writes or reads: the workload did not run (%v)", h.stats)
+	ops := h.Ops()
+	t.Logf("history: %d operations; outcomes %v", len(ops), h.Stats())
+	if h.Stats()["write ok"]+h.Stats()["cas ok"] == 0 || h.Stats()["read ok"] == 0 {
+		t.Fatalf("no acknowledged writes or reads: the workload did not run (%v)", h.Stats())
 	}
 	res, info := porcupine.CheckOperationsVerbose(registerModel, ops, 120*time.Second)
 	switch res {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/relaydb/relaydb/tests/harness"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -51,6 +52,9 @@ type lzOutput struct {
 	Unknown bool  `json:"unknown"`
 }
 
+// OutcomeUnknown is harness.Outcome.
+func (o lzOutput) OutcomeUnknown() bool { return o.Unknown }
+
 // lzModel is one read/write register per key, starting at 0. (The
 // replica-set test's model, tests/repl, adds compare-and-set; the sharded
 // workload needs only reads and writes, so it has its own small model.)
@@ -87,38 +91,11 @@ var lzModel = porcupine.Model{
 	},
 }
 
-// lzHistory collects the operations of concurrent clients.
-type lzHistory struct {
-	start time.Time
-	mu    sync.Mutex
-	ops   []porcupine.Operation // REQUIRES: mu
-	stats map[string]int        // REQUIRES: mu
-}
-
-func (h *lzHistory) now() int64 { return int64(time.Since(h.start)) }
-
-func (h *lzHistory) add(client int, in lzInput, out lzOutput, call int64, outcome string) {
-	ret := h.now()
-	if out.Unknown {
-		ret = math.MaxInt64
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.ops = append(h.ops, porcupine.Operation{ClientId: client, Input: in, Call: call, Output: out, Return: ret})
-	h.stats[outcome]++
-}
-
-func (h *lzHistory) count(outcome string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.stats[outcome]++
-}
-
 // lzClient runs one client's random reads and writes.
 type lzClient struct {
 	id   int
 	coll *mongo.Collection
-	h    *lzHistory
+	h    *harness.History
 	rng  *rand.Rand
 	seq  int64
 }
@@ -136,23 +113,23 @@ func (c *lzClient) run(ctx context.Context) {
 }
 
 func (c *lzClient) read(ctx context.Context, key int) {
-	call := c.h.now()
+	call := c.h.Now()
 	octx, cancel := context.WithTimeout(ctx, lzOpBound)
 	defer cancel()
 	var doc struct {
 		V int64 `bson:"v"`
 	}
 	if err := c.coll.FindOne(octx, bson.D{{Key: "_id", Value: key}}).Decode(&doc); err != nil {
-		c.h.count("read error (dropped: a read has no effect)")
+		c.h.Count("read error (dropped: a read has no effect)")
 		return
 	}
-	c.h.add(c.id, lzInput{Key: key}, lzOutput{Value: doc.V}, call, "read ok")
+	c.h.Add(c.id, lzInput{Key: key}, lzOutput{Value: doc.V}, call, "read ok")
 }
 
 func (c *lzClient) write(ctx context.Context, key int) {
 	c.seq++
 	in := lzInput{Write: true, Key: key, Value: int64(c.id+1)*1_000_000 + c.seq} // unique across clients
-	call := c.h.now()
+	call := c.h.Now()
 	octx, cancel := context.WithTimeout(ctx, lzOpBound)
 	defer cancel()
 	res, err := c.coll.UpdateOne(octx, bson.D{{Key: "_id", Value: key}}, bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: in.Value}}}})
@@ -160,10 +137,10 @@ func (c *lzClient) write(ctx context.Context, key int) {
 		err = fmt.Errorf("matched %d documents, want 1", res.MatchedCount)
 	}
 	if err != nil {
-		c.h.add(c.id, in, lzOutput{Unknown: true}, call, "write unknown (error/timeout)")
+		c.h.Add(c.id, in, lzOutput{Unknown: true}, call, "write unknown (error/timeout)")
 		return
 	}
-	c.h.add(c.id, in, lzOutput{}, call, "write ok")
+	c.h.Add(c.id, in, lzOutput{}, call, "write ok")
 }
 
 // TestShardedLinearizable: lzClients clients read (readConcern
@@ -188,7 +165,7 @@ func TestShardedLinearizable(t *testing.T) {
 		SetWriteConcern(writeconcern.Majority()).SetReadConcern(readconcern.Linearizable()).SetReadPreference(readpref.Primary()))
 	lc.setupRegisters(t, coll)
 
-	h := &lzHistory{start: time.Now(), stats: map[string]int{}}
+	h := harness.NewHistory()
 	ctx, cancel := context.WithTimeout(context.Background(), lzDuration)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -238,18 +215,18 @@ type moveResult struct {
 // moveLoop moves lin.reg's chunks until ctx ends: move j sends the chunk
 // of key 2*(j%4) to sh0 or sh1 in turn (a move to the chunk's own shard
 // is refused and changes nothing).
-func (lc *linzCluster) moveLoop(ctx context.Context, h *lzHistory) <-chan moveResult {
+func (lc *linzCluster) moveLoop(ctx context.Context, h *harness.History) <-chan moveResult {
 	out := make(chan moveResult, 1)
 	go func() {
 		var r moveResult
 		for j := 0; j < 10_000 && ctx.Err() == nil; j++ {
 			to := cluster.ShardName((j / 4) % 2)
 			mctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			began := time.Duration(h.now())
+			began := time.Duration(h.Now())
 			err := lc.admin.RunCommand(mctx, bson.D{{Key: "moveChunk", Value: "lin.reg"}, {Key: "find", Value: bson.D{{Key: "_id", Value: 2 * (j % 4)}}},
 				{Key: "to", Value: to}}).Err()
 			cancel()
-			r.moves = append(r.moves, fmt.Sprintf("[%v, %v] chunk of k%d to %s: %v", began, time.Duration(h.now()), 2*(j%4), to, err))
+			r.moves = append(r.moves, fmt.Sprintf("[%v, %v] chunk of k%d to %s: %v", began, time.Duration(h.Now()), 2*(j%4), to, err))
 			switch {
 			case err == nil:
 				r.ok++
@@ -333,11 +310,11 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // lzFinalReads reads every key once the faults are over (retrying,
 // bounded) and adds the reads to the history: a lost acknowledged write
 // is then a violation.
-func lzFinalReads(t *testing.T, coll *mongo.Collection, h *lzHistory) {
+func lzFinalReads(t *testing.T, coll *mongo.Collection, h *harness.History) {
 	t.Helper()
 	for k := range lzKeys {
 		linzEventually(t, "final read of key %d", func() error {
-			call := h.now()
+			call := h.Now()
 			ctx, cancel := context.WithTimeout(context.Background(), lzOpBound)
 			defer cancel()
 			var doc struct {
@@ -346,7 +323,7 @@ func lzFinalReads(t *testing.T, coll *mongo.Collection, h *lzHistory) {
 			if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: k}}).Decode(&doc); err != nil {
 				return err
 			}
-			h.add(99, lzInput{Key: k}, lzOutput{Value: doc.V}, call, "final read")
+			h.Add(99, lzInput{Key: k}, lzOutput{Value: doc.V}, call, "final read")
 			return nil
 		}, k)
 	}
@@ -357,14 +334,12 @@ func lzFinalReads(t *testing.T, coll *mongo.Collection, h *lzHistory) {
 // outlives the test ($RELAYDB_LIN_OUT, else a new one under the system
 // temp dir: t.TempDir() would be removed with the test), marks t failed
 // and returns the directory ("" when the history is linearizable).
-func lzCheck(t *testing.T, h *lzHistory) string {
+func lzCheck(t *testing.T, h *harness.History) string {
 	t.Helper()
-	h.mu.Lock()
-	ops := append([]porcupine.Operation(nil), h.ops...)
-	t.Logf("history: %d operations; outcomes %v", len(ops), h.stats)
-	h.mu.Unlock()
-	if h.stats["write ok"] == 0 || h.stats["read ok"] == 0 {
-		t.Fatalf("no acknowledged writes or reads: the workload did not run (%v)", h.stats)
+	ops := h.Ops()
+	t.Logf("history: %d operations; outcomes %v", len(ops), h.Stats())
+	if h.Stats()["write ok"] == 0 || h.Stats()["read ok"] == 0 {
+		t.Fatalf("no acknowledged writes or reads: the workload did not run (%v)", h.Stats())
 	}
 	res, info := porcupine.CheckOperationsVerbose(lzModel, ops, lzCheckFor)
 	switch res {
