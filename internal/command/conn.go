@@ -14,6 +14,7 @@ type Conn struct {
 	mu         sync.Mutex
 	clientMeta bson.D
 	helloDone  bool
+	auth       connAuth // authenticated users and the SASL conversation (auth.go)
 }
 
 // appName returns the client's application name from its hello metadata.

@@ -45,6 +45,7 @@ type Dispatcher struct {
 	}
 
 	shardVersioner ShardVersioner // nil unless a shard (--shardsvr)
+	authOn         bool           // --auth: see auth.go
 }
 
 // NewDispatcher returns a dispatcher over eng.
@@ -160,6 +161,9 @@ func (d *Dispatcher) invoke(c *Command, ctx *Ctx) (reply bson.D, err error) {
 			reply, err = nil, mongoerr.New(mongoerr.InternalError, "internal error in %s: %v", c.Name, r)
 		}
 	}()
+	if err := d.checkAuth(c, ctx); err != nil {
+		return nil, err
+	}
 	if c.AdminOnly && ctx.DB != "admin" {
 		return nil, mongoerr.New(mongoerr.Unauthorized, "%s may only be run against the admin database.", c.Name)
 	}

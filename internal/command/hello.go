@@ -51,6 +51,7 @@ func hello(c *Ctx, p *request.Hello) (bson.D, error) {
 	if comp := negotiateCompression(p.Compression); comp != nil {
 		reply = append(reply, bson.E{Key: "compression", Value: comp})
 	}
+	reply = append(reply, c.helloAuth(p.Rest)...)
 	return reply, nil
 }
 

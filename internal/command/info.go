@@ -60,11 +60,8 @@ func whatsMyURI(c *Ctx, _ *request.WhatsMyURI) (bson.D, error) {
 	return bson.D{{Key: "you", Value: c.Conn.Remote}}, nil
 }
 
-func connectionStatus(*Ctx, *request.ConnectionStatus) (bson.D, error) {
-	return bson.D{{Key: "authInfo", Value: bson.D{
-		{Key: "authenticatedUsers", Value: bson.A{}},
-		{Key: "authenticatedUserRoles", Value: bson.A{}},
-	}}}, nil
+func connectionStatus(c *Ctx, _ *request.ConnectionStatus) (bson.D, error) {
+	return bson.D{{Key: "authInfo", Value: c.authInfo()}}, nil
 }
 
 func getCmdLineOpts(*Ctx, *request.GetCmdLineOpts) (bson.D, error) { return CmdLineOpts(), nil }

@@ -29,6 +29,7 @@ func BindFlags(fs *flag.FlagSet, s *Serve) {
 	fs.BoolVar(&s.LogAppend, "logappend", s.LogAppend, "append to the log file instead of rotating it")
 	fs.IntVar(&s.MaxConns, "maxConns", s.MaxConns, "maximum simultaneous connections")
 	fs.StringVar(&s.ReplSet, "replSet", s.ReplSet, "replica set name")
+	fs.BoolVar(&s.Auth, "auth", s.Auth, "require authentication (SCRAM users; standalone only for now)")
 	bindShardingFlags(fs, s)
 	fs.IntVar(&s.MetricsPort, "metricsPort", s.MetricsPort, "Prometheus metrics HTTP port (0 = off)")
 	fs.BoolVar(&s.InMemory, "inMemory", s.InMemory, "keep data in memory only (tests)")

@@ -50,6 +50,12 @@ type Serve struct {
 	// (mongod's syntax); see knownParameters.
 	Parameters map[string]string
 
+	// Auth turns on authentication (SCRAM users, docs/security.md).
+	// Default false. Flag --auth. Refused with ReplSet or ClusterRole until
+	// member authentication (keyFile) exists. TODO(#13): YAML
+	// security.authorization, --keyFile.
+	Auth bool
+
 	// Port to listen on. Default 27017. YAML net.port, flag --port.
 	Port int
 	// BindIP is a comma-separated list of addresses to listen on.
@@ -130,6 +136,9 @@ func (s *Serve) Validate() error {
 	}
 	if err := validateBindIP(s.BindIP); err != nil {
 		errs = append(errs, err)
+	}
+	if s.Auth && (s.ReplSet != "" || s.ClusterRole != "") {
+		bad("--auth on a replica set or sharded cluster needs member authentication (--keyFile), which relaydb does not have yet; use --auth on a standalone")
 	}
 	if s.DBPath == "" && !s.InMemory {
 		bad("dbpath must not be empty")

@@ -115,6 +115,8 @@ const (
 	SocketException                          Code = 9001
 	NotWritablePrimary                       Code = 10107
 	BSONObjectTooLarge                       Code = 10334
+	MechanismUnavailable                     Code = 334
+	UserAlreadyExists                        Code = 51003 // createUser of an existing user (a location code)
 	DuplicateKey                             Code = 11000
 	InterruptedAtShutdown                    Code = 11600
 	Interrupted                              Code = 11601
@@ -130,6 +132,7 @@ const (
 var names = map[Code]string{
 	OK:                                       "OK",
 	InternalError:                            "InternalError",
+	MechanismUnavailable:                     "MechanismUnavailable",
 	BadValue:                                 "BadValue",
 	NoSuchKey:                                "NoSuchKey",
 	GraphContainsCycle:                       "GraphContainsCycle",

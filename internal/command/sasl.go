@@ -1,0 +1,134 @@
+package command
+
+import (
+	"errors"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/auth"
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/command/request"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// saslConvID is the conversationId MongoDB answers (one per connection).
+const saslConvID = int32(1)
+
+func saslStart(c *Ctx, p *request.SaslStart) (bson.D, error) {
+	payload, err := saslPayload(p.Payload)
+	if err != nil {
+		return nil, err
+	}
+	conv, err := auth.NewConversation(p.Mechanism, c.D.credentialLookup(c.DB))
+	if err != nil {
+		return nil, c.authErr(err, p.Mechanism)
+	}
+	skip := false
+	if p.Options != nil {
+		v, _ := bsonx.Get(*p.Options, "skipEmptyExchange")
+		skip, _ = v.(bool)
+	}
+	c.Conn.mu.Lock()
+	c.Conn.auth.conv, c.Conn.auth.convDB, c.Conn.auth.skipEmpty = conv, c.DB, skip
+	c.Conn.mu.Unlock()
+	return c.saslStep(conv, payload)
+}
+
+func saslContinue(c *Ctx, p *request.SaslContinue) (bson.D, error) {
+	payload, err := saslPayload(p.Payload)
+	if err != nil {
+		return nil, err
+	}
+	id, ok := bsonx.AsInt64(p.ConversationID)
+	c.Conn.mu.Lock()
+	conv, db := c.Conn.auth.conv, c.Conn.auth.convDB
+	c.Conn.mu.Unlock()
+	if conv == nil || !ok || id != int64(saslConvID) || db != c.DB {
+		return nil, mongoerr.New(mongoerr.ProtocolError, "No SASL session state found")
+	}
+	return c.saslStep(conv, payload)
+}
+
+// saslStep runs one step and, when the conversation completes, records the
+// user on the connection.
+func (c *Ctx) saslStep(conv *auth.Conversation, payload []byte) (bson.D, error) {
+	reply, err := conv.Step(payload)
+	c.Conn.mu.Lock()
+	defer c.Conn.mu.Unlock()
+	if err != nil {
+		c.Conn.auth.conv = nil
+		return nil, c.authErr(err, conv.Mechanism())
+	}
+	done := conv.Done() || (c.Conn.auth.skipEmpty && conv.ProofVerified())
+	if done {
+		c.Conn.auth.conv = nil
+		u := authUser{user: conv.User(), db: c.DB}
+		found := false
+		for _, have := range c.Conn.auth.users {
+			found = found || have == u
+		}
+		if !found {
+			c.Conn.auth.users = append(c.Conn.auth.users, u)
+		}
+		c.D.log.Info("authenticated", "user", u.user, "db", u.db, "mechanism", conv.Mechanism(), "remote", c.Conn.Remote)
+	}
+	return bson.D{
+		{Key: "conversationId", Value: saslConvID},
+		{Key: "done", Value: done},
+		{Key: "payload", Value: bson.Binary{Data: reply}},
+	}, nil
+}
+
+// authErr maps an auth error to MongoDB's and logs the real reason.
+func (c *Ctx) authErr(err error, mech string) error {
+	switch {
+	case errors.Is(err, auth.ErrMechanismUnavailable):
+		return mongoerr.New(mongoerr.MechanismUnavailable, "Received authentication for mechanism %s which is unknown or not enabled", mech)
+	case errors.Is(err, auth.ErrProtocol):
+		c.D.log.Info("authentication failed", "mechanism", mech, "remote", c.Conn.Remote, "reason", err.Error())
+		return mongoerr.New(mongoerr.ProtocolError, "%v", err)
+	}
+	c.D.log.Info("authentication failed", "mechanism", mech, "remote", c.Conn.Remote, "reason", err.Error())
+	return mongoerr.New(mongoerr.AuthenticationFailed, "Authentication failed.")
+}
+
+// saslPayload reads a payload: BinData, or a string (legacy shells).
+func saslPayload(v any) ([]byte, error) {
+	switch p := v.(type) {
+	case bson.Binary:
+		return p.Data, nil
+	case string:
+		return []byte(p), nil
+	}
+	return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'payload' is the wrong type, expected BinData or string")
+}
+
+func logout(c *Ctx, _ *request.Logout) (bson.D, error) {
+	c.Conn.logout(c.DB)
+	return bson.D{}, nil
+}
+
+// authInfo is connectionStatus's authInfo: the connection's users and
+// their roles.
+func (c *Ctx) authInfo() bson.D {
+	users, roles := bson.A{}, bson.A{}
+	if c.Conn != nil {
+		for _, u := range c.Conn.authUsers() {
+			users = append(users, bson.D{{Key: "user", Value: u.user}, {Key: "db", Value: u.db}})
+			doc, err := c.D.userDoc(u.db, u.user)
+			if err != nil || doc == nil {
+				continue
+			}
+			if rs, ok := doc.Lookup("roles").ArrayOK(); ok {
+				vals, _ := rs.Values()
+				for _, r := range vals {
+					if d, ok := r.DocumentOK(); ok {
+						role, _ := bsonx.Decode(d)
+						roles = append(roles, role)
+					}
+				}
+			}
+		}
+	}
+	return bson.D{{Key: "authenticatedUsers", Value: users}, {Key: "authenticatedUserRoles", Value: roles}}
+}
