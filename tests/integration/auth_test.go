@@ -180,3 +180,32 @@ func TestAuthRefusedWithReplSet(t *testing.T) {
 		t.Fatalf("want a startup error naming keyFile, got %v: %s", err, out)
 	}
 }
+
+// TestAuthUsersSurviveRestart: users are ordinary durable writes; the
+// localhost exception stays closed after a restart; a bad writeConcern
+// refuses createUser before it writes.
+func TestAuthUsersSurviveRestart(t *testing.T) {
+	s, anon := startServer(t, harness.WithArgs("--auth"))
+	bad := bson.D{{Key: "createUser", Value: "u"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{}}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: 2}}}}
+	if _, err := runCmd(t, anon, "admin", bad); err == nil {
+		t.Fatal("createUser with w:2 on a standalone accepted")
+	}
+	create := bson.D{{Key: "createUser", Value: "u"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{bson.D{{Key: "role", Value: "readWrite"}, {Key: "db", Value: "app"}}}},
+		{Key: "writeConcern", Value: bson.D{{Key: "w", Value: 1}, {Key: "j", Value: true}}}}
+	if _, err := runCmd(t, anon, "admin", create); err != nil {
+		t.Fatalf("createUser (the w:2 attempt must not have created it): %v", err)
+	}
+	s.Restart(t)
+	anon2 := s.Client(t)
+	if _, err := runCmd(t, anon2, "admin", bson.D{{Key: "createUser", Value: "x"}, {Key: "pwd", Value: "y"}, {Key: "roles", Value: bson.A{}}}); cmdCode(err) != 13 {
+		t.Fatalf("localhost exception reopened after restart: %v", err)
+	}
+	c, err := loginClient(t, s, "u", "p", "SCRAM-SHA-256")
+	if err != nil {
+		t.Fatalf("login after restart: %v", err)
+	}
+	st, err := runCmd(t, c, "admin", bson.D{{Key: "connectionStatus", Value: 1}})
+	if err != nil || !strings.Contains(fmt.Sprint(st), "readWrite") {
+		t.Fatalf("connectionStatus roles: %v %v", st, err)
+	}
+}
