@@ -352,3 +352,15 @@ func restartMember(t *testing.T, c *cluster.Cluster, m *cluster.Member) {
 	_, err = c.WaitPrimary(ctx)
 	must(t, err, "a primary of %s", c.Spec().Name)
 }
+
+// moveUpperAsync runs moveUpper(to) (bounded by linzBound) and sends its
+// error on the returned channel.
+func (lc *linzCluster) moveUpperAsync(to string) <-chan error {
+	moved := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), linzBound)
+		defer cancel()
+		moved <- lc.moveUpper(ctx, to)
+	}()
+	return moved
+}

@@ -40,12 +40,7 @@ func TestMoveChunkRecipientKilled(t *testing.T) {
 		{Key: "blockConnection", Value: true}, {Key: "blockTimeMS", Value: 1500}})
 
 	w := startMigWriters(t, coll, 2)
-	moved := make(chan error, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), linzBound)
-		defer cancel()
-		moved <- lc.moveUpper(ctx, to)
-	}()
+	moved := lc.moveUpperAsync(to)
 	linzEventually(t, "the clone on %s starts", func() error {
 		n, err := lc.primaryCount(t, to, upperRange())
 		if err == nil && n == 0 {
@@ -111,12 +106,7 @@ func TestMoveChunkConfigPrimaryKilled(t *testing.T) {
 		{Key: "blockConnection", Value: true}, {Key: "blockTimeMS", Value: 4000}})
 
 	w := startMigWriters(t, coll, 2)
-	moved := make(chan error, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), linzBound)
-		defer cancel()
-		moved <- lc.moveUpper(ctx, to)
-	}()
+	moved := lc.moveUpperAsync(to)
 	linzEventually(t, "%s clones the whole range", func() error {
 		select {
 		case err := <-moved:
@@ -166,12 +156,7 @@ func TestMoveChunkConfigPrimaryKilledAfterCommit(t *testing.T) {
 	to := otherShard(from)
 	cfg := lc.sc.Config
 	w := startMigWriters(t, coll, 2)
-	moved := make(chan error, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), linzBound)
-		defer cancel()
-		moved <- lc.moveUpper(ctx, to)
-	}()
+	moved := lc.moveUpperAsync(to)
 	seen := lc.waitCommitted(t, to)
 	killed := killPrimary(t, cfg)
 	t.Logf("config.chunks on the config primary named %s %v after the moveChunk began; killed %s", to, seen.Round(time.Millisecond), killed.Name)
@@ -229,12 +214,7 @@ func TestMoveChunkDonorKilledAfterCommit(t *testing.T) {
 		from := lc.owner(t, "mig.c", 1500)
 		to := otherShard(from)
 		donor := lc.shard(t, from)
-		moved := make(chan error, 1)
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), linzBound)
-			defer cancel()
-			moved <- lc.moveUpper(ctx, to)
-		}()
+		moved := lc.moveUpperAsync(to)
 		seen := lc.waitCommitted(t, to)
 		killed := killPrimary(t, donor)
 		t.Logf("move %d: config.chunks named %s %v after the moveChunk began; killed %s/%s", i, to, seen.Round(time.Millisecond), from, killed.Name)
