@@ -120,6 +120,21 @@ func mechanisms(v any) ([]string, error) {
 	return out, nil
 }
 
+// unsupportedUserOptions refuses the options relaydb would otherwise
+// silently ignore: authentication restrictions (a security control) and
+// client-digested passwords. TODO(#13): both.
+func unsupportedUserOptions(restrictions, digest any) error {
+	if a, ok := restrictions.(bson.A); restrictions != nil && (!ok || len(a) > 0) {
+		return mongoerr.New(mongoerr.NotImplemented, "authenticationRestrictions are not supported by relaydb yet")
+	}
+	if digest != nil {
+		if b, ok := digest.(bool); !ok || !b {
+			return mongoerr.New(mongoerr.BadValue, "digestPassword: false is not supported: send the password and let the server digest it")
+		}
+	}
+	return nil
+}
+
 func newCredentials(user string, pwd *string, mechs any) (auth.Credentials, error) {
 	if pwd == nil || *pwd == "" {
 		return auth.Credentials{}, mongoerr.New(mongoerr.BadValue, "Must provide a 'pwd' field for all user documents, except those with '$external' as the user's source db")
@@ -155,6 +170,9 @@ func createUser(c *Ctx, p *request.CreateUser) (bson.D, error) {
 	if p.User == "" {
 		return nil, mongoerr.New(mongoerr.BadValue, "User document needs 'user' field to be non-empty")
 	}
+	if err := unsupportedUserOptions(p.AuthenticationRestrictions, p.DigestPassword); err != nil {
+		return nil, err
+	}
 	roles, err := parseRoles(p.Roles, c.DB)
 	if err != nil {
 		return nil, err
@@ -188,6 +206,9 @@ func createUser(c *Ctx, p *request.CreateUser) (bson.D, error) {
 }
 
 func updateUser(c *Ctx, p *request.UpdateUser) (bson.D, error) {
+	if err := unsupportedUserOptions(p.AuthenticationRestrictions, p.DigestPassword); err != nil {
+		return nil, err
+	}
 	set := bson.D{}
 	if p.Pwd != nil {
 		creds, err := newCredentials(p.User, p.Pwd, p.Mechanisms)

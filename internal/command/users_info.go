@@ -15,6 +15,17 @@ func usersInfo(c *Ctx, p *request.UsersInfo) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.Filter != nil {
+		extra, ok := p.Filter.(bson.D)
+		if !ok {
+			return nil, c.typeErr("filter", p.Filter, "object")
+		}
+		filter = bson.D{{Key: "$and", Value: bson.A{filter, extra}}}
+	}
+	if p.ShowPrivileges != nil && p.ShowPrivileges != false {
+		// TODO(#13): privileges come with roles.
+		return nil, mongoerr.New(mongoerr.NotImplemented, "usersInfo showPrivileges is not supported by relaydb yet")
+	}
 	docs, err := c.D.findUsers(filter, maxUsersReply)
 	if err != nil {
 		return nil, err

@@ -122,6 +122,15 @@ func TestAuthLoginAndUsers(t *testing.T) {
 	if _, err := loginClient(t, s, "root", "n3w", "SCRAM-SHA-1"); err != nil {
 		t.Fatalf("new password: %v", err)
 	}
+	info, err = runCmd(t, root, "admin", bson.D{{Key: "usersInfo", Value: 1}, {Key: "filter", Value: bson.D{{Key: "user", Value: "nobody"}}}})
+	if err != nil || fmt.Sprint(info["users"]) != "[]" {
+		t.Fatalf("usersInfo filter: %v %v", info, err)
+	}
+	restricted := bson.D{{Key: "createUser", Value: "r"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{}},
+		{Key: "authenticationRestrictions", Value: bson.A{bson.D{{Key: "clientSource", Value: bson.A{"10.0.0.1"}}}}}}
+	if _, err := runCmd(t, root, "admin", restricted); cmdCode(err) != 238 {
+		t.Fatalf("authenticationRestrictions must be refused, not ignored: %v", err)
+	}
 	if _, err := runCmd(t, root, "admin", bson.D{{Key: "dropUser", Value: "ghost"}}); cmdCode(err) != 11 {
 		t.Fatalf("dropUser of a missing user: %v", err)
 	}
