@@ -39,7 +39,7 @@ var serveOptions = map[string]option{
 // unsupportedSections are mongod options relaydb knows but does not
 // implement: refusing them is safer than silently running without them.
 var unsupportedSections = []string{
-	"security", "sharding.archiveMovedChunks", "net.tls", "net.ssl", "net.compression", "net.unixDomainSocket",
+	"sharding.archiveMovedChunks", "net.tls", "net.ssl", "net.compression", "net.unixDomainSocket",
 	"net.ipv6", "processManagement", "operationProfiling", "auditLog", "setParameter",
 	"storage.engine", "storage.wiredTiger", "storage.inMemory", "storage.directoryPerDB",
 	"replication.enableMajorityReadConcern", "snmp", "cloud", "systemLog.component",
