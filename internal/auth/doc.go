@@ -18,6 +18,5 @@
 //     tell from the first reply whether the user exists; it always fails.
 //   - Every payload is bounded (MaxPayload); malformed input returns an
 //     error (ErrProtocol or ErrAuthFailed), never a panic.
-//
-// TODO(#13): failed-login logging and slowing repeated failures per address.
+//   - Throttle slows repeated failures per address with bounded memory.
 package auth

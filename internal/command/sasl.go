@@ -2,6 +2,8 @@ package command
 
 import (
 	"errors"
+	"net"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -53,12 +55,13 @@ func saslContinue(c *Ctx, p *request.SaslContinue) (bson.D, error) {
 // user on the connection.
 func (c *Ctx) saslStep(conv *auth.Conversation, payload []byte) (bson.D, error) {
 	reply, err := conv.Step(payload)
-	c.Conn.mu.Lock()
-	defer c.Conn.mu.Unlock()
 	if err != nil {
+		c.Conn.mu.Lock()
 		c.Conn.auth.conv = nil
+		c.Conn.mu.Unlock()
 		return nil, c.authErr(err, conv.Mechanism())
 	}
+	c.Conn.mu.Lock()
 	done := conv.Done() || (c.Conn.auth.skipEmpty && conv.ProofVerified())
 	if done {
 		c.Conn.auth.conv = nil
@@ -70,7 +73,11 @@ func (c *Ctx) saslStep(conv *auth.Conversation, payload []byte) (bson.D, error) 
 		if !found {
 			c.Conn.auth.users = append(c.Conn.auth.users, u)
 		}
-		c.D.log.Info("authenticated", "user", u.user, "db", u.db, "mechanism", conv.Mechanism(), "remote", c.Conn.Remote)
+	}
+	c.Conn.mu.Unlock()
+	if done {
+		loginThrottle.Succeed(remoteHost(c.Conn.Remote))
+		c.D.log.Info("authenticated", "user", conv.User(), "db", c.DB, "mechanism", conv.Mechanism(), "remote", c.Conn.Remote)
 	}
 	return bson.D{
 		{Key: "conversationId", Value: saslConvID},
@@ -79,17 +86,39 @@ func (c *Ctx) saslStep(conv *auth.Conversation, payload []byte) (bson.D, error) 
 	}, nil
 }
 
-// authErr maps an auth error to MongoDB's and logs the real reason.
+// loginThrottle slows repeated failed logins per client address.
+var loginThrottle = auth.NewThrottle()
+
+// authErr maps an auth error to MongoDB's, logs the real reason and, for
+// a failed login, waits as the throttle says (bounded; shutdown ends it).
+// Call it without holding Conn.mu.
 func (c *Ctx) authErr(err error, mech string) error {
-	switch {
-	case errors.Is(err, auth.ErrMechanismUnavailable):
+	if errors.Is(err, auth.ErrMechanismUnavailable) {
 		return mongoerr.New(mongoerr.MechanismUnavailable, "Received authentication for mechanism %s which is unknown or not enabled", mech)
-	case errors.Is(err, auth.ErrProtocol):
-		c.D.log.Info("authentication failed", "mechanism", mech, "remote", c.Conn.Remote, "reason", err.Error())
+	}
+	host := remoteHost(c.Conn.Remote)
+	delay := loginThrottle.Fail(host)
+	c.D.log.Info("authentication failed", "mechanism", mech, "remote", c.Conn.Remote, "reason", err.Error(), "delay", delay)
+	if delay > 0 {
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-c.D.shuttingDown():
+			t.Stop()
+		}
+	}
+	if errors.Is(err, auth.ErrProtocol) {
 		return mongoerr.New(mongoerr.ProtocolError, "%v", err)
 	}
-	c.D.log.Info("authentication failed", "mechanism", mech, "remote", c.Conn.Remote, "reason", err.Error())
 	return mongoerr.New(mongoerr.AuthenticationFailed, "Authentication failed.")
+}
+
+// remoteHost is a "host:port" address's host.
+func remoteHost(remote string) string {
+	if h, _, err := net.SplitHostPort(remote); err == nil {
+		return h
+	}
+	return remote
 }
 
 // saslPayload reads a payload: BinData, or a string (legacy shells).

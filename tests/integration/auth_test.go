@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -216,5 +217,32 @@ func TestAuthUsersSurviveRestart(t *testing.T) {
 	st, err := runCmd(t, c, "admin", bson.D{{Key: "connectionStatus", Value: 1}})
 	if err != nil || !strings.Contains(fmt.Sprint(st), "readWrite") {
 		t.Fatalf("connectionStatus roles: %v %v", st, err)
+	}
+}
+
+// TestAuthFailedLoginsSlowed: after 5 failed logins from one address each
+// further failure is answered later (250ms, 500ms, ...); a success resets.
+func TestAuthFailedLoginsSlowed(t *testing.T) {
+	s, anon := startServer(t, harness.WithArgs("--auth"))
+	if _, err := runCmd(t, anon, "admin", bson.D{{Key: "createUser", Value: "u"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{}}}); err != nil {
+		t.Fatal(err)
+	}
+	var took []time.Duration
+	for range 7 {
+		start := time.Now()
+		if _, err := loginClient(t, s, "u", "wrong", "SCRAM-SHA-256"); err == nil {
+			t.Fatal("wrong password accepted")
+		}
+		took = append(took, time.Since(start))
+	}
+	if took[0] > 200*time.Millisecond || took[6] < 450*time.Millisecond {
+		t.Fatalf("failure latencies %v: want the first fast and the 7th about 500ms", took)
+	}
+	if _, err := loginClient(t, s, "u", "p", "SCRAM-SHA-256"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := loginClient(t, s, "u", "wrong", "SCRAM-SHA-256"); err == nil || time.Since(start) > 200*time.Millisecond {
+		t.Fatalf("after a success the count resets: %v after %v", err, time.Since(start))
 	}
 }
