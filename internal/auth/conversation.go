@@ -158,10 +158,12 @@ func (c *Conversation) credential(escaped string) (scram.StoredCredentials, erro
 			s = creds.SHA256
 		}
 	}
-	if err != nil || s == nil {
-		if err == nil {
-			err = fmt.Errorf("user has no %s credentials", c.mech)
-		}
+	if err == nil && s == nil {
+		// As MongoDB: fail at once, so a driver's speculative attempt with
+		// the default mechanism falls back to one in saslSupportedMechs.
+		return scram.StoredCredentials{}, fmt.Errorf("user %q has no %s credentials", user, c.mech)
+	}
+	if err != nil {
 		c.lookupErr = err
 		return decoy(c.mech, user), nil
 	}

@@ -16,6 +16,8 @@
 //   - A conversation for an unknown user runs to the proof step against a
 //     decoy credential derived from a per-process secret, so a client cannot
 //     tell from the first reply whether the user exists; it always fails.
+//     (A user without credentials for the mechanism fails at once, as in
+//     MongoDB, which saslSupportedMechs reveals anyway.)
 //   - Every payload is bounded (MaxPayload); malformed input returns an
 //     error (ErrProtocol or ErrAuthFailed), never a panic.
 //   - Throttle slows repeated failures per address with bounded memory.

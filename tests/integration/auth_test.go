@@ -246,3 +246,39 @@ func TestAuthFailedLoginsSlowed(t *testing.T) {
 		t.Fatalf("after a success the count resets: %v after %v", err, time.Since(start))
 	}
 }
+
+// TestAuthDefaultMechanism: without authMechanism the driver asks hello's
+// saslSupportedMechs and picks SCRAM-SHA-256, or SCRAM-SHA-1 for a user
+// that has only SHA-1 credentials.
+func TestAuthDefaultMechanism(t *testing.T) {
+	s, anon := startServer(t, harness.WithArgs("--auth"))
+	if _, err := runCmd(t, anon, "admin", bson.D{{Key: "createUser", Value: "both"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{"root"}}}); err != nil {
+		t.Fatal(err)
+	}
+	connect := func(user string) (*mongo.Client, error) {
+		uri := fmt.Sprintf("mongodb://%s:p@127.0.0.1:%d/?directConnection=true&serverSelectionTimeoutMS=3000", user, s.Port())
+		c, err := mongo.Connect(options.Client().ApplyURI(uri))
+		if err != nil {
+			return nil, err
+		}
+		t.Cleanup(func() { _ = c.Disconnect(context.Background()) })
+		return c, c.Ping(tctx(t, opTimeout), nil)
+	}
+	both, err := connect("both")
+	if err != nil {
+		t.Fatalf("default mechanism: %v", err)
+	}
+	if _, err := runCmd(t, both, "admin", bson.D{{Key: "createUser", Value: "old"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{}}, {Key: "mechanisms", Value: bson.A{"SCRAM-SHA-1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	hello, err := runCmd(t, both, "admin", bson.D{{Key: "hello", Value: 1}, {Key: "saslSupportedMechs", Value: "admin.old"}})
+	if err != nil || fmt.Sprint(hello["saslSupportedMechs"]) != "[SCRAM-SHA-1]" {
+		t.Fatalf("saslSupportedMechs: %v %v", hello["saslSupportedMechs"], err)
+	}
+	if _, err := connect("old"); err != nil {
+		t.Fatalf("SHA-1-only user with the default mechanism: %v", err)
+	}
+	if _, err := loginClient(t, s, "old", "p", "SCRAM-SHA-256"); err == nil {
+		t.Fatal("SCRAM-SHA-256 login of a SHA-1-only user succeeded")
+	}
+}
