@@ -15,7 +15,9 @@ import (
 // handshake and SASL commands), plus createUser from loopback while
 // admin.system.users is empty (MongoDB's localhost exception).
 // TODO(#13): privileges per role (every authenticated user may run every
-// command today), member authentication (keyFile), x.509.
+// command today), member authentication (keyFile), x.509; the in-process
+// connection of configsvr_migration.go would need an internal identity
+// (harmless today: --auth is refused with cluster roles); the router.
 
 // authUser is one authenticated user of a connection.
 type authUser struct{ user, db string }

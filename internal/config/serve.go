@@ -51,9 +51,9 @@ type Serve struct {
 	Parameters map[string]string
 
 	// Auth turns on authentication (SCRAM users, docs/security.md).
-	// Default false. Flag --auth. Refused with ReplSet or ClusterRole until
-	// member authentication (keyFile) exists. TODO(#13): YAML
-	// security.authorization, --keyFile.
+	// Default false. Flag --auth, YAML security.authorization. Refused
+	// with ReplSet or ClusterRole until member authentication exists
+	// (TODO(#13): --keyFile).
 	Auth bool
 
 	// Port to listen on. Default 27017. YAML net.port, flag --port.
