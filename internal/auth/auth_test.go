@@ -292,3 +292,31 @@ func FuzzSASLPayload(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkNewCredentials is createUser's cost: PBKDF2 with 10000
+// (SHA-1) and 15000 (SHA-256) iterations.
+func BenchmarkNewCredentials(b *testing.B) {
+	for b.Loop() {
+		if _, err := NewCredentials("u", "p", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkServerLogin is the server's side of one SCRAM-SHA-256 login
+// (the client's PBKDF2 is cached by the library after the first).
+func BenchmarkServerLogin(b *testing.B) {
+	c, _ := NewCredentials("u", "p", nil)
+	lookup := lookupOf(map[string]Credentials{"u": c})
+	cl, _ := scram.SHA256.NewClientUnprepped("u", "p", "")
+	for b.Loop() {
+		cc := cl.NewConversation()
+		conv, _ := NewConversation(MechSHA256, lookup)
+		f, _ := cc.Step("")
+		s1, _ := conv.Step([]byte(f))
+		f2, _ := cc.Step(string(s1))
+		if _, err := conv.Step([]byte(f2)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
