@@ -63,3 +63,21 @@ func (h *History) Stats() map[string]int {
 	defer h.mu.Unlock()
 	return maps.Clone(h.stats)
 }
+
+// PartitionByKey is a porcupine Partition putting the operations of each
+// key (as key reads an operation's input) in their own history: a model
+// of one register per key checks each separately.
+func PartitionByKey(key func(input any) int) func([]porcupine.Operation) [][]porcupine.Operation {
+	return func(h []porcupine.Operation) [][]porcupine.Operation {
+		by := map[int][]porcupine.Operation{}
+		for _, op := range h {
+			k := key(op.Input)
+			by[k] = append(by[k], op)
+		}
+		out := make([][]porcupine.Operation, 0, len(by))
+		for _, ops := range by {
+			out = append(out, ops)
+		}
+		return out
+	}
+}

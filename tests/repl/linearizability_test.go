@@ -66,18 +66,7 @@ func (o regOutput) OutcomeUnknown() bool { return o.Unknown }
 // "linearizable"); writes and CAS that returned are linearizable by
 // w:"majority" on a single primary per term.
 var registerModel = porcupine.Model{
-	Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
-		by := map[int][]porcupine.Operation{}
-		for _, op := range h {
-			k := op.Input.(regInput).Key
-			by[k] = append(by[k], op)
-		}
-		out := make([][]porcupine.Operation, 0, len(by))
-		for _, ops := range by {
-			out = append(out, ops)
-		}
-		return out
-	},
+	Partition: harness.PartitionByKey(func(in any) int { return in.(regInput).Key }),
 	Init: func() any { return int64(0) },
 	Step: func(state, input, output any) (bool, any) {
 		st, in, out := state.(int64), input.(regInput), output.(regOutput)

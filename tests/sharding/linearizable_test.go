@@ -59,18 +59,7 @@ func (o lzOutput) OutcomeUnknown() bool { return o.Unknown }
 // replica-set test's model, tests/repl, adds compare-and-set; the sharded
 // workload needs only reads and writes, so it has its own small model.)
 var lzModel = porcupine.Model{
-	Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
-		by := map[int][]porcupine.Operation{}
-		for _, op := range h {
-			k := op.Input.(lzInput).Key
-			by[k] = append(by[k], op)
-		}
-		out := make([][]porcupine.Operation, 0, len(by))
-		for _, ops := range by {
-			out = append(out, ops)
-		}
-		return out
-	},
+	Partition: harness.PartitionByKey(func(in any) int { return in.(lzInput).Key }),
 	Init: func() any { return int64(0) },
 	Step: func(state, input, output any) (bool, any) {
 		st, in := state.(int64), input.(lzInput)
