@@ -75,20 +75,5 @@ func (c *Ctx) ownedSize(ctx context.Context, ns string) (int64, error) {
 	return max(0, size-orphans*(size/count)), nil
 }
 
-// replyBatch is a cursor reply's first or next batch.
-func replyBatch(reply bson.D) []bson.D {
-	cur, _ := bsonx.Get(reply, "cursor")
-	cd, _ := cur.(bson.D)
-	b, ok := bsonx.Get(cd, "firstBatch")
-	if !ok {
-		b, _ = bsonx.Get(cd, "nextBatch")
-	}
-	arr, _ := b.(bson.A)
-	out := make([]bson.D, 0, len(arr))
-	for _, v := range arr {
-		if d, ok := v.(bson.D); ok {
-			out = append(out, d)
-		}
-	}
-	return out
-}
+// replyBatch is bsonx.CursorBatch.
+func replyBatch(reply bson.D) []bson.D { return bsonx.CursorBatch(reply) }

@@ -245,23 +245,8 @@ func listIndexesOn(c *call, s *replSet, db, coll string) ([]bson.D, error) {
 	return firstBatch(reply), nil
 }
 
-// firstBatch reads reply.cursor.firstBatch (or nextBatch).
-func firstBatch(reply bson.D) []bson.D {
-	cur, _ := bsonx.Get(reply, "cursor")
-	cd, _ := cur.(bson.D)
-	b, ok := bsonx.Get(cd, "firstBatch")
-	if !ok {
-		b, _ = bsonx.Get(cd, "nextBatch")
-	}
-	arr, _ := b.(bson.A)
-	out := make([]bson.D, 0, len(arr))
-	for _, v := range arr {
-		if d, ok := v.(bson.D); ok {
-			out = append(out, d)
-		}
-	}
-	return out
-}
+// firstBatch is bsonx.CursorBatch.
+func firstBatch(reply bson.D) []bson.D { return bsonx.CursorBatch(reply) }
 
 // usableIndex is MongoDB's check of an index that can serve as the shard
 // key's: its key starts with the pattern's fields (same kind), it is
