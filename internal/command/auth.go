@@ -4,6 +4,7 @@ import (
 	"net"
 
 	"github.com/relaydb/relaydb/internal/auth"
+	"github.com/relaydb/relaydb/internal/auth/privilege"
 	"github.com/relaydb/relaydb/internal/cmdspec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
@@ -14,13 +15,18 @@ import (
 // run only the commands whose roles include "unauthenticated" (the
 // handshake and SASL commands), plus createUser from loopback while
 // admin.system.users is empty (MongoDB's localhost exception).
-// TODO(#13): privileges per role (every authenticated user may run every
-// command today), member authentication (keyFile), x.509; the in-process
+// An authenticated connection's commands are checked against its roles'
+// privileges next (privileges.go).
+// TODO(#13): member authentication (keyFile), x.509; the in-process
 // connection of configsvr_migration.go would need an internal identity
 // (harmless today: --auth is refused with cluster roles); the router.
 
-// authUser is one authenticated user of a connection.
-type authUser struct{ user, db string }
+// authUser is one authenticated user of a connection and the privileges
+// of its roles, resolved at login (privileges.go).
+type authUser struct {
+	user, db string
+	privs    privilege.Set
+}
 
 // connAuth is a connection's authentication state, guarded by Conn.mu.
 type connAuth struct {

@@ -164,6 +164,9 @@ func (d *Dispatcher) invoke(c *Command, ctx *Ctx) (reply bson.D, err error) {
 	if err := d.checkAuth(c, ctx); err != nil {
 		return nil, err
 	}
+	if err := d.checkPrivileges(c, ctx); err != nil {
+		return nil, err
+	}
 	if c.AdminOnly && ctx.DB != "admin" {
 		return nil, mongoerr.New(mongoerr.Unauthorized, "%s may only be run against the admin database.", c.Name)
 	}

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/auth"
+	"github.com/relaydb/relaydb/internal/auth/privilege"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
@@ -61,14 +62,18 @@ func (c *Ctx) saslStep(conv *auth.Conversation, payload []byte) (bson.D, error) 
 		c.Conn.mu.Unlock()
 		return nil, c.authErr(err, conv.Mechanism())
 	}
+	var privs privilege.Set // read before taking Conn.mu
+	if conv.Done() || conv.ProofVerified() {
+		privs = c.D.userPrivileges(c.DB, conv.User())
+	}
 	c.Conn.mu.Lock()
 	done := conv.Done() || (c.Conn.auth.skipEmpty && conv.ProofVerified())
 	if done {
 		c.Conn.auth.conv = nil
-		u := authUser{user: conv.User(), db: c.DB}
+		u := authUser{user: conv.User(), db: c.DB, privs: privs}
 		found := false
 		for _, have := range c.Conn.auth.users {
-			found = found || have == u
+			found = found || (have.user == u.user && have.db == u.db)
 		}
 		if !found {
 			c.Conn.auth.users = append(c.Conn.auth.users, u)

@@ -16,7 +16,7 @@ import (
 // Users live in admin.system.users as MongoDB stores them: {_id: "db.user",
 // userId, user, db, credentials: {SCRAM-SHA-1: {...}, SCRAM-SHA-256: {...}},
 // roles: [{role, db}]}, written through the engine so they replicate and
-// survive restart. Roles are stored only (TODO(#13): privilege checks).
+// survive restart. Roles must be built-in ones (privileges.go enforces them).
 const (
 	usersDB       = "admin"
 	usersColl     = "system.users"
@@ -97,7 +97,7 @@ func parseRoles(roles bson.A, db string) (bson.A, error) {
 			return nil, mongoerr.New(mongoerr.BadValue, "Role names must be either strings or objects of the form {role: roleName, db: databaseName}")
 		}
 	}
-	return out, nil
+	return out, checkRolesExist(out)
 }
 
 // mechanisms reads the mechanisms field (nil: both SCRAM mechanisms).

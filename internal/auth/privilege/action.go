@@ -1,0 +1,50 @@
+package privilege
+
+// Action is a set of MongoDB privilege actions (a bit each).
+type Action uint64
+
+// The actions relaydb's commands check. TODO(#13): the rest of MongoDB's
+// actions (changeStream, validate, top, ...) as commands need them.
+const (
+	Find Action = 1 << iota
+	Insert
+	Update
+	Remove
+	CreateIndex
+	DropIndex
+	CreateCollection
+	DropCollection
+	DropDatabase
+	RenameCollection
+	CollMod
+	ListCollections
+	ListIndexes
+	ListDatabases
+	CollStats
+	DBStats
+	KillCursors
+	CreateUser
+	DropUser
+	ViewUser
+	GrantRole
+	RevokeRole
+	ChangePassword
+	ServerStatus
+	HostInfo
+	GetCmdLineOpts
+	GetLog
+	GetParameter
+	SetParameter
+	ReplSetGetStatus
+	ReplSetGetConfig
+	ReplSetConfigure
+	ReplSetStateChange
+	Shutdown
+	KillAnySession
+	CleanupOrphaned
+	// Internal is member-to-member and migration traffic (__system only).
+	Internal
+)
+
+// Has reports whether a holds every action of b.
+func (a Action) Has(b Action) bool { return a&b == b }

@@ -1,0 +1,84 @@
+package privilege
+
+// Resource is what a privilege applies to: a collection, every non-system
+// collection of a database (Coll ""), of every database (DB "" too), the
+// cluster, or anything (Any, root's).
+type Resource struct {
+	DB, Coll string
+	Cluster  bool
+	Any      bool
+}
+
+// Privilege is a resource and the actions allowed on it.
+type Privilege struct {
+	Resource Resource
+	Actions  Action
+}
+
+// Role names a role and the database it is defined on.
+type Role struct{ Name, DB string }
+
+const (
+	readActions   = Find | ListCollections | ListIndexes | CollStats | DBStats | KillCursors
+	writeActions  = readActions | Insert | Update | Remove | CreateCollection | DropCollection | CreateIndex | DropIndex | RenameCollection
+	dbAdminActs   = CollStats | DBStats | ListCollections | ListIndexes | CreateCollection | DropCollection | CreateIndex | DropIndex | DropDatabase | CollMod | RenameCollection
+	userAdminActs = CreateUser | DropUser | ViewUser | GrantRole | RevokeRole | ChangePassword
+	monitorActs   = ServerStatus | HostInfo | GetCmdLineOpts | GetLog | GetParameter | ReplSetGetStatus | ReplSetGetConfig | ListDatabases
+	managerActs   = ReplSetConfigure | ReplSetGetStatus | ReplSetGetConfig | ReplSetStateChange | CleanupOrphaned
+	hostActs      = Shutdown | SetParameter | KillAnySession
+	allActions    = Internal - 1 // every action but Internal
+)
+
+// dbRole is a role defined per database: its actions on the database's
+// collections (the AnyDatabase form applies them to every database).
+var dbRole = map[string]Action{
+	"read":      readActions,
+	"readWrite": writeActions,
+	"dbAdmin":   dbAdminActs,
+	"userAdmin": userAdminActs,
+	"dbOwner":   writeActions | dbAdminActs | userAdminActs,
+}
+
+// anyDBRole maps the admin-only AnyDatabase roles to their per-database form.
+var anyDBRole = map[string]string{
+	"readAnyDatabase":      "read",
+	"readWriteAnyDatabase": "readWrite",
+	"userAdminAnyDatabase": "userAdmin",
+	"dbAdminAnyDatabase":   "dbAdmin",
+}
+
+// clusterRole are the admin-only roles on the cluster resource, with the
+// actions they also hold on every database.
+var clusterRole = map[string][2]Action{
+	"clusterMonitor": {monitorActs, CollStats | DBStats | ListIndexes | ListCollections},
+	"clusterManager": {managerActs | ListDatabases, 0},
+	"hostManager":    {hostActs, KillCursors},
+	"clusterAdmin":   {monitorActs | managerActs | hostActs, CollStats | DBStats | ListIndexes | ListCollections | KillCursors | DropDatabase},
+	"backup":         {ListDatabases | ServerStatus, Find | ListCollections | ListIndexes | CollStats | DBStats},
+	"restore":        {ListDatabases, writeActions | userAdminActs},
+}
+
+// Privileges returns r's privileges; ok is false for a role relaydb does
+// not know (MongoDB's RoleNotFound). TODO(#13): user-defined roles
+// (createRole) and system.* collection privileges of backup/restore.
+func Privileges(r Role) (privs []Privilege, ok bool) {
+	if a, ok := dbRole[r.Name]; ok {
+		return []Privilege{{Resource{DB: r.DB}, a}}, true
+	}
+	if r.DB != "admin" {
+		return nil, false
+	}
+	if base, ok := anyDBRole[r.Name]; ok {
+		return []Privilege{{Resource{}, dbRole[base]}, {Resource{Cluster: true}, ListDatabases}}, true
+	}
+	if a, ok := clusterRole[r.Name]; ok {
+		return []Privilege{{Resource{Cluster: true}, a[0]}, {Resource{}, a[1]}}, true
+	}
+	if r.Name == "root" {
+		return []Privilege{{Resource{Any: true}, allActions}}, true
+	}
+	return nil, false
+}
+
+// Exists reports whether r names a built-in role.
+func Exists(r Role) bool { _, ok := Privileges(r); return ok }
