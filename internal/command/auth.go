@@ -26,6 +26,7 @@ import (
 type authUser struct {
 	user, db string
 	privs    privilege.Set
+	gen      uint64 // usersGen when privs were read
 }
 
 // connAuth is a connection's authentication state, guarded by Conn.mu.

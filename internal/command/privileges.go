@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -17,9 +18,11 @@ import (
 // request; otherwise Unauthorized and nothing runs. An unauthenticated
 // connection got past checkAuth only for the handshake commands or the
 // localhost exception, which need no privilege. With --auth off nothing
-// changes. TODO(#13): re-resolve a logged-in user's roles after
-// updateUser/grantRolesToUser/revokeRolesFromUser/dropUser (MongoDB's
-// user cache invalidation); changeOwnPassword; user-defined roles.
+// changes. A user write (updateUser, dropUser, grantRolesToUser,
+// revokeRolesFromUser) bumps usersGen, and a connection whose users were
+// resolved under an older generation re-reads them before its next check
+// (MongoDB's user cache invalidation). TODO(#13): changeOwnPassword;
+// user-defined roles; invalidation on other members (replica sets).
 
 // checkPrivileges refuses a command the connection's users may not run.
 func (d *Dispatcher) checkPrivileges(c *Command, ctx *Ctx) error {
@@ -29,6 +32,9 @@ func (d *Dispatcher) checkPrivileges(c *Command, ctx *Ctx) error {
 	users := ctx.Conn.authUsers()
 	if len(users) == 0 {
 		return nil
+	}
+	if gen := usersGen.Load(); users[0].gen != gen {
+		users = d.refreshPrivileges(ctx.Conn, users, gen)
 	}
 	needs, ok := privilege.Needs(c.Name, ctx.DB, ctx.Cmd)
 	if ok {
@@ -101,4 +107,29 @@ func checkRolesExist(roles bson.A) error {
 		}
 	}
 	return nil
+}
+
+// usersGen counts user writes in this process; every dispatcher shares it
+// (a spurious re-read is harmless).
+var usersGen atomic.Uint64
+
+// usersChanged makes logged-in connections re-read their users' roles.
+func usersChanged() { usersGen.Add(1) }
+
+// refreshPrivileges re-reads users' roles (outside Conn.mu) and stores
+// them on the connection unless it logged in or out meanwhile.
+func (d *Dispatcher) refreshPrivileges(c *Conn, users []authUser, gen uint64) []authUser {
+	for i := range users {
+		users[i].privs, users[i].gen = d.userPrivileges(users[i].db, users[i].user), gen
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.auth.users) == len(users) {
+		for i := range users {
+			if c.auth.users[i].user == users[i].user && c.auth.users[i].db == users[i].db {
+				c.auth.users[i] = users[i]
+			}
+		}
+	}
+	return users
 }

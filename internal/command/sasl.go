@@ -63,6 +63,7 @@ func (c *Ctx) saslStep(conv *auth.Conversation, payload []byte) (bson.D, error) 
 		return nil, c.authErr(err, conv.Mechanism())
 	}
 	var privs privilege.Set // read before taking Conn.mu
+	gen := usersGen.Load()
 	if conv.Done() || conv.ProofVerified() {
 		privs = c.D.userPrivileges(c.DB, conv.User())
 	}
@@ -70,7 +71,7 @@ func (c *Ctx) saslStep(conv *auth.Conversation, payload []byte) (bson.D, error) 
 	done := conv.Done() || (c.Conn.auth.skipEmpty && conv.ProofVerified())
 	if done {
 		c.Conn.auth.conv = nil
-		u := authUser{user: conv.User(), db: c.DB, privs: privs}
+		u := authUser{user: conv.User(), db: c.DB, privs: privs, gen: gen}
 		found := false
 		for _, have := range c.Conn.auth.users {
 			found = found || (have.user == u.user && have.db == u.db)

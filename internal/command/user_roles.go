@@ -10,8 +10,8 @@ import (
 
 // grantRolesToUser adds roles ({role, db} or a name of the command's
 // database) to a user of the command's database; unknown roles are
-// RoleNotFound and change nothing. The user's open connections keep the
-// privileges resolved at their login (TODO(#13): invalidate them).
+// RoleNotFound and change nothing. Logged-in connections re-read their
+// users' roles before their next command (usersChanged).
 func grantRolesToUser(c *Ctx, p *request.GrantRolesToUser) (bson.D, error) {
 	return c.changeUserRoles(p.User, p.Roles, "$addToSet")
 }
@@ -36,6 +36,7 @@ func (c *Ctx) changeUserRoles(user string, given bson.A, op string) (bson.D, err
 	}
 	stmt := exec.UpdateStmt{Q: bson.D{{Key: "_id", Value: userID(c.DB, user)}}, U: bson.D{{Key: op, Value: bson.D{{Key: "roles", Value: arg}}}}}
 	res := c.D.eng.Update(usersDB, usersColl, []exec.UpdateStmt{stmt}, true, nil, nil)
+	usersChanged()
 	if err := writeErr(res); err != nil {
 		return nil, err
 	}

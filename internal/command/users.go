@@ -232,6 +232,7 @@ func updateUser(c *Ctx, p *request.UpdateUser) (bson.D, error) {
 	}
 	stmt := exec.UpdateStmt{Q: bson.D{{Key: "_id", Value: userID(c.DB, p.User)}}, U: bson.D{{Key: "$set", Value: set}}}
 	res := c.D.eng.Update(usersDB, usersColl, []exec.UpdateStmt{stmt}, true, nil, nil)
+	usersChanged()
 	if err := writeErr(res); err != nil {
 		return nil, err
 	}
@@ -244,6 +245,7 @@ func updateUser(c *Ctx, p *request.UpdateUser) (bson.D, error) {
 func dropUser(c *Ctx, p *request.DropUser) (bson.D, error) {
 	stmt := exec.DeleteStmt{Q: bson.D{{Key: "_id", Value: userID(c.DB, p.User)}}, Limit: 1}
 	res := c.D.eng.Delete(usersDB, usersColl, []exec.DeleteStmt{stmt}, true, nil, nil)
+	usersChanged()
 	if err := writeErr(res); err != nil {
 		return nil, err
 	}

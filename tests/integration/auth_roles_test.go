@@ -107,20 +107,28 @@ func TestAuthUnknownRole(t *testing.T) {
 	}
 }
 
-// TestAuthGrantRevokeRoles: grantRolesToUser gives a new login the role's
-// privileges, revokeRolesFromUser takes them away; unknown roles are 31
+// TestAuthGrantRevokeRoles: grantRolesToUser gives the role's privileges to
+// new logins and to connections already logged in, revokeRolesFromUser
+// takes them away; unknown roles are 31
 // and unknown users UserNotFound (11).
 func TestAuthGrantRevokeRoles(t *testing.T) {
 	s, root := rolesSetup(t, map[string]bson.A{"u": {role("read", "db1")}})
 	ins := bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "x", Value: 1}}}}}
+	// kept logged in across the changes: it must see them (usersChanged)
+	kept, err := loginClient(t, s, "u", "p", "SCRAM-SHA-256")
+	if err != nil {
+		t.Fatal(err)
+	}
 	try := func(want int32) {
 		t.Helper()
-		c, err := loginClient(t, s, "u", "p", "SCRAM-SHA-256")
+		fresh, err := loginClient(t, s, "u", "p", "SCRAM-SHA-256")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := runCmd(t, c, "db1", ins); (want == 0 && err != nil) || (want != 0 && cmdCode(err) != want) {
-			t.Fatalf("insert as u: %v, want code %d", err, want)
+		for i, c := range []*mongo.Client{fresh, kept} {
+			if _, err := runCmd(t, c, "db1", ins); (want == 0 && err != nil) || (want != 0 && cmdCode(err) != want) {
+				t.Fatalf("insert as u (client %d, 1 = logged in before): %v, want code %d", i, err, want)
+			}
 		}
 	}
 	try(13)

@@ -34,7 +34,7 @@ func init() {
 		commands[n] = onColl(a)
 	}
 	for n, a := range map[string]Action{"dbStats": DBStats, "dropDatabase": DropDatabase, "listCollections": ListCollections,
-		"createUser": CreateUser, "updateUser": ChangePassword, "dropUser": DropUser, "usersInfo": ViewUser,
+		"createUser": CreateUser, "dropUser": DropUser, "usersInfo": ViewUser,
 		"grantRolesToUser": GrantRole, "revokeRolesFromUser": RevokeRole} {
 		commands[n] = onDB(a)
 	}
@@ -55,6 +55,7 @@ func init() {
 		commands[n] = onCluster(Internal)
 	}
 	commands["findAndModify"] = findAndModify
+	commands["updateUser"] = updateUser
 	commands["aggregate"] = aggregate
 	commands["getMore"] = getMore
 	commands["renameCollection"] = renameCollection
