@@ -63,7 +63,7 @@ var clusterRole = map[string][2]Action{
 // (createRole) and system.* collection privileges of backup/restore.
 func Privileges(r Role) (privs []Privilege, ok bool) {
 	if a, ok := dbRole[r.Name]; ok {
-		return []Privilege{{Resource{DB: r.DB}, a}}, true
+		return append([]Privilege{{Resource{DB: r.DB}, a}}, systemColls(r)...), true
 	}
 	if r.DB != "admin" {
 		return nil, false
@@ -78,6 +78,19 @@ func Privileges(r Role) (privs []Privilege, ok bool) {
 		return []Privilege{{Resource{Any: true}, allActions}}, true
 	}
 	return nil, false
+}
+
+// systemColls are a database role's privileges on system collections, as
+// MongoDB's: the read roles on system.js, dbAdmin on system.profile.
+func systemColls(r Role) []Privilege {
+	var out []Privilege
+	if a := dbRole[r.Name] & writeActions; r.Name != "dbAdmin" && r.Name != "userAdmin" {
+		out = append(out, Privilege{Resource{DB: r.DB, Coll: "system.js"}, a})
+	}
+	if r.Name == "dbAdmin" || r.Name == "dbOwner" {
+		out = append(out, Privilege{Resource{DB: r.DB, Coll: "system.profile"}, Find | CollStats | CreateCollection | DropCollection})
+	}
+	return out
 }
 
 // Exists reports whether r names a built-in role.
