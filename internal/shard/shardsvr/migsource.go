@@ -33,8 +33,9 @@ import (
 //     write that had begun is retired in the oplog, so nothing admitted
 //     before the section is missed;
 //   - memory is bounded: a reply holds at most cloneBatchBytes of
-//     documents; ids read beyond it wait in a queue of at most
-//     maxPendingIDs before more of the oplog is read.
+//     documents, or one document bigger than that; ids read beyond it
+//     wait in a queue of at most maxPendingIDs before more of the oplog
+//     is read.
 
 const (
 	cloneBatchBytes = 8 << 20
@@ -52,6 +53,7 @@ type CloneSource struct {
 
 	mu      sync.Mutex
 	it      catalog.DocIterator // nil once the clone is done
+	carry   bson.Raw            // a document read that did not fit the last batch
 	after   bson.Timestamp      // mods are read after this
 	pending []any               // ids read from the oplog, not yet sent
 	queued  map[string]bool     // pending, by canonical id
@@ -110,6 +112,9 @@ func (s *CloneSource) NextClone() ([]bson.Raw, error) {
 	defer s.mu.Unlock()
 	var out []bson.Raw
 	size := 0
+	if s.carry != nil {
+		out, size, s.carry = append(out, s.carry), len(s.carry), nil
+	}
 	for s.it != nil && size < cloneBatchBytes {
 		raw, ok := s.it.Next()
 		if !ok {
@@ -127,6 +132,10 @@ func (s *CloneSource) NextClone() ([]bson.Raw, error) {
 		}
 		if !s.inRange(d) {
 			continue
+		}
+		if len(out) > 0 && size+len(raw) > cloneBatchBytes {
+			s.carry = raw // the next batch starts with it: a reply stays under the cap or holds one document
+			break
 		}
 		out = append(out, raw)
 		size += len(raw)
@@ -174,6 +183,10 @@ func (s *CloneSource) NextMods(ctx context.Context, final bool) (Mods, error) {
 				return Mods{}, err
 			}
 			if s.inRange(d) {
+				if m.Size > 0 && m.Size+len(raw) > cloneBatchBytes {
+					s.requeue(id) // the next reply starts with it
+					break
+				}
 				m.Reload, m.Size = append(m.Reload, raw), m.Size+len(raw)
 				continue
 			}
@@ -185,6 +198,12 @@ func (s *CloneSource) NextMods(ctx context.Context, final bool) (Mods, error) {
 	s.stats.Reloaded += int64(len(m.Reload))
 	s.stats.Deleted += int64(len(m.Deleted))
 	return m, nil
+}
+
+// requeue puts id back at the head of the queue. REQUIRES: s.mu.
+func (s *CloneSource) requeue(id any) {
+	s.queued[key.FormatValue(id)] = true
+	s.pending = append([]any{id}, s.pending...)
 }
 
 // readOplog queues the ids of the namespace's entries after s.after, up
