@@ -89,6 +89,8 @@ type Catalog struct {
 		byNS   map[string]*Collection // "db.name" -> collection
 		byID   map[uint32]*Collection
 		nextID uint32 // next collection/index id to allocate
+		// watches are the namespaces someone watches (watch.go)
+		watches map[string]*Watch
 	}
 
 	ttlPaused atomic.Bool // SetTTLPaused
@@ -112,6 +114,7 @@ type Collection struct {
 	indexes atomic.Pointer[[]*Index] // _id_ first
 	count   atomic.Int64
 	size    atomic.Int64
+	watch   *Watch // its namespace's watch, if any; guarded by cat.mu
 }
 
 // Index is one index of a collection. Values are immutable once published.

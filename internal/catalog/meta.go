@@ -112,7 +112,6 @@ func (c *Catalog) loadEntry(raw []byte) error {
 		coll.count.Store(int64(binary.BigEndian.Uint64(v[:8])))
 		coll.size.Store(int64(binary.BigEndian.Uint64(v[8:])))
 	}
-	c.mu.byNS[coll.NS()] = coll
-	c.mu.byID[coll.ID] = coll
+	c.publishNS(coll)
 	return nil
 }

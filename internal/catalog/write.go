@@ -227,6 +227,7 @@ func (w *write) finish() (func(), error) {
 		}
 	}
 	return func() {
+		w.coll.watch.bump()
 		w.coll.count.Store(count)
 		w.coll.size.Store(size)
 		if newIdxs != nil {

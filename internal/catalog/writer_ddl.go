@@ -52,10 +52,7 @@ func (w *Writer) CreateCollection(db, name string, uuid bson.Binary, opts bson.D
 	if err := putStats(w.b, id, 0, 0); err != nil {
 		return nil, err
 	}
-	w.publish = append(w.publish, func() {
-		c.mu.byNS[coll.NS()] = coll
-		c.mu.byID[id] = coll
-	})
+	w.publish = append(w.publish, func() { c.publishNS(coll) })
 	return coll, nil
 }
 
@@ -100,9 +97,7 @@ func (w *Writer) DropCollection(coll *Collection) error {
 
 // unpublish removes coll from the maps. REQUIRES: c.mu.
 func (c *Catalog) unpublish(coll *Collection) {
-	if cur := c.mu.byNS[coll.NS()]; cur != nil && cur.ID == coll.ID {
-		delete(c.mu.byNS, coll.NS())
-	}
+	c.unpublishNS(coll)
 	delete(c.mu.byID, coll.ID)
 }
 
@@ -128,9 +123,8 @@ func (w *Writer) RenameCollection(coll *Collection, toDB, toName string) error {
 		return err
 	}
 	w.publish = append(w.publish, func() {
-		delete(c.mu.byNS, coll.NS())
-		c.mu.byNS[moved.NS()] = moved
-		c.mu.byID[moved.ID] = moved
+		c.unpublishNS(coll)
+		c.publishNS(moved)
 	})
 	return nil
 }
