@@ -42,6 +42,17 @@ const (
 	Shutdown
 	KillAnySession
 	CleanupOrphaned
+	// The sharding actions a router checks (MongoDB's names).
+	AddShard
+	RemoveShard
+	EnableSharding
+	MoveChunk
+	SplitChunk
+	ListShards
+	FlushRouterConfig
+	GetShardVersion
+	ConnPoolStats
+	CheckMetadataConsistency
 	// Internal is member-to-member and migration traffic (__system only).
 	Internal
 )

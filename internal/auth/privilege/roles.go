@@ -25,7 +25,10 @@ const (
 	userAdminActs = CreateUser | DropUser | ViewUser | GrantRole | RevokeRole | ChangePassword
 	monitorActs   = ServerStatus | HostInfo | GetCmdLineOpts | GetLog | GetParameter | ReplSetGetStatus | ReplSetGetConfig | ListDatabases
 	managerActs   = ReplSetConfigure | ReplSetGetStatus | ReplSetGetConfig | ReplSetStateChange | CleanupOrphaned
-	hostActs      = Shutdown | SetParameter | KillAnySession
+	hostActs      = Shutdown | SetParameter | KillAnySession | FlushRouterConfig | ConnPoolStats
+	shardMonitor  = ListShards | GetShardVersion | CheckMetadataConsistency | ConnPoolStats
+	shardManager  = AddShard | RemoveShard | ListShards | FlushRouterConfig | GetShardVersion | CheckMetadataConsistency
+	shardDBActs   = EnableSharding | MoveChunk | SplitChunk | GetShardVersion
 	allActions    = Internal - 1 // every action but Internal
 )
 
@@ -50,10 +53,10 @@ var anyDBRole = map[string]string{
 // clusterRole are the admin-only roles on the cluster resource, with the
 // actions they also hold on every database.
 var clusterRole = map[string][2]Action{
-	"clusterMonitor": {monitorActs, CollStats | DBStats | ListIndexes | ListCollections},
-	"clusterManager": {managerActs | ListDatabases, 0},
+	"clusterMonitor": {monitorActs | shardMonitor, CollStats | DBStats | ListIndexes | ListCollections | GetShardVersion},
+	"clusterManager": {managerActs | ListDatabases | shardManager | shardDBActs, shardDBActs},
 	"hostManager":    {hostActs, KillCursors},
-	"clusterAdmin":   {monitorActs | managerActs | hostActs, CollStats | DBStats | ListIndexes | ListCollections | KillCursors | DropDatabase},
+	"clusterAdmin":   {monitorActs | managerActs | hostActs | shardMonitor | shardManager | shardDBActs, CollStats | DBStats | ListIndexes | ListCollections | KillCursors | DropDatabase | shardDBActs},
 	"backup":         {ListDatabases | ServerStatus, Find | ListCollections | ListIndexes | CollStats | DBStats},
 	"restore":        {ListDatabases, writeActions | userAdminActs},
 }
@@ -72,12 +75,25 @@ func Privileges(r Role) (privs []Privilege, ok bool) {
 		return []Privilege{{Resource{}, dbRole[base]}, {Resource{Cluster: true}, ListDatabases}}, true
 	}
 	if a, ok := clusterRole[r.Name]; ok {
-		return []Privilege{{Resource{Cluster: true}, a[0]}, {Resource{}, a[1]}}, true
+		return append([]Privilege{{Resource{Cluster: true}, a[0]}, {Resource{}, a[1]}}, balancerSettings(r.Name)...), true
 	}
 	if r.Name == "root" {
 		return []Privilege{{Resource{Any: true}, allActions}}, true
 	}
 	return nil, false
+}
+
+// balancerSettings is the cluster roles' access to config.settings, which
+// balancerStart/Stop (update) and balancerStatus (find) check, as MongoDB.
+func balancerSettings(role string) []Privilege {
+	settings := Resource{DB: "config", Coll: "settings"}
+	switch role {
+	case "clusterManager", "clusterAdmin":
+		return []Privilege{{settings, Find | Insert | Update | Remove}}
+	case "clusterMonitor":
+		return []Privilege{{settings, Find}}
+	}
+	return nil
 }
 
 // systemColls are a database role's privileges on system collections, as
