@@ -35,6 +35,7 @@ const (
 	CursorNotFound                           Code = 43
 	LockBusy                                 Code = 46
 	NamespaceExists                          Code = 48
+	InvalidRoleModification                  Code = 49
 	MaxTimeMSExpired                         Code = 50
 	DollarPrefixedFieldName                  Code = 52
 	InvalidIdField                           Code = 53
@@ -117,6 +118,7 @@ const (
 	BSONObjectTooLarge                       Code = 10334
 	MechanismUnavailable                     Code = 334
 	UserAlreadyExists                        Code = 51003 // createUser of an existing user (a location code)
+	RoleAlreadyExists                        Code = 51002 // createRole of an existing role (a location code)
 	DuplicateKey                             Code = 11000
 	InterruptedAtShutdown                    Code = 11600
 	Interrupted                              Code = 11601
@@ -162,6 +164,7 @@ var names = map[Code]string{
 	CursorNotFound:                           "CursorNotFound",
 	LockBusy:                                 "LockBusy",
 	NamespaceExists:                          "NamespaceExists",
+	InvalidRoleModification:                  "InvalidRoleModification",
 	MaxTimeMSExpired:                         "MaxTimeMSExpired",
 	DollarPrefixedFieldName:                  "DollarPrefixedFieldName",
 	InvalidIdField:                           "InvalidIdField",
