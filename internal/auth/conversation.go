@@ -36,6 +36,13 @@ type Conversation struct {
 	lookup    Lookup
 	sc        *scram.ServerConversation
 	lookupErr error
+	// alternates are further accepted credentials of the user (key
+	// rotation: Credentials.Others), tried when the proof fails against
+	// the first; they share its salt, iterations and nonce.
+	h         scram.HashGeneratorFcn
+	nonce     string
+	alts      []scram.StoredCredentials
+	altConvs  []*scram.ServerConversation
 	steps     int
 	finalSent bool
 	done      bool
@@ -53,11 +60,12 @@ func NewConversation(mech string, lookup Lookup) (*Conversation, error) {
 	default:
 		return nil, fmt.Errorf("%w: Received authentication for mechanism %s which is unknown or not enabled", ErrMechanismUnavailable, mech)
 	}
+	c.h, c.nonce = h, newNonce()
 	srv, err := h.NewServer(c.credential)
 	if err != nil {
 		return nil, fmt.Errorf("scram server: %w", err)
 	}
-	c.sc = srv.NewConversation()
+	c.sc = srv.WithNonceGenerator(c.nonceGen).NewConversation()
 	return c, nil
 }
 
@@ -124,11 +132,17 @@ func (c *Conversation) Step(payload []byte) ([]byte, error) {
 	}
 	c.steps++
 	reply, err := c.sc.Step(string(payload))
+	if c.steps == 1 && err == nil {
+		err = c.startAlternates(string(payload))
+	}
+	if c.steps == 2 && (err != nil || !c.sc.Valid()) && len(c.altConvs) > 0 {
+		reply, err = c.stepAlternates(string(payload), err)
+	}
 	if err != nil {
 		return nil, c.fail(err)
 	}
 	if c.steps == 2 {
-		if !c.sc.Valid() || c.lookupErr != nil {
+		if !(c.sc.Valid() || c.altValid()) || c.lookupErr != nil {
 			return nil, ErrAuthFailed
 		}
 		c.finalSent = true
@@ -152,10 +166,14 @@ func (c *Conversation) credential(escaped string) (scram.StoredCredentials, erro
 	creds, err := c.lookup(user)
 	var s *SCRAMCredential
 	if err == nil {
-		if c.mech == MechSHA1 {
-			s = creds.SHA1
-		} else {
-			s = creds.SHA256
+		s = creds.forMech(c.mech)
+		c.alts = nil
+		for _, o := range creds.Others {
+			if a := o.forMech(c.mech); a != nil {
+				if st, err := a.stored(); err == nil {
+					c.alts = append(c.alts, st)
+				}
+			}
 		}
 	}
 	if err == nil && s == nil {

@@ -42,6 +42,10 @@ type SCRAMCredential struct {
 type Credentials struct {
 	SHA1   *SCRAMCredential
 	SHA256 *SCRAMCredential
+	// Others are further credentials a login may match (key rotation,
+	// rotation.go); each mechanism's share the salt and iteration count of
+	// SHA1/SHA256. Never stored.
+	Others []Credentials
 }
 
 // Mechanisms returns the mechanism names the credentials support.
@@ -102,6 +106,11 @@ func derive(h scram.HashGeneratorFcn, user, pass string, saltLen, iters int) (*S
 	if _, err := rand.Read(salt); err != nil {
 		return nil, fmt.Errorf("salt: %w", err)
 	}
+	return deriveSalted(h, user, pass, salt, iters)
+}
+
+// deriveSalted derives a credential with the given salt.
+func deriveSalted(h scram.HashGeneratorFcn, user, pass string, salt []byte, iters int) (*SCRAMCredential, error) {
 	cl, err := h.NewClientUnprepped(user, pass, "")
 	if err != nil {
 		return nil, fmt.Errorf("scram client: %w", err)
