@@ -7,6 +7,7 @@ import (
 	"github.com/relaydb/relaydb/internal/bench/experiment"
 	"github.com/relaydb/relaydb/internal/bench/failover"
 	"github.com/relaydb/relaydb/internal/bench/rebalance"
+	"github.com/relaydb/relaydb/internal/bench/secexp"
 	"github.com/relaydb/relaydb/internal/bench/shardexp"
 	"github.com/relaydb/relaydb/internal/bench/shardfailover"
 	"github.com/relaydb/relaydb/internal/bench/soak"
@@ -22,6 +23,7 @@ func benchMain(args []string) int {
 	experiment.Register("sharding", shardexp.Main)
 	experiment.Register("shard-failover", shardfailover.Main)
 	experiment.Register("rebalance", rebalance.Main)
+	experiment.Register("security", secexp.Main)
 	bench.RegisterFailover(failover.Main)
 	bench.RegisterSoak(soak.Main)
 	return bench.Main(args, os.Stdout, os.Stderr)

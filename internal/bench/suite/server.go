@@ -41,6 +41,17 @@ func freePort() (int, error) {
 // StartServer runs "binary serve" on a free loopback port with a fresh
 // dbpath, logging to logOut, and waits until it answers ping.
 func StartServer(ctx context.Context, binary string, logOut io.Writer) (*Server, error) {
+	return StartServerWith(ctx, binary, ServerOptions{}, logOut)
+}
+
+// ServerOptions vary the server StartServerWith starts.
+type ServerOptions struct {
+	Args     []string // more "serve" flags (--auth, --tlsMode ...)
+	URIQuery string   // options of the URI that reaches it ("tls=true&tlsCAFile=...")
+}
+
+// StartServerWith is StartServer with more flags and URI options.
+func StartServerWith(ctx context.Context, binary string, o ServerOptions, logOut io.Writer) (*Server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -49,14 +60,19 @@ func StartServer(ctx context.Context, binary string, logOut io.Writer) (*Server,
 	if err != nil {
 		return nil, fmt.Errorf("temp dbpath: %w", err)
 	}
-	cmd := exec.Command(binary, "serve", "--port", strconv.Itoa(port), "--bind_ip", "127.0.0.1",
-		"--dbpath", filepath.Join(dir, "db"))
+	args := append([]string{"serve", "--port", strconv.Itoa(port), "--bind_ip", "127.0.0.1",
+		"--dbpath", filepath.Join(dir, "db")}, o.Args...)
+	cmd := exec.Command(binary, args...)
 	cmd.Stdout, cmd.Stderr = logOut, logOut
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("start %s: %w", binary, err)
 	}
-	s := &Server{URI: fmt.Sprintf("mongodb://127.0.0.1:%d/ycsb", port), cmd: cmd, dbPath: dir, exited: make(chan error, 1)}
+	uri := fmt.Sprintf("mongodb://127.0.0.1:%d/ycsb", port)
+	if o.URIQuery != "" {
+		uri += "?" + o.URIQuery
+	}
+	s := &Server{URI: uri, cmd: cmd, dbPath: dir, exited: make(chan error, 1)}
 	go func() { s.exited <- cmd.Wait() }()
 	if err := s.waitReady(ctx); err != nil {
 		s.Stop()
