@@ -13,8 +13,8 @@ import (
 // (the default) checkAuth lets everything through and nothing a client
 // sees changes. With it on, a connection that has not authenticated may
 // run only the commands whose roles include "unauthenticated" (the
-// handshake and SASL commands), plus createUser from loopback while
-// admin.system.users is empty (MongoDB's localhost exception).
+// handshake and SASL commands), plus from loopback while admin.system.users
+// is empty the commands of MongoDB's localhost exception.
 // An authenticated connection's commands are checked against its roles'
 // privileges next (privileges.go).
 // TODO(#13): member authentication (keyFile), x.509; the in-process
@@ -48,11 +48,17 @@ func (d *Dispatcher) checkAuth(c *Command, ctx *Ctx) error {
 	if ctx.Conn.authenticated() {
 		return nil
 	}
-	if c.Name == "createUser" && ctx.DB == "admin" && isLoopback(ctx.Conn.Remote) && !d.anyUser() {
+	if localhostException[c.Name] && ctx.DB == "admin" && isLoopback(ctx.Conn.Remote) && !d.anyUser() {
 		return nil
 	}
 	return mongoerr.New(mongoerr.Unauthorized, "Command %s requires authentication", c.Name)
 }
+
+// localhostException lists what a loopback connection may run while no
+// user exists: create the first user or role, and initiate a replica set
+// (which needs no user and must come first: users are written on a
+// primary), as MongoDB's localhost exception.
+var localhostException = map[string]bool{"createUser": true, "createRole": true, "replSetInitiate": true}
 
 // authenticated reports whether the connection has a user.
 func (c *Conn) authenticated() bool {
