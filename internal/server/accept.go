@@ -51,6 +51,7 @@ func (s *Server) acceptLoop(l net.Listener) {
 	var delay backoff
 	failures := logThrottle{interval: acceptLogInterval}
 	refusals := logThrottle{interval: acceptLogInterval}
+	ipRefused := logThrottle{interval: acceptLogInterval}
 	for {
 		nc, err := l.Accept()
 		if err != nil {
@@ -65,6 +66,9 @@ func (s *Server) acceptLoop(l net.Listener) {
 			continue
 		}
 		delay.reset()
+		if !s.admit(nc, &ipRefused) {
+			continue
+		}
 		if s.cfg.MaxConns > 0 && s.open.Load() >= int64(s.cfg.MaxConns) {
 			if ok, n := refusals.allow(s.now()); ok {
 				s.log.Warn("connection refused: too many open connections",

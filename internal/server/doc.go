@@ -16,4 +16,8 @@
 //     5 ms doubling to 1 s, reset by a success, and warns at most once per
 //     10 s with the count of failures suppressed; refusals at MaxConns are
 //     throttled the same way.
+//   - With Config.Allowlist set, a client it excludes is closed right after
+//     accept, before a byte is read (refusals counted, warnings throttled
+//     as above), and a newly stored policy closes the open connections it
+//     excludes at once (allowlist.go).
 package server

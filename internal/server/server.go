@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/relaydb/relaydb/internal/allowlist"
 	"github.com/relaydb/relaydb/internal/command"
 )
 
@@ -26,6 +27,8 @@ type Config struct {
 	// mongod. Default 30s (DefaultMessageTimeout); negative disables.
 	MessageTimeout time.Duration
 	Logger         *slog.Logger
+	// Allowlist, when set, refuses clients it excludes (allowlist.go).
+	Allowlist *allowlist.Matcher
 }
 
 // ensureDefaults replaces zero fields with their defaults.
@@ -108,6 +111,7 @@ func (s *Server) Addr() net.Addr { return s.listeners[0].Addr() }
 
 // Serve accepts connections until Shutdown. It blocks.
 func (s *Server) Serve() {
+	defer s.startAllowlistWatch()()
 	var wg sync.WaitGroup
 	for _, l := range s.listeners {
 		wg.Add(1)
