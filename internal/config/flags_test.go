@@ -93,8 +93,8 @@ func TestPrecedence(t *testing.T) {
 }
 
 func TestResolveErrors(t *testing.T) {
-	bad := writeFile(t, "security:\n  keyFile: /k\n")
-	if _, err := parse(t, "--config", bad); err == nil || !strings.Contains(err.Error(), "unsupported option: security.keyFile") {
+	bad := writeFile(t, "security:\n  transitionToAuth: true\n")
+	if _, err := parse(t, "--config", bad); err == nil || !strings.Contains(err.Error(), "unsupported option: security.transitionToAuth") {
 		t.Fatalf("err = %v", err)
 	}
 	if _, err := parse(t, "--port=70000"); err == nil || !strings.Contains(err.Error(), "port 70000 is out of range") {

@@ -1,21 +1,25 @@
 package config
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 
 	"gopkg.in/yaml.v3"
 )
 
 // securityUnsupported are the security.* options relaydb refuses (issue
-// #13): only security.authorization is honoured so far.
+// #13): security.authorization, keyFile and clusterAuthMode are honoured.
 var securityUnsupported = []string{
-	"security.keyFile", "security.clusterAuthMode", "security.transitionToAuth",
+	"security.transitionToAuth",
 	"security.javascriptEnabled", "security.redactClientLogData", "security.clusterIpSourceAllowlist",
 	"security.clusterIpSourceWhitelist", "security.enableEncryption", "security.sasl", "security.ldap", "security.kmip",
 }
 
 func init() {
 	serveOptions["security.authorization"] = authorizationOpt
+	serveOptions["security.keyFile"] = stringOpt(func(s *Serve) *string { return &s.KeyFile })
+	serveOptions["security.clusterAuthMode"] = stringOpt(func(s *Serve) *string { return &s.ClusterAuthMode })
 	unsupportedSections = append(unsupportedSections, securityUnsupported...)
 }
 
@@ -35,4 +39,65 @@ func authorizationOpt(n *yaml.Node, s *Serve) error {
 		return fmt.Errorf("%q is invalid: want enabled or disabled", v)
 	}
 	return nil
+}
+
+// Cluster authentication modes (mongod's --clusterAuthMode).
+const (
+	ClusterAuthKeyFile     = "keyFile"
+	ClusterAuthSendKeyFile = "sendKeyFile"
+	ClusterAuthSendX509    = "sendX509"
+	ClusterAuthX509        = "x509"
+)
+
+// bindSecurityFlags registers --keyFile and --clusterAuthMode on fs.
+func bindSecurityFlags(fs *flag.FlagSet, s *Serve) {
+	fs.StringVar(&s.KeyFile, "keyFile", s.KeyFile, "member key file (members authenticate to each other as __system; implies --auth)")
+	fs.StringVar(&s.ClusterAuthMode, "clusterAuthMode", s.ClusterAuthMode, "member authentication: keyFile (default with --keyFile), sendKeyFile, sendX509 or x509")
+}
+
+// AuthRequired reports whether clients must authenticate: --auth, or a
+// key file (which implies it, as in mongod).
+func (s *Serve) AuthRequired() bool { return s.Auth || s.KeyFile != "" }
+
+// EffectiveClusterAuthMode is ClusterAuthMode, or keyFile when a key file
+// is set and no mode is ("" without either: members do not authenticate).
+func (s *Serve) EffectiveClusterAuthMode() string {
+	if s.ClusterAuthMode == "" && s.KeyFile != "" {
+		return ClusterAuthKeyFile
+	}
+	return s.ClusterAuthMode
+}
+
+// validateSecurity checks the member authentication options: a known
+// clusterAuthMode that relaydb implements, a key file for the key file
+// modes, and member authentication whenever --auth runs on a replica set
+// or in a sharded cluster.
+func (s *Serve) validateSecurity() error {
+	mode := s.EffectiveClusterAuthMode()
+	switch mode {
+	case "", ClusterAuthKeyFile, ClusterAuthSendKeyFile, ClusterAuthSendX509, ClusterAuthX509:
+	default:
+		return fmt.Errorf("clusterAuthMode %q is invalid (keyFile, sendKeyFile, sendX509 or x509)", mode)
+	}
+	if err := clusterAuthModeImplemented(mode); err != nil {
+		return err
+	}
+	if (mode == ClusterAuthKeyFile || mode == ClusterAuthSendKeyFile) && s.KeyFile == "" {
+		return fmt.Errorf("clusterAuthMode %s needs a key file (--keyFile)", mode)
+	}
+	if s.AuthRequired() && mode == "" && (s.ReplSet != "" || s.ClusterRole != "") {
+		return errors.New("--auth on a replica set or sharded cluster needs member authentication: give every member the same --keyFile (security.keyFile)")
+	}
+	return nil
+}
+
+// clusterAuthModeImplemented refuses the modes relaydb cannot run yet.
+// TODO(#13): sendKeyFile, sendX509 and x509 need TLS and MONGODB-X509
+// (the "tls" work lifts this refusal).
+func clusterAuthModeImplemented(mode string) error {
+	switch mode {
+	case "", ClusterAuthKeyFile:
+		return nil
+	}
+	return fmt.Errorf("clusterAuthMode %s is not supported yet: relaydb has no x.509 member authentication; use keyFile", mode)
 }

@@ -51,10 +51,19 @@ type Serve struct {
 	Parameters map[string]string
 
 	// Auth turns on authentication (SCRAM users, docs/security.md).
-	// Default false. Flag --auth, YAML security.authorization. Refused
-	// with ReplSet or ClusterRole until member authentication exists
-	// (TODO(#13): --keyFile).
+	// Default false. Flag --auth, YAML security.authorization. With
+	// ReplSet or ClusterRole it needs member authentication (KeyFile).
+	// Use AuthRequired, which a KeyFile turns on too.
 	Auth bool
+	// KeyFile is the member key file: members log in to each other as
+	// __system@local with its key; it implies Auth. Default "". Flag
+	// --keyFile, YAML security.keyFile (security.go).
+	KeyFile string
+	// ClusterAuthMode is how members authenticate to each other: keyFile
+	// (the default with a KeyFile), sendKeyFile, sendX509 or x509; only
+	// keyFile is implemented. Flag --clusterAuthMode, YAML
+	// security.clusterAuthMode.
+	ClusterAuthMode string
 
 	// Port to listen on. Default 27017. YAML net.port, flag --port.
 	Port int
@@ -137,8 +146,8 @@ func (s *Serve) Validate() error {
 	if err := validateBindIP(s.BindIP); err != nil {
 		errs = append(errs, err)
 	}
-	if s.Auth && (s.ReplSet != "" || s.ClusterRole != "") {
-		bad("--auth on a replica set or sharded cluster needs member authentication (--keyFile), which relaydb does not have yet; use --auth on a standalone")
+	if err := s.validateSecurity(); err != nil {
+		errs = append(errs, err)
 	}
 	if s.DBPath == "" && !s.InMemory {
 		bad("dbpath must not be empty")
