@@ -25,6 +25,10 @@ type Router struct {
 	// MaxConns limits simultaneous client connections. Default 1000000.
 	// YAML net.maxIncomingConnections, flag --maxConns.
 	MaxConns int
+	// IPAllowlist limits the addresses clients may connect from, as a
+	// data node's (allowlist.go). TODO(#13): a live list read from the
+	// config servers.
+	IPAllowlist IPAllowlist
 	// LogPath is the log file; "" logs to stderr. YAML systemLog.path,
 	// flag --logpath.
 	LogPath string
@@ -66,6 +70,9 @@ func (r *Router) Validate() error {
 	if err := validateBindIP(r.BindIP); err != nil {
 		errs = append(errs, err)
 	}
+	if err := r.IPAllowlist.validate(); err != nil {
+		errs = append(errs, err)
+	}
 	if r.MaxConns < 1 {
 		errs = append(errs, fmt.Errorf("maxConns %d must be at least 1", r.MaxConns))
 	}
@@ -90,6 +97,7 @@ func BindRouterFlags(fs *flag.FlagSet, r *Router) {
 	fs.StringVar(&r.LogPath, "logpath", r.LogPath, "log file (default stderr)")
 	fs.BoolVar(&r.LogAppend, "logappend", r.LogAppend, "append to the log file instead of truncating it")
 	fs.StringVar(&r.ConfigPath, "config", r.ConfigPath, "mongos-style YAML configuration file")
+	bindAllowlistFlags(fs, &r.IPAllowlist)
 }
 
 // ResolveRouter applies the config file (flags given explicitly win, as

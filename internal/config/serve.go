@@ -65,6 +65,10 @@ type Serve struct {
 	// security.clusterAuthMode.
 	ClusterAuthMode string
 
+	// IPAllowlist limits the addresses clients may connect from
+	// (allowlist.go). Default: no limit.
+	IPAllowlist IPAllowlist
+
 	// Port to listen on. Default 27017. YAML net.port, flag --port.
 	Port int
 	// BindIP is a comma-separated list of addresses to listen on.
@@ -144,6 +148,9 @@ func (s *Serve) Validate() error {
 		bad("port %d is out of range (1-65535)", s.Port)
 	}
 	if err := validateBindIP(s.BindIP); err != nil {
+		errs = append(errs, err)
+	}
+	if err := s.IPAllowlist.validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if err := s.validateSecurity(); err != nil {
