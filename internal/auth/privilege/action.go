@@ -53,6 +53,13 @@ const (
 	GetShardVersion
 	ConnPoolStats
 	CheckMetadataConsistency
+	// User-defined roles and a user's changes to itself.
+	CreateRole
+	DropRole
+	ViewRole
+	ChangeCustomData
+	ChangeOwnPassword
+	ChangeOwnCustomData
 	// Internal is member-to-member and migration traffic (__system only).
 	Internal
 )

@@ -14,16 +14,9 @@ type Need struct {
 // login.
 type Set []Privilege
 
-// Resolve returns the privileges of roles, skipping unknown ones (a role
-// dropped since the user was created grants nothing).
-func Resolve(roles []Role) Set {
-	var s Set
-	for _, r := range roles {
-		p, _ := Privileges(r)
-		s = append(s, p...)
-	}
-	return s
-}
+// Resolve returns the privileges of built-in roles, skipping unknown ones;
+// ResolveRoles also follows user-defined roles.
+func Resolve(roles []Role) Set { return ResolveRoles(roles, nil) }
 
 // Allows reports whether s grants every action of every need.
 func (s Set) Allows(needs []Need) bool {

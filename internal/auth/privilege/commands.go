@@ -60,6 +60,7 @@ func init() {
 	commands["getMore"] = getMore
 	commands["renameCollection"] = renameCollection
 	commands["explain"] = explain
+	userCommands() // commands_roles.go
 }
 
 func none(string, bson.D) []Need { return nil }

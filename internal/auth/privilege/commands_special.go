@@ -14,22 +14,6 @@ func findAndModify(db string, cmd bson.D) []Need {
 	return []Need{{DB: db, Coll: str(cmd[0].Value), Actions: a}}
 }
 
-// updateUser needs changePassword for pwd (and customData), grantRole and
-// revokeRole for roles. TODO(#13): the roles' own databases, as MongoDB.
-func updateUser(db string, cmd bson.D) []Need {
-	var a Action
-	if field(cmd, "pwd") != nil || field(cmd, "customData") != nil {
-		a |= ChangePassword
-	}
-	if field(cmd, "roles") != nil {
-		a |= GrantRole | RevokeRole
-	}
-	if a == 0 {
-		a = ChangePassword
-	}
-	return []Need{{DB: db, Actions: a}}
-}
-
 // getMore needs find on the cursor's namespace (its collection field).
 func getMore(db string, cmd bson.D) []Need {
 	return []Need{{DB: db, Coll: str(field(cmd, "collection")), Actions: Find}}

@@ -22,7 +22,7 @@ const (
 	readActions   = Find | ListCollections | ListIndexes | CollStats | DBStats | KillCursors
 	writeActions  = readActions | Insert | Update | Remove | CreateCollection | DropCollection | CreateIndex | DropIndex | RenameCollection
 	dbAdminActs   = CollStats | DBStats | ListCollections | ListIndexes | CreateCollection | DropCollection | CreateIndex | DropIndex | DropDatabase | CollMod | RenameCollection
-	userAdminActs = CreateUser | DropUser | ViewUser | GrantRole | RevokeRole | ChangePassword
+	userAdminActs = CreateUser | DropUser | ViewUser | GrantRole | RevokeRole | ChangePassword | CreateRole | DropRole | ViewRole | ChangeCustomData
 	monitorActs   = ServerStatus | HostInfo | GetCmdLineOpts | GetLog | GetParameter | ReplSetGetStatus | ReplSetGetConfig | ListDatabases
 	managerActs   = ReplSetConfigure | ReplSetGetStatus | ReplSetGetConfig | ReplSetStateChange | CleanupOrphaned
 	hostActs      = Shutdown | SetParameter | KillAnySession | FlushRouterConfig | ConnPoolStats
@@ -75,7 +75,7 @@ func Privileges(r Role) (privs []Privilege, ok bool) {
 		return []Privilege{{Resource{}, dbRole[base]}, {Resource{Cluster: true}, ListDatabases}}, true
 	}
 	if a, ok := clusterRole[r.Name]; ok {
-		return append([]Privilege{{Resource{Cluster: true}, a[0]}, {Resource{}, a[1]}}, balancerSettings(r.Name)...), true
+		return append([]Privilege{{Resource{Cluster: true}, a[0]}, {Resource{}, a[1]}}, append(balancerSettings(r.Name), backupColls(r.Name)...)...), true
 	}
 	if r.Name == "root" {
 		return []Privilege{{Resource{Any: true}, allActions}}, true
