@@ -25,6 +25,9 @@ type Options struct {
 	LatencyTo map[string]time.Duration
 	// MaxIdle caps idle connections kept per host; 0 means 4.
 	MaxIdle int
+	// Auth, when set, logs every new connection in (auth.go): members
+	// pass KeyFileCredential. Default nil: no authentication.
+	Auth *Credential
 }
 
 // Pool keeps idle connections per host. It is safe for concurrent use.
@@ -54,9 +57,14 @@ func NewPool(opts Options) *Pool {
 	return p
 }
 
-// Dial opens a dedicated connection to host (not pooled; the caller closes it).
+// Dial opens a dedicated connection to host (not pooled; the caller
+// closes it), logged in when the pool has a credential.
 func (p *Pool) Dial(ctx context.Context, host string) (*Conn, error) {
-	return dial(ctx, host, p.opts.DialTimeout, p.latencyFor(host))
+	c, err := dial(ctx, host, p.opts.DialTimeout, p.latencyFor(host))
+	if err != nil {
+		return nil, err
+	}
+	return p.login(ctx, c)
 }
 
 // Run sends cmd to db on host over a pooled connection and returns the

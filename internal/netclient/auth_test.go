@@ -1,0 +1,175 @@
+package netclient
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/auth"
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/wire"
+)
+
+// saslServer answers saslStart/saslContinue with the real server-side
+// conversation (internal/auth) for __system@local with its key file, and
+// ping only after a login. Mode "early" claims success with its first
+// message, before proving it knows the key.
+type saslServer struct {
+	ln     net.Listener
+	creds  auth.Credentials
+	mode   string
+	logins atomic.Int32
+}
+
+func startSASL(t *testing.T, mode string, keys ...string) *saslServer {
+	t.Helper()
+	creds, err := (&auth.KeyFile{Path: "test", Keys: keys}).SystemCredentials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &saslServer{ln: ln, creds: creds, mode: mode}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go s.serve(nc)
+		}
+	}()
+	return s
+}
+
+func (s *saslServer) serve(nc net.Conn) {
+	defer nc.Close()
+	var conv *auth.Conversation
+	authed := false
+	for {
+		h, body, err := wire.ReadMessage(nc, 0)
+		if err != nil {
+			return
+		}
+		m, err := wire.ParseMsg(body)
+		if err != nil {
+			return
+		}
+		cmd, _ := bsonx.Decode(m.Body)
+		reply := bson.D{{Key: "ok", Value: 0.0}, {Key: "code", Value: int32(13)}, {Key: "errmsg", Value: "requires authentication"}}
+		switch cmd[0].Key {
+		case "ping":
+			if authed {
+				reply = bson.D{{Key: "ok", Value: 1.0}}
+			}
+		case "saslStart", "saslContinue":
+			if conv == nil {
+				conv, _ = auth.NewConversation(auth.MechSHA256, func(u string) (auth.Credentials, error) {
+					if db, _ := bsonx.Get(cmd, "$db"); u != auth.SystemUser || db != auth.SystemDB {
+						return auth.Credentials{}, auth.ErrUserNotFound
+					}
+					return s.creds, nil
+				})
+			}
+			p, _ := bsonx.Get(cmd, "payload")
+			out, err := conv.Step(p.(bson.Binary).Data)
+			done := conv.ProofVerified()
+			if s.mode == "early" {
+				done = err == nil
+			}
+			if err != nil {
+				reply = bson.D{{Key: "ok", Value: 0.0}, {Key: "code", Value: int32(18)}, {Key: "errmsg", Value: "Authentication failed."}}
+				break
+			}
+			authed = done
+			if done {
+				s.logins.Add(1)
+			}
+			reply = bson.D{{Key: "conversationId", Value: int32(1)}, {Key: "done", Value: done}, {Key: "payload", Value: bson.Binary{Data: out}}, {Key: "ok", Value: 1.0}}
+		}
+		raw, _ := bsonx.Encode(reply)
+		if _, err := nc.Write(wire.AppendMsg(nil, 1, h.RequestID, 0, raw)); err != nil {
+			return
+		}
+	}
+}
+
+func keyPool(t *testing.T, key string, log *slog.Logger) *Pool {
+	t.Helper()
+	cred, err := KeyFileCredential(&auth.KeyFile{Keys: []string{key}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewPool(Options{Auth: cred, Logger: log, DialTimeout: time.Second})
+	t.Cleanup(p.Close)
+	return p
+}
+
+func TestPoolLogsIn(t *testing.T) {
+	srv := startSASL(t, "", "rightkey", "nextkey")
+	for _, key := range []string{"rightkey", "nextkey"} {
+		p := keyPool(t, key, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if _, err := p.Run(ctx, srv.ln.Addr().String(), "admin", bson.D{{Key: "ping", Value: 1}}); err != nil {
+			t.Fatalf("key %s: %v", key, err)
+		}
+		cancel()
+	}
+	if n := srv.logins.Load(); n != 2 {
+		t.Fatalf("logins = %d, want 2", n)
+	}
+	// Without a credential nothing is sent first: ping is refused.
+	plain := NewPool(Options{})
+	defer plain.Close()
+	if _, err := plain.Run(context.Background(), srv.ln.Addr().String(), "admin", bson.D{{Key: "ping", Value: 1}}); err == nil {
+		t.Fatal("ping without login succeeded")
+	}
+}
+
+func TestPoolLoginFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode, srvKey, want string
+	}{
+		{"wrong key", "", "otherkey", "Authentication failed."},
+		{"server skips its proof", "early", "rightkey", "before proving it knows the key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startSASL(t, tc.mode, tc.srvKey)
+			var buf bytes.Buffer
+			p := keyPool(t, "rightkey", slog.New(slog.NewTextHandler(&buf, nil)))
+			host := srv.ln.Addr().String()
+			for range 3 {
+				_, err := p.Run(context.Background(), host, "admin", bson.D{{Key: "ping", Value: 1}})
+				if !errors.Is(err, ErrAuth) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), host) {
+					t.Fatalf("err = %v; want ErrAuth naming %s and %q", err, host, tc.want)
+				}
+				if !IsNetworkError(err) {
+					t.Fatalf("a failed login must read as unreachable: %v", err)
+				}
+			}
+			if n := strings.Count(buf.String(), "cannot authenticate"); n != 1 {
+				t.Fatalf("logged %d times, want once:\n%s", n, buf.String())
+			}
+		})
+	}
+}
+
+func TestKeyFileCredentialNeedsKey(t *testing.T) {
+	if _, err := KeyFileCredential(&auth.KeyFile{}); err == nil {
+		t.Fatal("no error for an empty key file")
+	}
+	if _, err := KeyFileCredential(nil); err == nil {
+		t.Fatal("no error for nil")
+	}
+}
