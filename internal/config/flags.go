@@ -32,6 +32,7 @@ func BindFlags(fs *flag.FlagSet, s *Serve) {
 	fs.BoolVar(&s.Auth, "auth", s.Auth, "require authentication (SCRAM users; a replica set or cluster also needs --keyFile)")
 	bindSecurityFlags(fs, s)
 	bindShardingFlags(fs, s)
+	bindTLSFlags(fs, &s.TLS)
 	bindAllowlistFlags(fs, &s.IPAllowlist)
 	fs.IntVar(&s.MetricsPort, "metricsPort", s.MetricsPort, "Prometheus metrics HTTP port (0 = off)")
 	fs.BoolVar(&s.InMemory, "inMemory", s.InMemory, "keep data in memory only (tests)")

@@ -9,6 +9,8 @@ import (
 	"slices"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/relaydb/relaydb/internal/tlsconf"
 )
 
 // Router configures `relaydb router`, the query router of a sharded
@@ -37,6 +39,8 @@ type Router struct {
 	LogAppend bool
 	// LogVerbosity is 0 (default) to 5. YAML systemLog.verbosity.
 	LogVerbosity int
+	// TLS is net.tls.* (flags --tls*), as for serve (tls.go).
+	TLS tlsconf.Options
 	// ConfigPath is the YAML file read by ResolveRouter. Flag --config.
 	ConfigPath string
 	// Warnings collects notes from loading, for the router to log.
@@ -79,6 +83,9 @@ func (r *Router) Validate() error {
 	if r.LogVerbosity < 0 || r.LogVerbosity > MaxLogVerbosity {
 		errs = append(errs, fmt.Errorf("systemLog.verbosity %d is out of range (0-%d)", r.LogVerbosity, MaxLogVerbosity))
 	}
+	if err := r.TLS.Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -97,6 +104,7 @@ func BindRouterFlags(fs *flag.FlagSet, r *Router) {
 	fs.StringVar(&r.LogPath, "logpath", r.LogPath, "log file (default stderr)")
 	fs.BoolVar(&r.LogAppend, "logappend", r.LogAppend, "append to the log file instead of truncating it")
 	fs.StringVar(&r.ConfigPath, "config", r.ConfigPath, "mongos-style YAML configuration file")
+	bindTLSFlags(fs, &r.TLS)
 	bindAllowlistFlags(fs, &r.IPAllowlist)
 }
 

@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/relaydb/relaydb/internal/tlsconf"
 )
 
 // Defaults of Serve.
@@ -68,6 +70,9 @@ type Serve struct {
 	// IPAllowlist limits the addresses clients may connect from
 	// (allowlist.go). Default: no limit.
 	IPAllowlist IPAllowlist
+
+	// TLS is net.tls.* (flags --tls*): disabled by default (tls.go).
+	TLS tlsconf.Options
 
 	// Port to listen on. Default 27017. YAML net.port, flag --port.
 	Port int
@@ -180,6 +185,9 @@ func (s *Serve) Validate() error {
 		bad("replSet %q must be a bare name (no seed list, spaces or commas)", s.ReplSet)
 	}
 	if err := s.validateSharding(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := s.TLS.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

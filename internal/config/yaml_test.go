@@ -55,7 +55,7 @@ func TestParseYAML(t *testing.T) {
 		{"keyFile", "security:\n  keyFile: /k\n  clusterAuthMode: keyFile\n", func(s Serve) bool { return s.KeyFile == "/k" && s.ClusterAuthMode == "keyFile" }, ""},
 		{"authorization", "security:\n  authorization: enabled\n", func(s Serve) bool { return s.Auth }, ""},
 		{"bad authorization", "security:\n  authorization: on\n", nil, `security.authorization: "on" is invalid`},
-		{"unsupported leaf", "net:\n  tls:\n    mode: requireTLS\n", nil, "unsupported option: net.tls"},
+		{"unsupported leaf", "net:\n  compression:\n    compressors: zstd\n", nil, "unsupported option: net.compression"},
 		{"unsupported sharding", "sharding:\n  archiveMovedChunks: true\n", nil, "unsupported option: sharding.archiveMovedChunks"},
 		{"wrong type", "net:\n  port: abc\n", nil, `net.port: "abc" is not a valid int`},
 		{"mapping for scalar", "net:\n  port:\n    x: 1\n", nil, "net.port: must be a scalar"},
