@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/auth"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/exec"
@@ -46,6 +47,8 @@ type Dispatcher struct {
 
 	shardVersioner ShardVersioner // nil unless a shard (--shardsvr)
 	authOn         bool           // --auth: see auth.go
+
+	system *auth.Credentials // __system@local's, from the key file (keyfile.go); nil without one
 }
 
 // NewDispatcher returns a dispatcher over eng.

@@ -64,6 +64,9 @@ func shortValue(v any) string {
 // userPrivileges resolves db.user's roles to privileges (none on error:
 // a failed read grants nothing).
 func (d *Dispatcher) userPrivileges(db, user string) privilege.Set {
+	if privs, ok := d.systemPrivileges(db, user); ok {
+		return privs
+	}
 	doc, err := d.userDoc(db, user)
 	if err != nil || doc == nil {
 		if err != nil {

@@ -61,6 +61,9 @@ func (d *Dispatcher) anyUser() bool {
 // credentialLookup is the SASL conversation's view of db's users.
 func (d *Dispatcher) credentialLookup(db string) auth.Lookup {
 	return func(user string) (auth.Credentials, error) {
+		if creds, ok, err := d.systemCredentials(db, user); ok {
+			return creds, err
+		}
 		doc, err := d.userDoc(db, user)
 		if err != nil {
 			return auth.Credentials{}, err
