@@ -84,6 +84,7 @@ func hello(c *call) (bson.D, error) {
 		}
 	}
 	reply = append(reply, command.HelloLimits(c.conn.ID)...)
+	reply = append(reply, c.helloAuth()...) // auth_sasl.go
 	if comp := negotiateCompression(c.cmd); comp != nil {
 		reply = append(reply, bson.E{Key: "compression", Value: comp})
 	}
@@ -148,11 +149,8 @@ func isdbgrid(*call) (bson.D, error) {
 
 // The commands shells ask on connecting, answered as mongos does.
 
-func connectionStatus(*call) (bson.D, error) {
-	return bson.D{{Key: "authInfo", Value: bson.D{
-		{Key: "authenticatedUsers", Value: bson.A{}},
-		{Key: "authenticatedUserRoles", Value: bson.A{}},
-	}}}, nil
+func connectionStatus(c *call) (bson.D, error) {
+	return bson.D{{Key: "authInfo", Value: c.authInfo()}}, nil // auth_sasl.go
 }
 
 func getCmdLineOpts(*call) (bson.D, error) { return command.CmdLineOpts(), nil }

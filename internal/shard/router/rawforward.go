@@ -71,6 +71,9 @@ func (r *Router) serveRaw(conn *command.Conn, req *command.Request) (reply []byt
 	if _, local := localCommands[q.name]; local {
 		return nil, false, nil, false
 	}
+	if !r.rawAuthorized(conn, &q) { // the decoded path answers Unauthorized
+		return nil, false, nil, false
+	}
 	if fp = r.failCommand.check(q.name, r.appName(conn)); fp != nil {
 		return nil, false, fp, true
 	}

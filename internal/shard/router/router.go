@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/auth"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/command"
 	"github.com/relaydb/relaydb/internal/config"
@@ -30,6 +31,9 @@ type Options struct {
 	Logger   *slog.Logger
 	// Pool is the node-to-node client; nil makes one (closed by Close).
 	Pool *netclient.Pool
+	// Auth makes clients authenticate and checks every command's
+	// privileges (auth.go); --keyFile implies it.
+	Auth bool
 }
 
 // maxIdlePerShardHost keeps enough idle connections to a shard primary for
@@ -56,9 +60,11 @@ type Router struct {
 	done     chan struct{} // closed by BeginShutdown: wakes awaitable hellos
 	stopOnce sync.Once
 
-	failCommand failPoint
-	appNames    sync.Map // *command.Conn -> client.application.name from hello
-	rawVersions sync.Map // database -> *dbVersionElems, "db.coll" -> *collVersionElems (rawforward.go)
+	failCommand   failPoint
+	auth          authState      // auth.go
+	loginThrottle *auth.Throttle // slows repeated failed logins (auth_sasl.go)
+	appNames      sync.Map       // *command.Conn -> client.application.name from hello
+	rawVersions   sync.Map       // database -> *dbVersionElems, "db.coll" -> *collVersionElems (rawforward.go)
 
 	ctMu        sync.Mutex
 	clusterTime bson.D // newest $clusterTime seen (clustertime.go); REQUIRES: ctMu
@@ -100,6 +106,7 @@ func New(opts Options) (*Router, error) {
 	r.merged = newMergedCursors()
 	r.mu.shards = map[string]*replSet{}
 	r.mu.dbs = map[string]configsvr.Database{}
+	r.auth.on, r.auth.users, r.loginThrottle = opts.Auth, newUserCache(r.fetchUser), auth.NewThrottle()
 	go r.learnClusterTime()
 	return r, nil
 }
@@ -135,6 +142,7 @@ func (r *Router) ConnOpened() { r.stats.connCurrent.Add(1); r.stats.connTotal.Ad
 func (r *Router) ConnClosed(c *command.Conn) {
 	r.stats.connCurrent.Add(-1)
 	r.appNames.Delete(c)
+	r.auth.conns.Delete(c)
 }
 
 // Handle runs one OP_MSG request and returns the encoded reply document.
@@ -196,6 +204,9 @@ func (r *Router) invoke(conn *command.Conn, db string, cmd bson.D, req *command.
 		}
 	}()
 	c := &call{r: r, conn: conn, db: db, cmd: cmd, name: cmdName(cmd), ctx: r.ctx}
+	if err := r.authorize(c); err != nil { // auth.go: before anything runs
+		return nil, err
+	}
 	fp := fc.fp
 	if !fc.done {
 		fp = r.failCommand.check(c.name, r.appName(conn))
