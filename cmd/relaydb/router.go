@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/relaydb/relaydb/internal/auth"
 	"github.com/relaydb/relaydb/internal/config"
+	"github.com/relaydb/relaydb/internal/netclient"
 	"github.com/relaydb/relaydb/internal/server"
 	"github.com/relaydb/relaydb/internal/shard/router"
 )
@@ -49,9 +51,14 @@ func runRouter(cfg *config.Router, log *slog.Logger) int {
 	}
 	defer startProfile(log, cfg.Port)()
 	stop := newStopRequest()
+	cred, err := routerCredential(cfg, log)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)
+		return exitBadOptions
+	}
 	r, err := router.New(router.Options{
 		ConfigDB: cfg.ConfigDB, Version: Version, GitCommit: gitCommit, Logger: log,
-		Shutdown: stop.Request,
+		Shutdown: stop.Request, Auth: cfg.AuthRequired(), Credential: cred,
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)
@@ -61,4 +68,23 @@ func runRouter(cfg *config.Router, log *slog.Logger) int {
 	r.StartUptimeReporter(cfg.Port) // config.mongos, as mongos keeps it
 	srv := server.New(server.Config{Addrs: bindAddrs(cfg.BindIP, cfg.Port), MaxConns: cfg.MaxConns, Logger: log}, r)
 	return serveUntilStopped("relaydb router", srv, stop, r.BeginShutdown, log)
+}
+
+// routerCredential loads the key file, if any: the router logs in to the
+// config servers and shards as __system with it, and clients must
+// authenticate (as mongos with --keyFile).
+func routerCredential(cfg *config.Router, log *slog.Logger) (*netclient.Credential, error) {
+	if cfg.KeyFile == "" {
+		return nil, nil
+	}
+	kf, err := auth.LoadKeyFile(cfg.KeyFile)
+	if err != nil {
+		return nil, err
+	}
+	cred, err := netclient.KeyFileCredential(kf)
+	if err != nil {
+		return nil, fmt.Errorf("key file %s: %w", cfg.KeyFile, err)
+	}
+	log.Info("authentication", "clusterAuthMode", cfg.EffectiveClusterAuthMode(), "keyFile", kf.Path, "keys", len(kf.Keys))
+	return cred, nil
 }

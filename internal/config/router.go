@@ -41,6 +41,13 @@ type Router struct {
 	LogVerbosity int
 	// TLS is net.tls.* (flags --tls*), as for serve (tls.go).
 	TLS tlsconf.Options
+	// KeyFile authenticates the router to the cluster's members as
+	// __system and makes clients authenticate (router_security.go).
+	// YAML security.keyFile, flag --keyFile. Default "": no auth.
+	KeyFile string
+	// ClusterAuthMode is keyFile (the default with a key file). YAML
+	// security.clusterAuthMode, flag --clusterAuthMode.
+	ClusterAuthMode string
 	// ConfigPath is the YAML file read by ResolveRouter. Flag --config.
 	ConfigPath string
 	// Warnings collects notes from loading, for the router to log.
@@ -83,6 +90,9 @@ func (r *Router) Validate() error {
 	if r.LogVerbosity < 0 || r.LogVerbosity > MaxLogVerbosity {
 		errs = append(errs, fmt.Errorf("systemLog.verbosity %d is out of range (0-%d)", r.LogVerbosity, MaxLogVerbosity))
 	}
+	if err := r.validateSecurity(); err != nil {
+		errs = append(errs, err)
+	}
 	if err := r.TLS.Validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -106,6 +116,7 @@ func BindRouterFlags(fs *flag.FlagSet, r *Router) {
 	fs.StringVar(&r.ConfigPath, "config", r.ConfigPath, "mongos-style YAML configuration file")
 	bindTLSFlags(fs, &r.TLS)
 	bindAllowlistFlags(fs, &r.IPAllowlist)
+	bindRouterSecurityFlags(fs, r)
 }
 
 // ResolveRouter applies the config file (flags given explicitly win, as

@@ -34,6 +34,9 @@ type Options struct {
 	// Auth makes clients authenticate and checks every command's
 	// privileges (auth.go); --keyFile implies it.
 	Auth bool
+	// Credential logs the router's own pool in to the cluster's members
+	// (__system with the key file); nil: no member authentication.
+	Credential *netclient.Credential
 }
 
 // maxIdlePerShardHost keeps enough idle connections to a shard primary for
@@ -98,7 +101,7 @@ func New(opts Options) (*Router, error) {
 		cursors: newCursorTable(), txns: newTxnTable(), start: time.Now(), done: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	if r.pool == nil {
-		r.pool, r.ownPool = netclient.NewPool(netclient.Options{Logger: opts.Logger, MaxIdle: maxIdlePerShardHost}), true
+		r.pool, r.ownPool = netclient.NewPool(netclient.Options{Logger: opts.Logger, MaxIdle: maxIdlePerShardHost, Auth: opts.Credential}), true
 	}
 	r.cfg = newReplSet(name, seeds, r.pool)
 	r.meta = configsvr.NewCatalog(configRunner{r})
