@@ -6,7 +6,6 @@ import (
 
 	"github.com/relaydb/relaydb/internal/command"
 	"github.com/relaydb/relaydb/internal/config"
-	"github.com/relaydb/relaydb/internal/netclient"
 	"github.com/relaydb/relaydb/internal/shard/balancer"
 	"github.com/relaydb/relaydb/internal/shard/configsvr"
 )
@@ -26,7 +25,7 @@ func startBalancer(cfg *config.Serve, disp *command.Dispatcher, log *slog.Logger
 	if cfg.ClusterRole != config.RoleConfigServer {
 		return func() {}
 	}
-	pool := netclient.NewPool(netclient.Options{Logger: log, Latency: cfg.SimulatedLatency, LatencyTo: cfg.SimulatedLatencyTo})
+	pool := memberPool(cfg, log)
 	shards := balancer.NewNetShards(pool)
 	b := balancer.New(balancer.Options{
 		Cluster: balancer.NewConfigCluster(disp.LocalRunner()),

@@ -11,7 +11,6 @@ import (
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/command"
 	"github.com/relaydb/relaydb/internal/config"
-	"github.com/relaydb/relaydb/internal/netclient"
 	"github.com/relaydb/relaydb/internal/oplog"
 	"github.com/relaydb/relaydb/internal/repl"
 	"github.com/relaydb/relaydb/internal/session"
@@ -26,7 +25,7 @@ func startReplication(cfg *config.Serve, cat *catalog.Catalog, disp *command.Dis
 	if cfg.ReplSet == "" {
 		return func() {}, nil
 	}
-	pool := netclient.NewPool(netclient.Options{Logger: log, Latency: cfg.SimulatedLatency, LatencyTo: cfg.SimulatedLatencyTo})
+	pool := memberPool(cfg, log)
 	self := selfHost(cfg)
 	coord, err := repl.New(repl.Options{
 		Catalog: cat, Self: self, SetName: cfg.ReplSet, Transport: pool, Logger: log,
@@ -83,7 +82,7 @@ func startSharding(cfg *config.Serve, disp *command.Dispatcher, log *slog.Logger
 	if cfg.ClusterRole != config.RoleShardServer {
 		return func() {}
 	}
-	pool := netclient.NewPool(netclient.Options{Logger: log, Latency: cfg.SimulatedLatency, LatencyTo: cfg.SimulatedLatencyTo})
+	pool := memberPool(cfg, log)
 	state := shardsvr.New(shardsvr.Options{
 		Identity: shardsvr.LocalIdentity(disp.Engine()),
 		Connect: func(conn string) shardsvr.Source {

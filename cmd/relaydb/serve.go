@@ -91,7 +91,11 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 	stop := newStopRequest()
 	info := command.Info{Host: hostPort(cfg), Version: Version, GitCommit: gitCommit, StartTime: time.Now(), DBPath: cfg.DBPath, Shutdown: stop.Request, ClusterRole: cfg.ClusterRole}
 	disp := command.NewDispatcher(eng, info, log)
-	disp.SetAuth(cfg.Auth)
+	if err := setupMemberAuth(cfg, disp, log); err != nil {
+		log.Error("cannot set up authentication", "err", err)
+		fmt.Fprintf(os.Stderr, "relaydb serve: %v\n", err)
+		return exitError
+	}
 	stopRepl, err := startReplication(cfg, cat, disp, log)
 	if err != nil {
 		log.Error("cannot start replication", "err", err)

@@ -17,9 +17,9 @@ import (
 // is empty the commands of MongoDB's localhost exception.
 // An authenticated connection's commands are checked against its roles'
 // privileges next (privileges.go).
-// TODO(#13): member authentication (keyFile), x.509; the in-process
-// connection of configsvr_migration.go would need an internal identity
-// (harmless today: --auth is refused with cluster roles); the router.
+// Members log in to each other as __system@local with the key file
+// (keyfile.go); the in-process connection of configsvr_migration.go is
+// that user too (internalConn). TODO(#13): x.509 member authentication.
 
 // authUser is one authenticated user of a connection and the privileges
 // of its roles, resolved at login (privileges.go).

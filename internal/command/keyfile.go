@@ -36,13 +36,19 @@ func (d *Dispatcher) systemCredentials(db, user string) (creds auth.Credentials,
 }
 
 // systemPrivileges returns __system@local's privileges (ok false for any
-// other user).
+// other user). Only a login with the key or internalConn holds the user.
 func (d *Dispatcher) systemPrivileges(db, user string) (privilege.Set, bool) {
 	if !auth.IsSystemUser(db, user) {
 		return nil, false
 	}
-	if d.system == nil {
-		return nil, true
-	}
 	return privilege.SystemPrivileges(), true
+}
+
+// internalConn is the connection of this process's own commands run
+// through the dispatcher (localRunner): authenticated as __system@local,
+// as MongoDB's internal client, so --auth does not refuse them.
+func internalConn() *Conn {
+	c := NewConn(0, "internal", "")
+	c.auth.users = []authUser{{user: auth.SystemUser, db: auth.SystemDB, privs: privilege.SystemPrivileges(), gen: usersGen.Load()}}
+	return c
 }
