@@ -60,6 +60,9 @@ const (
 	ChangeCustomData
 	ChangeOwnPassword
 	ChangeOwnCustomData
+	// relaydb's IP allowlist commands (setIPAllowlist, getIPAllowlist).
+	SetIPAllowlist
+	GetIPAllowlist
 	// Internal is member-to-member and migration traffic (__system only).
 	Internal
 )

@@ -20,7 +20,8 @@ var actionNames = map[Action]string{
 	GetShardVersion: "getShardVersion", ConnPoolStats: "connPoolStats",
 	CheckMetadataConsistency: "checkMetadataConsistency", CreateRole: "createRole", DropRole: "dropRole",
 	ViewRole: "viewRole", ChangeCustomData: "changeCustomData", ChangeOwnPassword: "changeOwnPassword",
-	ChangeOwnCustomData: "changeOwnCustomData", Internal: "internal",
+	ChangeOwnCustomData: "changeOwnCustomData", SetIPAllowlist: "setIPAllowlist",
+	GetIPAllowlist: "getIPAllowlist", Internal: "internal",
 }
 
 // otherActions are MongoDB action names relaydb accepts in a user-defined

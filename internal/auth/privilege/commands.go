@@ -40,6 +40,7 @@ func init() {
 	}
 	for n, a := range map[string]Action{"listDatabases": ListDatabases, "serverStatus": ServerStatus, "hostInfo": HostInfo,
 		"getCmdLineOpts": GetCmdLineOpts, "getLog": GetLog, "getFreeMonitoringStatus": ServerStatus, "getParameter": GetParameter, "setParameter": SetParameter,
+		"getIPAllowlist": GetIPAllowlist, "setIPAllowlist": SetIPAllowlist,
 		"shutdown": Shutdown, "replSetGetStatus": ReplSetGetStatus, "replSetGetConfig": ReplSetGetConfig,
 		"replSetInitiate": ReplSetConfigure, "replSetReconfig": ReplSetConfigure, "replSetFreeze": ReplSetStateChange,
 		"replSetMaintenance": ReplSetStateChange, "replSetStepDown": ReplSetStateChange, "replSetSyncFrom": ReplSetStateChange,

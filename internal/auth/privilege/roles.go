@@ -23,8 +23,8 @@ const (
 	writeActions  = readActions | Insert | Update | Remove | CreateCollection | DropCollection | CreateIndex | DropIndex | RenameCollection
 	dbAdminActs   = CollStats | DBStats | ListCollections | ListIndexes | CreateCollection | DropCollection | CreateIndex | DropIndex | DropDatabase | CollMod | RenameCollection
 	userAdminActs = CreateUser | DropUser | ViewUser | GrantRole | RevokeRole | ChangePassword | CreateRole | DropRole | ViewRole | ChangeCustomData
-	monitorActs   = ServerStatus | HostInfo | GetCmdLineOpts | GetLog | GetParameter | ReplSetGetStatus | ReplSetGetConfig | ListDatabases
-	managerActs   = ReplSetConfigure | ReplSetGetStatus | ReplSetGetConfig | ReplSetStateChange | CleanupOrphaned
+	monitorActs   = ServerStatus | HostInfo | GetCmdLineOpts | GetLog | GetParameter | ReplSetGetStatus | ReplSetGetConfig | ListDatabases | GetIPAllowlist
+	managerActs   = ReplSetConfigure | ReplSetGetStatus | ReplSetGetConfig | ReplSetStateChange | CleanupOrphaned | SetIPAllowlist
 	hostActs      = Shutdown | SetParameter | KillAnySession | FlushRouterConfig | ConnPoolStats
 	shardMonitor  = ListShards | GetShardVersion | CheckMetadataConsistency | ConnPoolStats
 	shardManager  = AddShard | RemoveShard | ListShards | FlushRouterConfig | GetShardVersion | CheckMetadataConsistency
