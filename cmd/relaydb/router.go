@@ -66,7 +66,12 @@ func runRouter(cfg *config.Router, log *slog.Logger) int {
 	}
 	defer r.Close()
 	r.StartUptimeReporter(cfg.Port) // config.mongos, as mongos keeps it
-	srv := server.New(server.Config{Addrs: bindAddrs(cfg.BindIP, cfg.Port), MaxConns: cfg.MaxConns, Logger: log}, r)
+	allow, err := routerAllowlist(cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)
+		return exitBadOptions
+	}
+	srv := server.New(server.Config{Addrs: bindAddrs(cfg.BindIP, cfg.Port), MaxConns: cfg.MaxConns, Logger: log, Allowlist: allow}, r)
 	return serveUntilStopped("relaydb router", srv, stop, r.BeginShutdown, log)
 }
 

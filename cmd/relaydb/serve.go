@@ -105,7 +105,12 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 	defer stopRepl()
 	defer startSharding(cfg, disp, log)()
 	defer startBalancer(cfg, disp, log)()
-	srv := server.New(server.Config{Addrs: listenAddrs(cfg), MaxConns: cfg.MaxConns, MessageTimeout: cfg.MessageTimeout(), Logger: log}, disp)
+	allow, err := serveAllowlist(cfg, disp)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "relaydb serve: %v\n", err)
+		return exitError
+	}
+	srv := server.New(server.Config{Addrs: listenAddrs(cfg), MaxConns: cfg.MaxConns, MessageTimeout: cfg.MessageTimeout(), Logger: log, Allowlist: allow}, disp)
 	return serveUntilStopped("relaydb serve", srv, stop, disp.BeginShutdown, log)
 }
 

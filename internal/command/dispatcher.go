@@ -45,8 +45,9 @@ type Dispatcher struct {
 		ctx  context.Context // cancelled when done closes (shutdownContext)
 	}
 
-	shardVersioner ShardVersioner // nil unless a shard (--shardsvr)
-	authOn         bool           // --auth: see auth.go
+	shardVersioner ShardVersioner  // nil unless a shard (--shardsvr)
+	authOn         bool            // --auth: see auth.go
+	allow          *allowlistState // the IP allowlist (allowlist.go); nil: none
 
 	system *auth.Credentials // __system@local's, from the key file (keyfile.go); nil without one
 }

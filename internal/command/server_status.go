@@ -66,6 +66,7 @@ func serverStatus(c *Ctx, _ *request.ServerStatus) (bson.D, error) {
 		{Key: "storageEngine", Value: bson.D{{Key: "name", Value: "pebble"}, {Key: "persistent", Value: true}}},
 		{Key: "relaydb", Value: storageStats(c)},
 	}
+	doc = append(doc, c.D.allowlistStatus()...)
 	if role := c.D.info.ClusterRole; role != "" {
 		doc = append(doc, bson.E{Key: "sharding", Value: bson.D{{Key: "clusterRole", Value: role}}})
 	}

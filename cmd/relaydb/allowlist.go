@@ -1,0 +1,30 @@
+package main
+
+import (
+	"github.com/relaydb/relaydb/internal/allowlist"
+	"github.com/relaydb/relaydb/internal/command"
+	"github.com/relaydb/relaydb/internal/config"
+)
+
+// serveAllowlist returns the IP allowlist matcher of a data node: the
+// configured list (net.ipAllowlist, --ipAllowlist) until a stored one
+// (setIPAllowlist) overrides it, kept current by the dispatcher.
+func serveAllowlist(cfg *config.Serve, disp *command.Dispatcher) (*allowlist.Matcher, error) {
+	p, err := cfg.IPAllowlist.Policy()
+	if err != nil {
+		return nil, err
+	}
+	m := allowlist.NewMatcher(p)
+	disp.StartAllowlist(m, p)
+	return m, nil
+}
+
+// routerAllowlist returns a router's matcher: the configured list only.
+// TODO(#13): follow the list stored on the config servers.
+func routerAllowlist(cfg *config.Router) (*allowlist.Matcher, error) {
+	p, err := cfg.IPAllowlist.Policy()
+	if err != nil {
+		return nil, err
+	}
+	return allowlist.NewMatcher(p), nil
+}
