@@ -1,0 +1,134 @@
+package sharding
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/relaydb/relaydb/tests/harness"
+)
+
+// routerUnauthenticatedOK are the commands a router runs before login.
+var routerUnauthenticatedOK = map[string]bool{
+	"hello": true, "isMaster": true, "ismaster": true, "ping": true, "buildInfo": true, "buildinfo": true,
+	"whatsmyuri": true, "connectionStatus": true, "saslStart": true, "saslContinue": true, "logout": true, "isdbgrid": true,
+}
+
+// TestRouterAuth: a cluster with a key file everywhere. Through the
+// router: the first user via the localhost exception, every command
+// refused before login (13, nothing run), the admin shards a collection
+// and reads and writes it, a read user cannot write, a user created
+// through one router logs in through a second, and a dropped user's
+// connection can do nothing more.
+func TestRouterAuth(t *testing.T) {
+	keyFile, key := writeKeyFile(t)
+	cfgHost := startKeyedSet(t, "cfg", "--configsvr", keyFile, key)
+	shHost := startKeyedSet(t, "sh0", "--shardsvr", keyFile, key)
+	r1 := harness.StartRouter(t, "cfg/"+cfgHost, "--keyFile", keyFile)
+	ctx := ctxT(t)
+
+	anon := routerClient(t, r1, "", "", "")
+	admin := anon.Database("admin")
+	if err := admin.RunCommand(ctx, bson.D{{Key: "listShards", Value: 1}}).Err(); cmdCode(err) != 13 {
+		t.Fatalf("listShards before any user: %v", err)
+	}
+	root := bson.A{bson.D{{Key: "role", Value: "root"}, {Key: "db", Value: "admin"}}}
+	must(t, admin.RunCommand(ctx, bson.D{{Key: "createUser", Value: "boss"}, {Key: "pwd", Value: "boss-pw"}, {Key: "roles", Value: root}}).Err(),
+		"createUser through the localhost exception")
+	if err := admin.RunCommand(ctx, bson.D{{Key: "createUser", Value: "second"}, {Key: "pwd", Value: "x"}, {Key: "roles", Value: root}}).Err(); cmdCode(err) != 13 {
+		t.Fatalf("a second createUser without login: %v", err)
+	}
+
+	boss := routerClient(t, r1, "boss", "boss-pw", "admin")
+	checkEveryCommandNeedsLogin(t, ctx, boss, anon)
+
+	must(t, boss.Database("admin").RunCommand(ctx, bson.D{{Key: "addShard", Value: "sh0/" + shHost}}).Err(), "addShard")
+	must(t, boss.Database("admin").RunCommand(ctx, bson.D{{Key: "enableSharding", Value: "app"}}).Err(), "enableSharding")
+	must(t, boss.Database("admin").RunCommand(ctx, bson.D{{Key: "shardCollection", Value: "app.c"},
+		{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}}).Err(), "shardCollection")
+	coll := boss.Database("app").Collection("c")
+	for i := 0; i < 10; i++ {
+		_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}})
+		must(t, err, "insert %d", i)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 10 {
+		t.Fatalf("count = %d, %v", n, err)
+	}
+	if _, err := anon.Database("app").Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: 99}}); cmdCode(err) != 13 {
+		t.Fatalf("unauthenticated insert: %v", err)
+	}
+
+	read := bson.A{bson.D{{Key: "role", Value: "read"}, {Key: "db", Value: "app"}}}
+	must(t, boss.Database("app").RunCommand(ctx, bson.D{{Key: "createUser", Value: "reader"}, {Key: "pwd", Value: "reader-pw"},
+		{Key: "roles", Value: read}}).Err(), "createUser reader")
+	reader := routerClient(t, r1, "reader", "reader-pw", "app")
+	checkReader(t, ctx, reader, true)
+
+	r2 := harness.StartRouter(t, "cfg/"+cfgHost, "--keyFile", keyFile)
+	reader2 := routerClient(t, r2, "reader", "reader-pw", "app")
+	checkReader(t, ctx, reader2, true)
+	if err := routerClient(t, r2, "reader", "wrong", "app").Ping(ctx, nil); err == nil || !strings.Contains(err.Error(), "Authentication failed") {
+		t.Fatalf("wrong password through the second router: %v", err)
+	}
+
+	// Dropped through r1: r1's cache is emptied at once, so the reader's
+	// logged-in connection there can no longer read.
+	must(t, boss.Database("app").RunCommand(ctx, bson.D{{Key: "dropUser", Value: "reader"}}).Err(), "dropUser")
+	checkReader(t, ctx, reader, false)
+}
+
+// checkReader: a read user finds through the router (when allowed) and can
+// never write.
+func checkReader(t *testing.T, ctx context.Context, cl *mongo.Client, canRead bool) {
+	t.Helper()
+	coll := cl.Database("app").Collection("c")
+	n, err := coll.CountDocuments(ctx, bson.D{})
+	if canRead && (err != nil || n != 10) {
+		t.Fatalf("reader count = %d, %v", n, err)
+	}
+	if !canRead && cmdCode(err) != 13 {
+		t.Fatalf("dropped reader count: %v", err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 100}}); cmdCode(err) != 13 {
+		t.Fatalf("reader insert: %v", err)
+	}
+}
+
+// checkEveryCommandNeedsLogin runs every command of the router's
+// listCommands unauthenticated: each answers 13 "requires
+// authentication", but the handshake ones.
+func checkEveryCommandNeedsLogin(t *testing.T, ctx context.Context, boss, anon *mongo.Client) {
+	t.Helper()
+	var lc struct {
+		Commands bson.D `bson:"commands"`
+	}
+	must(t, boss.Database("admin").RunCommand(ctx, bson.D{{Key: "listCommands", Value: 1}}).Decode(&lc), "listCommands")
+	names := map[string]bool{}
+	for _, e := range lc.Commands {
+		names[e.Key] = true
+	}
+	for _, want := range []string{"addShard", "shardCollection", "moveChunk", "balancerStart", "find", "insert", "createUser", "saslStart"} {
+		if !names[want] {
+			t.Errorf("listCommands lacks %s", want)
+		}
+	}
+	if len(names) < 60 {
+		t.Fatalf("listCommands returned %d commands", len(names))
+	}
+	for name := range names {
+		err := anon.Database("admin").RunCommand(ctx, bson.D{{Key: name, Value: "app.c"}}, options.RunCmd()).Err()
+		if routerUnauthenticatedOK[name] {
+			if cmdCode(err) == 13 {
+				t.Errorf("%s refused unauthenticated: %v", name, err)
+			}
+			continue
+		}
+		if cmdCode(err) != 13 || !strings.Contains(err.Error(), "requires authentication") {
+			t.Errorf("%s unauthenticated: %v", name, err)
+		}
+	}
+}
