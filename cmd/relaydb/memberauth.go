@@ -57,5 +57,5 @@ func KeyFileCredential(path string) (*netclient.Credential, error) {
 // memberPool is a node-to-node pool: the simulated latencies and the
 // member credential.
 func memberPool(cfg *config.Serve, log *slog.Logger) *netclient.Pool {
-	return netclient.NewPool(netclient.Options{Logger: log, Latency: cfg.SimulatedLatency, LatencyTo: cfg.SimulatedLatencyTo, Auth: memberCredential})
+	return netclient.NewPool(netclient.Options{Logger: log, Latency: cfg.SimulatedLatency, LatencyTo: cfg.SimulatedLatencyTo, Auth: memberCredential, TLS: memberTLS})
 }

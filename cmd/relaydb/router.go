@@ -56,8 +56,13 @@ func runRouter(cfg *config.Router, log *slog.Logger) int {
 		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)
 		return exitBadOptions
 	}
+	srvTLS, err := setupTLS(cfg.TLS, log)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)
+		return exitBadOptions
+	}
 	r, err := router.New(router.Options{
-		ConfigDB: cfg.ConfigDB, Version: Version, GitCommit: gitCommit, Logger: log,
+		TLS: memberTLS, ConfigDB: cfg.ConfigDB, Version: Version, GitCommit: gitCommit, Logger: log,
 		Shutdown: stop.Request, Auth: cfg.AuthRequired(), Credential: cred,
 	})
 	if err != nil {
@@ -71,7 +76,7 @@ func runRouter(cfg *config.Router, log *slog.Logger) int {
 		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)
 		return exitBadOptions
 	}
-	srv := server.New(server.Config{Addrs: bindAddrs(cfg.BindIP, cfg.Port), MaxConns: cfg.MaxConns, Logger: log, Allowlist: allow}, r)
+	srv := server.New(server.Config{Addrs: bindAddrs(cfg.BindIP, cfg.Port), MaxConns: cfg.MaxConns, Logger: log, Allowlist: allow, TLS: srvTLS}, r)
 	return serveUntilStopped("relaydb router", srv, stop, r.BeginShutdown, log)
 }
 

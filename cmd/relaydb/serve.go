@@ -96,6 +96,12 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 		fmt.Fprintf(os.Stderr, "relaydb serve: %v\n", err)
 		return exitError
 	}
+	srvTLS, err := setupTLS(cfg.TLS, log)
+	if err != nil {
+		log.Error("cannot set up TLS", "err", err)
+		fmt.Fprintf(os.Stderr, "relaydb serve: %v\n", err)
+		return exitBadOptions
+	}
 	stopRepl, err := startReplication(cfg, cat, disp, log)
 	if err != nil {
 		log.Error("cannot start replication", "err", err)
@@ -110,7 +116,7 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 		fmt.Fprintf(os.Stderr, "relaydb serve: %v\n", err)
 		return exitError
 	}
-	srv := server.New(server.Config{Addrs: listenAddrs(cfg), MaxConns: cfg.MaxConns, MessageTimeout: cfg.MessageTimeout(), Logger: log, Allowlist: allow}, disp)
+	srv := server.New(server.Config{Addrs: listenAddrs(cfg), MaxConns: cfg.MaxConns, MessageTimeout: cfg.MessageTimeout(), Logger: log, Allowlist: allow, TLS: srvTLS}, disp)
 	return serveUntilStopped("relaydb serve", srv, stop, disp.BeginShutdown, log)
 }
 

@@ -45,6 +45,7 @@ var commands = []*Command{
 	{Name: "_transferMods", AdminOnly: true, Help: "a migration's recipient pulls the changes to the range since its last call", Def: typed(transferMods)},
 	{Name: "abortTransaction", AdminOnly: true, Help: "transactions need a replica set", Def: typed(noTransactions[request.AbortTransaction])},
 	{Name: "aggregate", Read: true, AfterWrite: pipelineWrites, Help: "runs an aggregation pipeline", Def: typed(aggregate)},
+	{Name: "authenticate", Help: "MONGODB-X509 login on $external with the client's TLS certificate", Def: typed(authenticate)},
 	{Name: "autoSplitVector", Read: true, Help: "keys cutting a shard key range into pieces of a given size", Def: typed(autoSplitVector)},
 	{Name: "buildInfo", Aliases: []string{"buildinfo"}, Help: "version and build facts", Def: typed(buildInfo)},
 	{Name: "cleanupOrphaned", AdminOnly: true, Help: "waits until a namespace has no range deletion task left on this shard", Def: typed(cleanupOrphaned)},

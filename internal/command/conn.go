@@ -1,6 +1,7 @@
 package command
 
 import (
+	"crypto/x509"
 	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -15,6 +16,8 @@ type Conn struct {
 	clientMeta bson.D
 	helloDone  bool
 	auth       connAuth // authenticated users and the SASL conversation (auth.go)
+	// peerCert is the client's verified TLS certificate (x509.go), or nil.
+	peerCert *x509.Certificate
 }
 
 // appName returns the client's application name from its hello metadata.

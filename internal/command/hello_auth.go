@@ -50,6 +50,9 @@ func (c *Ctx) supportedMechs(v any) bson.A {
 // speculative runs {saslStart, mechanism, payload, db} from hello.
 func (c *Ctx) speculative(v any) bson.D {
 	d, ok := v.(bson.D)
+	if ok && len(d) > 0 && d[0].Key == "authenticate" {
+		return c.speculativeX509(d)
+	}
 	if !ok || len(d) == 0 || d[0].Key != "saslStart" {
 		return nil
 	}

@@ -180,7 +180,7 @@ func createUser(c *Ctx, p *request.CreateUser) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	creds, err := newCredentials(p.User, p.Pwd, p.Mechanisms)
+	creds, err := userCredentials(c.DB, p.User, p.Pwd, p.Mechanisms)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func createUser(c *Ctx, p *request.CreateUser) (bson.D, error) {
 	doc := bson.D{
 		{Key: "_id", Value: userID(c.DB, p.User)}, {Key: "userId", Value: newUUID()},
 		{Key: "user", Value: p.User}, {Key: "db", Value: c.DB},
-		{Key: "credentials", Value: creds.BSON()}, {Key: "roles", Value: roles},
+		{Key: "credentials", Value: creds}, {Key: "roles", Value: roles},
 	}
 	if p.CustomData != nil {
 		doc = append(doc, bson.E{Key: "customData", Value: *p.CustomData})

@@ -3,6 +3,7 @@ package netclient
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/tlsconf"
 	"github.com/relaydb/relaydb/internal/wire"
 )
 
@@ -30,7 +32,9 @@ type Conn struct {
 	broken  bool
 }
 
-func dial(ctx context.Context, host string, timeout, latency time.Duration) (*Conn, error) {
+// dial connects to host and, with tlsCfg, completes a TLS handshake
+// (verifying host's name unless tlsCfg skips it), both within timeout.
+func dial(ctx context.Context, host string, timeout, latency time.Duration, tlsCfg *tls.Config) (*Conn, error) {
 	d := net.Dialer{Timeout: timeout}
 	nc, err := d.DialContext(ctx, "tcp", host)
 	if err != nil {
@@ -38,6 +42,16 @@ func dial(ctx context.Context, host string, timeout, latency time.Duration) (*Co
 	}
 	if tc, ok := nc.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
+	}
+	if tlsCfg != nil {
+		hctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		tc := tls.Client(nc, tlsconf.Dial(tlsCfg, host))
+		if err := tc.HandshakeContext(hctx); err != nil {
+			nc.Close()
+			return nil, fmt.Errorf("netclient: TLS handshake with %s: %w", host, err)
+		}
+		nc = tc
 	}
 	return &Conn{host: host, nc: nc, r: bufio.NewReader(nc), latency: latency}, nil
 }

@@ -2,6 +2,7 @@ package netclient
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -28,6 +29,9 @@ type Options struct {
 	// Auth, when set, logs every new connection in (auth.go): members
 	// pass KeyFileCredential. Default nil: no authentication.
 	Auth *Credential
+	// TLS, when set, makes every connection TLS (tlsconf.Setup.Client:
+	// net.tls.mode preferTLS or requireTLS). Default nil: plain.
+	TLS *tls.Config
 }
 
 // Pool keeps idle connections per host. It is safe for concurrent use.
@@ -60,7 +64,7 @@ func NewPool(opts Options) *Pool {
 // Dial opens a dedicated connection to host (not pooled; the caller
 // closes it), logged in when the pool has a credential.
 func (p *Pool) Dial(ctx context.Context, host string) (*Conn, error) {
-	c, err := dial(ctx, host, p.opts.DialTimeout, p.latencyFor(host))
+	c, err := dial(ctx, host, p.opts.DialTimeout, p.latencyFor(host), p.opts.TLS)
 	if err != nil {
 		return nil, err
 	}

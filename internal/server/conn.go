@@ -20,6 +20,7 @@ const maxMessageSize = 48_000_000
 type conn struct {
 	srv   *Server
 	nc    net.Conn
+	rw    net.Conn // nc, or the TLS connection over it (tls.go)
 	r     *bufio.Reader
 	state *command.Conn
 	out   []byte // reply buffer, reused
@@ -30,6 +31,7 @@ func newConn(s *Server, nc net.Conn, id int64) *conn {
 	return &conn{
 		srv:   s,
 		nc:    nc,
+		rw:    nc,
 		r:     bufio.NewReaderSize(nc, 16<<10),
 		state: command.NewConn(id, nc.RemoteAddr().String(), nc.LocalAddr().String()),
 	}
@@ -53,6 +55,9 @@ func (c *conn) serve() {
 		c.nc.Close()
 		c.srv.dropConn(c)
 	}()
+	if !c.startTLS() {
+		return
+	}
 	for {
 		hdr, body, err := c.readMessage()
 		if err != nil {
@@ -188,7 +193,7 @@ func (c *conn) send(req wire.Header, op wire.OpCode, reply []byte, compressor by
 		}
 		c.out = out
 	}
-	if _, err := c.nc.Write(c.out); err != nil {
+	if _, err := c.rw.Write(c.out); err != nil {
 		return false
 	}
 	if cap(c.out) > 1<<20 {

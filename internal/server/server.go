@@ -21,6 +21,9 @@ const DefaultMessageTimeout = 30 * time.Second
 type Config struct {
 	Addrs    []string // host:port to listen on
 	MaxConns int      // 0 = unlimited
+	// TLS is net.tls.* (tls.go); the zero value serves plain only.
+	TLS TLS
+
 	// MessageTimeout is the longest a message may take to arrive once its
 	// first byte has; a peer that stalls mid-message is disconnected then.
 	// An idle connection (between messages) is never timed out, as with

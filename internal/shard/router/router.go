@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -37,6 +38,9 @@ type Options struct {
 	// Credential logs the router's own pool in to the cluster's members
 	// (__system with the key file); nil: no member authentication.
 	Credential *netclient.Credential
+	// TLS makes the router's own pool dial members with TLS (net.tls
+	// preferTLS or requireTLS); nil: plain.
+	TLS *tls.Config
 }
 
 // maxIdlePerShardHost keeps enough idle connections to a shard primary for
@@ -101,7 +105,7 @@ func New(opts Options) (*Router, error) {
 		cursors: newCursorTable(), txns: newTxnTable(), start: time.Now(), done: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	if r.pool == nil {
-		r.pool, r.ownPool = netclient.NewPool(netclient.Options{Logger: opts.Logger, MaxIdle: maxIdlePerShardHost, Auth: opts.Credential}), true
+		r.pool, r.ownPool = netclient.NewPool(netclient.Options{Logger: opts.Logger, MaxIdle: maxIdlePerShardHost, Auth: opts.Credential, TLS: opts.TLS}), true
 	}
 	r.cfg = newReplSet(name, seeds, r.pool)
 	r.meta = configsvr.NewCatalog(configRunner{r})
