@@ -13,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/auth"
+	"github.com/relaydb/relaydb/internal/auth/privilege"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/command"
 )
@@ -224,18 +225,9 @@ func TestRouterPrivileges(t *testing.T) {
 func TestEveryRouterCommandHasPrivileges(t *testing.T) {
 	for name := range localCommands {
 		if _, ok := routerNeeds(canonicalName(name), "admin", bson.D{{Key: name, Value: "db.c"}}); !ok {
-			if pendingRoleCommand(name) {
-				continue
-			}
 			t.Errorf("router command %s has no privileges", name)
 		}
 	}
-}
-
-// pendingRoleCommand: the role commands get privileges with user-defined
-// roles (TODO(#13): drop this when package privilege lists them).
-func pendingRoleCommand(name string) bool {
-	return (strings.Contains(name, "Role") || name == "rolesInfo") && name != "grantRolesToUser" && name != "revokeRolesFromUser"
 }
 
 func TestRouterFastPathAuthorized(t *testing.T) {
@@ -294,5 +286,48 @@ func TestUserCache(t *testing.T) {
 	}
 	if n := uc.len(); n > userCacheMax {
 		t.Fatalf("cache holds %d users, bound %d", n, userCacheMax)
+	}
+}
+
+// TestRouterUserDefinedRole: a user's user-defined role (read from the
+// config servers' admin.system.roles) grants what its document says,
+// including the roles it inherits.
+func TestRouterUserDefinedRole(t *testing.T) {
+	f := newFakeUsers(t, [3]string{"app", "test", "appRole@test"})
+	r := newAuthRouter(t, f)
+	role, err := bson.Marshal(bson.D{{Key: "_id", Value: "test.appRole"}, {Key: "role", Value: "appRole"}, {Key: "db", Value: "test"},
+		{Key: "privileges", Value: bson.A{bson.D{{Key: "resource", Value: bson.D{{Key: "db", Value: "test"}, {Key: "collection", Value: "c"}}},
+			{Key: "actions", Value: bson.A{"insert"}}}}},
+		{Key: "roles", Value: bson.A{bson.D{{Key: "role", Value: "read"}, {Key: "db", Value: "other"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roleReads atomic.Int64
+	r.auth.users.fetchRole = func(_ context.Context, pr privilege.Role) (bson.Raw, error) {
+		roleReads.Add(1)
+		if pr.Name == "appRole" && pr.DB == "test" {
+			return role, nil
+		}
+		return nil, nil
+	}
+	conn := command.NewConn(6, "10.0.0.5:1", "s:1")
+	r.connAuthOf(conn).addUser(userRef{user: "app", db: "test"})
+	for _, tt := range []struct {
+		db  string
+		cmd bson.D
+		ok  bool
+	}{
+		{"test", bson.D{{Key: "insert", Value: "c"}}, true},
+		{"test", bson.D{{Key: "insert", Value: "d"}}, false},
+		{"test", bson.D{{Key: "find", Value: "c"}}, false},
+		{"other", bson.D{{Key: "find", Value: "x"}}, true}, // inherited read@other
+	} {
+		err := r.authorize(&call{r: r, conn: conn, db: tt.db, cmd: tt.cmd, name: tt.cmd[0].Key, ctx: context.Background()})
+		if (err == nil) != tt.ok {
+			t.Errorf("%v on %s: %v, want ok=%v", tt.cmd, tt.db, err, tt.ok)
+		}
+	}
+	if n := roleReads.Load(); n != 1 {
+		t.Fatalf("role read %d times, want once (cached with the user)", n)
 	}
 }

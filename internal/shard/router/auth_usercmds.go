@@ -21,9 +21,8 @@ var userWriteWC = bson.D{{Key: "w", Value: "majority"}, {Key: "wtimeout", Value:
 const userCmdTimeout = 2 * time.Minute
 
 // userCommands are the user and role commands, and whether each writes.
-// TODO(#13): dropAllUsersFromDatabase when data nodes have it.
 var userCommands = map[string]bool{
-	"createUser": true, "updateUser": true, "dropUser": true,
+	"createUser": true, "updateUser": true, "dropUser": true, "dropAllUsersFromDatabase": true,
 	"grantRolesToUser": true, "revokeRolesFromUser": true, "usersInfo": false,
 	"createRole": true, "updateRole": true, "dropRole": true, "dropAllRolesFromDatabase": true,
 	"grantRolesToRole": true, "revokeRolesFromRole": true, "grantPrivilegesToRole": true,

@@ -26,6 +26,9 @@ const (
 // userFetcher reads db.user's document; nil (no error) when there is none.
 type userFetcher func(ctx context.Context, db, user string) (bson.Raw, error)
 
+// roleFetcher reads a user-defined role's document (nil: none).
+type roleFetcher func(ctx context.Context, r privilege.Role) (bson.Raw, error)
+
 // cachedUser is one user as read: its credentials, roles and the
 // privileges they resolve to. A nil doc records that the user does not
 // exist (a dropped user's connection then gets no privilege).
@@ -38,9 +41,11 @@ type cachedUser struct {
 
 // userCache is safe for concurrent use.
 type userCache struct {
-	fetch userFetcher
-	now   func() time.Time
-	mu    struct {
+	fetch     userFetcher
+	fetchRole roleFetcher // nil: built-in roles only
+	log       func(msg string, args ...any)
+	now       func() time.Time
+	mu        struct {
 		sync.Mutex
 		m   map[string]*cachedUser // by "db.user"
 		gen uint64                 // bumped by invalidate
@@ -48,7 +53,7 @@ type userCache struct {
 }
 
 func newUserCache(fetch userFetcher) *userCache {
-	uc := &userCache{fetch: fetch, now: time.Now}
+	uc := &userCache{fetch: fetch, now: time.Now, log: func(string, ...any) {}}
 	uc.mu.m = map[string]*cachedUser{}
 	return uc
 }
@@ -67,7 +72,7 @@ func (uc *userCache) get(ctx context.Context, db, user string, fresh bool) (*cac
 	if err != nil {
 		return nil, err
 	}
-	e = newCachedUser(doc, uc.now())
+	e = newCachedUser(doc, uc.now(), uc.roleLookup(ctx))
 	uc.mu.Lock()
 	defer uc.mu.Unlock()
 	if gen == uc.mu.gen { // not invalidated while reading: keep it
@@ -111,7 +116,29 @@ func (uc *userCache) len() int {
 	return len(uc.mu.m)
 }
 
-func newCachedUser(doc bson.Raw, at time.Time) *cachedUser {
+// roleLookup reads user-defined roles from the config servers while one
+// user's roles are resolved (a failed read grants nothing and is logged).
+func (uc *userCache) roleLookup(ctx context.Context) privilege.Lookup {
+	if uc.fetchRole == nil {
+		return nil
+	}
+	return func(r privilege.Role) (*privilege.RoleDoc, bool) {
+		raw, err := uc.fetchRole(ctx, r)
+		if err == nil && raw != nil {
+			doc, perr := privilege.ParseRoleDoc(raw)
+			if perr == nil {
+				return doc, true
+			}
+			err = perr
+		}
+		if err != nil {
+			uc.log("reading a role from the config servers", "role", r.String(), "err", err)
+		}
+		return nil, false
+	}
+}
+
+func newCachedUser(doc bson.Raw, at time.Time, lookup privilege.Lookup) *cachedUser {
 	e := &cachedUser{doc: doc, at: at, roles: bson.A{}}
 	if doc == nil {
 		return e
@@ -129,7 +156,7 @@ func newCachedUser(doc bson.Raw, at time.Time) *cachedUser {
 		roles = append(roles, privilege.Role{Name: name, DB: rdb})
 		e.roles = append(e.roles, bson.D{{Key: "role", Value: name}, {Key: "db", Value: rdb}})
 	}
-	e.privs = privilege.Resolve(roles)
+	e.privs = privilege.ResolveRoles(roles, lookup)
 	return e
 }
 
@@ -157,19 +184,34 @@ func (r *Router) fetchUser(ctx context.Context, db, user string) (bson.Raw, erro
 	return bson.Marshal(docs[0])
 }
 
+// fetchRole reads a user-defined role from the config servers.
+func (r *Router) fetchRole(ctx context.Context, role privilege.Role) (bson.Raw, error) {
+	docs, err := r.findAuthDocs(ctx, "system.roles", bson.D{{Key: "_id", Value: role.DB + "." + role.Name}})
+	if err != nil || len(docs) == 0 {
+		return nil, err
+	}
+	return bson.Marshal(docs[0])
+}
+
 // findUsers runs a one-document find on the config servers'
 // admin.system.users.
 func (r *Router) findUsers(ctx context.Context, filter bson.D) ([]bson.D, error) {
+	return r.findAuthDocs(ctx, "system.users", filter)
+}
+
+// findAuthDocs runs a majority one-document find on the config servers'
+// admin.<coll>.
+func (r *Router) findAuthDocs(ctx context.Context, coll string, filter bson.D) ([]bson.D, error) {
 	ctx, cancel := context.WithTimeout(ctx, userFetchTimeout)
 	defer cancel()
 	cmd := bson.D{
-		{Key: "find", Value: "system.users"}, {Key: "filter", Value: filter},
+		{Key: "find", Value: coll}, {Key: "filter", Value: filter},
 		{Key: "limit", Value: int32(1)}, {Key: "singleBatch", Value: true},
 		{Key: "readConcern", Value: bson.D{{Key: "level", Value: "majority"}}},
 	}
 	reply, err := r.cfg.Run(ctx, "admin", cmd, true)
 	if err != nil {
-		return nil, fmt.Errorf("reading admin.system.users on the config servers: %w", err)
+		return nil, fmt.Errorf("reading admin.%s on the config servers: %w", coll, err)
 	}
 	return bsonx.CursorBatch(reply), nil
 }

@@ -114,6 +114,7 @@ func New(opts Options) (*Router, error) {
 	r.mu.shards = map[string]*replSet{}
 	r.mu.dbs = map[string]configsvr.Database{}
 	r.auth.on, r.auth.users, r.loginThrottle = opts.Auth, newUserCache(r.fetchUser), auth.NewThrottle()
+	r.auth.users.fetchRole, r.auth.users.log = r.fetchRole, r.log.Warn
 	go r.learnClusterTime()
 	return r, nil
 }
