@@ -67,6 +67,23 @@ func TestRouterAuth(t *testing.T) {
 		{Key: "roles", Value: read}}).Err(), "createUser reader")
 	reader := routerClient(t, r1, "reader", "reader-pw", "app")
 	checkReader(t, ctx, reader, true)
+	for _, cmd := range []bson.D{{{Key: "addShard", Value: "sh9/127.0.0.1:1"}}, {{Key: "shardCollection", Value: "app.d"}, {Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}},
+		{{Key: "balancerStop", Value: 1}}, {{Key: "createUser", Value: "x"}, {Key: "pwd", Value: "x"}, {Key: "roles", Value: bson.A{}}}} {
+		err := reader.Database("admin").RunCommand(ctx, cmd).Err()
+		if cmdCode(err) != 13 || !strings.Contains(err.Error(), "not authorized") {
+			t.Errorf("%s by the read user: %v", cmd[0].Key, err)
+		}
+	}
+	var st struct {
+		AuthInfo struct {
+			Users []bson.M `bson:"authenticatedUsers"`
+			Roles []bson.M `bson:"authenticatedUserRoles"`
+		} `bson:"authInfo"`
+	}
+	must(t, boss.Database("admin").RunCommand(ctx, bson.D{{Key: "connectionStatus", Value: 1}}).Decode(&st), "connectionStatus")
+	if len(st.AuthInfo.Users) != 1 || st.AuthInfo.Users[0]["user"] != "boss" || len(st.AuthInfo.Roles) != 1 || st.AuthInfo.Roles[0]["role"] != "root" {
+		t.Errorf("connectionStatus authInfo = %+v", st.AuthInfo)
+	}
 
 	r2 := harness.StartRouter(t, "cfg/"+cfgHost, "--keyFile", keyFile)
 	reader2 := routerClient(t, r2, "reader", "reader-pw", "app")
