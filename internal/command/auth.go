@@ -55,10 +55,12 @@ func (d *Dispatcher) checkAuth(c *Command, ctx *Ctx) error {
 }
 
 // localhostException lists what a loopback connection may run while no
-// user exists: create the first user or role, and initiate a replica set
+// user exists: create the first user or role, initiate a replica set
 // (which needs no user and must come first: users are written on a
-// primary), as MongoDB's localhost exception.
-var localhostException = map[string]bool{"createUser": true, "createRole": true, "replSetInitiate": true}
+// primary), read its status and reconfigure it (which only a primary
+// accepts), as MongoDB's localhost exception.
+var localhostException = map[string]bool{"createUser": true, "createRole": true, "replSetInitiate": true,
+	"replSetGetStatus": true, "replSetReconfig": true}
 
 // authenticated reports whether the connection has a user.
 func (c *Conn) authenticated() bool {

@@ -45,6 +45,9 @@ func TestKeyFileReplicaSet(t *testing.T) {
 	}
 	p := keyedPrimary(t, ms[:3], 30*time.Second)
 	pAnon := connect(t, p.host, "", "", "")
+	if _, err := runAdmin(pAnon, bson.D{{Key: "replSetGetStatus", Value: 1}}); err != nil {
+		t.Fatalf("replSetGetStatus through the localhost exception: %v", err)
+	}
 	maj := bson.E{Key: "writeConcern", Value: bson.D{{Key: "w", Value: "majority"}, {Key: "wtimeout", Value: 20000}}}
 	if _, err := runAdmin(pAnon, bson.D{{Key: "createUser", Value: "root"}, {Key: "pwd", Value: "rootpw"}, {Key: "roles", Value: bson.A{"root"}}, maj}); err != nil {
 		t.Fatalf("createUser through the localhost exception: %v", err)
@@ -83,6 +86,9 @@ func checkUnauthorized(t *testing.T, anon *mongo.Client) {
 	err := anon.Database("app").Collection("items").FindOne(ctx, bson.D{}).Err()
 	if codeOf(err) != 13 {
 		t.Fatalf("find without credentials: %v, want Unauthorized 13", err)
+	}
+	if _, err := runAdmin(anon, bson.D{{Key: "replSetGetStatus", Value: 1}}); codeOf(err) != 13 {
+		t.Fatalf("replSetGetStatus after the first user: %v, want Unauthorized 13", err)
 	}
 	if _, err := runAdmin(anon, bson.D{{Key: "createUser", Value: "late"}, {Key: "pwd", Value: "x"}, {Key: "roles", Value: bson.A{}}}); codeOf(err) != 13 {
 		t.Fatalf("createUser after the first user: %v, want Unauthorized 13", err)
