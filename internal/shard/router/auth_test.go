@@ -25,7 +25,7 @@ type fakeUsers struct {
 	fetches atomic.Int64
 }
 
-func newFakeUsers(t *testing.T, users ...[3]string) *fakeUsers {
+func newFakeUsers(t testing.TB, users ...[3]string) *fakeUsers {
 	t.Helper()
 	f := &fakeUsers{docs: map[string]bson.Raw{}}
 	for _, u := range users { // {user, db, "role@db,role@db"}
@@ -329,5 +329,26 @@ func TestRouterUserDefinedRole(t *testing.T) {
 	}
 	if n := roleReads.Load(); n != 1 {
 		t.Fatalf("role read %d times, want once (cached with the user)", n)
+	}
+}
+
+// BenchmarkRouterAuthorize is the per-command cost of the privilege
+// check for a logged-in user whose entry is cached.
+func BenchmarkRouterAuthorize(b *testing.B) {
+	f := newFakeUsers(b, [3]string{"rw", "test", "readWrite@test"})
+	r, err := New(Options{ConfigDB: "cfg/127.0.0.1:1", Version: "7.0.0", Auth: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	r.auth.users = newUserCache(f.fetch)
+	conn := command.NewConn(8, "10.0.0.5:1", "s:1")
+	r.connAuthOf(conn).addUser(userRef{user: "rw", db: "test"})
+	c := &call{r: r, conn: conn, db: "test", cmd: bson.D{{Key: "insert", Value: "c"}}, name: "insert", ctx: context.Background()}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if err := r.authorize(c); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
