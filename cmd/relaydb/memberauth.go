@@ -30,28 +30,13 @@ func setupMemberAuth(cfg *config.Serve, disp *command.Dispatcher, log *slog.Logg
 	if err := disp.SetKeyFile(kf); err != nil {
 		return err
 	}
-	cred, err := KeyFileCredential(kf.Path)
+	cred, err := netclient.KeyFileCredential(kf)
 	if err != nil {
-		return err
+		return fmt.Errorf("key file %s: %w", kf.Path, err)
 	}
 	memberCredential = cred
 	log.Info("member authentication", "clusterAuthMode", cfg.EffectiveClusterAuthMode(), "keyFile", kf.Path, "keys", len(kf.Keys))
 	return nil
-}
-
-// KeyFileCredential loads a key file and returns the credential a pool
-// logs in to members with (netclient.Options.Auth); the router's pool
-// uses it too.
-func KeyFileCredential(path string) (*netclient.Credential, error) {
-	kf, err := auth.LoadKeyFile(path)
-	if err != nil {
-		return nil, err
-	}
-	cred, err := netclient.KeyFileCredential(kf)
-	if err != nil {
-		return nil, fmt.Errorf("key file %s: %w", path, err)
-	}
-	return cred, nil
 }
 
 // memberPool is a node-to-node pool: the simulated latencies and the
