@@ -2,27 +2,36 @@ package command
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/auth/privilege"
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // Privilege checks (issue #13, second increment). With --auth on, after
 // checkAuth, an authenticated connection runs a command only if the
 // union of its users' role privileges (resolved from admin.system.users
-// at login, package privilege) grants what the command needs for this
-// request; otherwise Unauthorized and nothing runs. An unauthenticated
-// connection got past checkAuth only for the handshake commands or the
-// localhost exception, which need no privilege. With --auth off nothing
-// changes. A user write (updateUser, dropUser, grantRolesToUser,
-// revokeRolesFromUser) bumps usersGen, and a connection whose users were
-// resolved under an older generation re-reads them before its next check
-// (MongoDB's user cache invalidation). TODO(#13): changeOwnPassword;
-// user-defined roles; invalidation on other members (replica sets).
+// and, for user-defined roles, admin.system.roles at login, package
+// privilege) grants what the command needs for this request, or the
+// request is one a user may make of itself (privilege.SelfNeeds:
+// changeOwnPassword, its own usersInfo); otherwise Unauthorized and
+// nothing runs. An unauthenticated connection got past checkAuth only for
+// the handshake commands or the localhost exception, which need no
+// privilege. With --auth off nothing changes.
+//
+// Invalidation: each connection's privileges carry the authGen they were
+// read under; authGen moves whenever admin.system.users or
+// admin.system.roles changes (catalog watches: this member's writes and
+// replicated ones, rollback and initial sync alike) or a user command of
+// this process bumps usersGen, and a connection whose privileges are older
+// re-reads them before its next check (MongoDB's user cache
+// invalidation). authGen is read before the documents, so a change racing
+// a re-read is seen at the next command.
 
 // checkPrivileges refuses a command the connection's users may not run.
 func (d *Dispatcher) checkPrivileges(c *Command, ctx *Ctx) error {
@@ -33,7 +42,7 @@ func (d *Dispatcher) checkPrivileges(c *Command, ctx *Ctx) error {
 	if len(users) == 0 {
 		return nil
 	}
-	if gen := usersGen.Load(); users[0].gen != gen {
+	if gen := d.authGen(); users[0].gen != gen {
 		users = d.refreshPrivileges(ctx.Conn, users, gen)
 	}
 	needs, ok := privilege.Needs(c.Name, ctx.DB, ctx.Cmd)
@@ -42,7 +51,7 @@ func (d *Dispatcher) checkPrivileges(c *Command, ctx *Ctx) error {
 		for _, u := range users {
 			set = append(set, u.privs...)
 		}
-		if set.Allows(needs) {
+		if set.Allows(needs) || selfAllowed(c.Name, ctx, users) {
 			return nil
 		}
 	}
@@ -74,39 +83,46 @@ func (d *Dispatcher) userPrivileges(db, user string) privilege.Set {
 		}
 		return nil
 	}
-	return privilege.Resolve(docRoles(doc))
+	return privilege.ResolveRoles(docRoles(doc), d.roleLookup())
+}
+
+// selfAllowed reports whether the request is one an authenticated user may
+// make of itself and that user's privileges allow it.
+func selfAllowed(name string, ctx *Ctx, users []authUser) bool {
+	user, needs, ok := privilege.SelfNeeds(name, ctx.DB, ctx.Cmd)
+	if !ok {
+		return false
+	}
+	for _, u := range users {
+		if u.user == user && u.db == ctx.DB && u.privs.Allows(needs) {
+			return true
+		}
+	}
+	return false
 }
 
 // docRoles reads a user document's roles [{role, db}].
-func docRoles(doc bson.Raw) []privilege.Role {
-	arr, ok := doc.Lookup("roles").ArrayOK()
-	if !ok {
-		return nil
-	}
-	vals, _ := arr.Values()
-	out := make([]privilege.Role, 0, len(vals))
-	for _, v := range vals {
-		r, ok := v.DocumentOK()
-		if !ok {
-			continue
-		}
-		name, _ := r.Lookup("role").StringValueOK()
-		rdb, _ := r.Lookup("db").StringValueOK()
-		out = append(out, privilege.Role{Name: name, DB: rdb})
-	}
-	return out
-}
+func docRoles(doc bson.Raw) []privilege.Role { return privilege.RolesOf(doc.Lookup("roles")) }
 
-// checkRolesExist refuses roles relaydb does not know (RoleNotFound).
-func checkRolesExist(roles bson.A) error {
+// checkRolesExist refuses roles that are neither built-in nor in
+// admin.system.roles (RoleNotFound).
+func (d *Dispatcher) checkRolesExist(roles bson.A) error {
 	for _, r := range roles {
-		d, _ := r.(bson.D)
-		nv, _ := bsonx.Get(d, "role")
-		dv, _ := bsonx.Get(d, "db")
+		rd, _ := r.(bson.D)
+		nv, _ := bsonx.Get(rd, "role")
+		dv, _ := bsonx.Get(rd, "db")
 		name, _ := nv.(string)
 		rdb, _ := dv.(string)
-		if !privilege.Exists(privilege.Role{Name: name, DB: rdb}) {
-			return mongoerr.New(mongoerr.RoleNotFound, "Could not find role: %s@%s", name, rdb)
+		role := privilege.Role{Name: name, DB: rdb}
+		if privilege.Exists(role) {
+			continue
+		}
+		doc, err := d.roleDoc(role)
+		if err != nil {
+			return err
+		}
+		if doc == nil {
+			return mongoerr.New(mongoerr.RoleNotFound, "Could not find role: %s", role)
 		}
 	}
 	return nil
@@ -118,6 +134,23 @@ var usersGen atomic.Uint64
 
 // usersChanged makes logged-in connections re-read their users' roles.
 func usersChanged() { usersGen.Add(1) }
+
+// authWatches caches each catalog's watches of the user and role
+// collections (a node may install a new catalog: initial sync).
+var authWatches sync.Map // *catalog.Catalog -> [2]*catalog.Watch
+
+// authGen is the generation of the users' and roles' documents: it moves
+// on every change to either collection, here or replicated, and on
+// usersChanged. Each part only grows, so the sum changes with any of them.
+func (d *Dispatcher) authGen() uint64 {
+	cat := d.eng.Catalog()
+	w, ok := authWatches.Load(cat)
+	if !ok {
+		w, _ = authWatches.LoadOrStore(cat, [2]*catalog.Watch{cat.Watch(usersDB + "." + usersColl), cat.Watch(usersDB + "." + rolesColl)})
+	}
+	ws := w.([2]*catalog.Watch)
+	return usersGen.Load() + ws[0].Version() + ws[1].Version()
+}
 
 // refreshPrivileges re-reads users' roles (outside Conn.mu) and stores
 // them on the connection unless it logged in or out meanwhile.

@@ -63,7 +63,7 @@ func (c *Ctx) saslStep(conv *auth.Conversation, payload []byte) (bson.D, error) 
 		return nil, c.authErr(err, conv.Mechanism())
 	}
 	var privs privilege.Set // read before taking Conn.mu
-	gen := usersGen.Load()
+	gen := c.D.authGen()
 	if conv.Done() || conv.ProofVerified() {
 		privs = c.D.userPrivileges(c.DB, conv.User())
 	}

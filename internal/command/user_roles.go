@@ -26,7 +26,7 @@ func (c *Ctx) changeUserRoles(user string, given bson.A, op string) (bson.D, err
 	if len(given) == 0 {
 		return nil, mongoerr.New(mongoerr.BadValue, "%s command requires a non-empty \"roles\" array", c.Name)
 	}
-	roles, err := parseRoles(given, c.DB)
+	roles, err := c.parseRoles(given)
 	if err != nil {
 		return nil, err
 	}

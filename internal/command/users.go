@@ -81,7 +81,8 @@ func (d *Dispatcher) credentialLookup(db string) auth.Lookup {
 
 // parseRoles reads createUser/updateUser roles: "name" (a role of the
 // command's database) or {role, db}.
-func parseRoles(roles bson.A, db string) (bson.A, error) {
+func (c *Ctx) parseRoles(roles bson.A) (bson.A, error) {
+	db := c.DB
 	out := bson.A{}
 	for _, r := range roles {
 		switch v := r.(type) {
@@ -100,7 +101,7 @@ func parseRoles(roles bson.A, db string) (bson.A, error) {
 			return nil, mongoerr.New(mongoerr.BadValue, "Role names must be either strings or objects of the form {role: roleName, db: databaseName}")
 		}
 	}
-	return out, checkRolesExist(out)
+	return out, c.D.checkRolesExist(out)
 }
 
 // mechanisms reads the mechanisms field (nil: both SCRAM mechanisms).
@@ -176,7 +177,7 @@ func createUser(c *Ctx, p *request.CreateUser) (bson.D, error) {
 	if err := unsupportedUserOptions(p.AuthenticationRestrictions, p.DigestPassword); err != nil {
 		return nil, err
 	}
-	roles, err := parseRoles(p.Roles, c.DB)
+	roles, err := c.parseRoles(p.Roles)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +222,7 @@ func updateUser(c *Ctx, p *request.UpdateUser) (bson.D, error) {
 		set = append(set, bson.E{Key: "credentials", Value: creds.BSON()})
 	}
 	if p.Roles != nil {
-		roles, err := parseRoles(*p.Roles, c.DB)
+		roles, err := c.parseRoles(*p.Roles)
 		if err != nil {
 			return nil, err
 		}

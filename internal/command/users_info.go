@@ -3,13 +3,16 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/auth/privilege"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // usersInfo returns users as MongoDB does: without credentials unless
-// showCredentials, with the mechanisms they may use.
+// showCredentials, with the mechanisms they may use and, with
+// showPrivileges, the roles they hold transitively and those roles'
+// privileges.
 func usersInfo(c *Ctx, p *request.UsersInfo) (bson.D, error) {
 	filter, err := usersFilter(p.Value, c.DB)
 	if err != nil {
@@ -22,10 +25,7 @@ func usersInfo(c *Ctx, p *request.UsersInfo) (bson.D, error) {
 		}
 		filter = bson.D{{Key: "$and", Value: bson.A{filter, extra}}}
 	}
-	if p.ShowPrivileges != nil && p.ShowPrivileges != false {
-		// TODO(#13): privileges come with roles.
-		return nil, mongoerr.New(mongoerr.NotImplemented, "usersInfo showPrivileges is not supported by relaydb yet")
-	}
+	showPrivs, _ := p.ShowPrivileges.(bool)
 	docs, err := c.D.findUsers(filter, maxUsersReply)
 	if err != nil {
 		return nil, err
@@ -38,7 +38,14 @@ func usersInfo(c *Ctx, p *request.UsersInfo) (bson.D, error) {
 		if err != nil {
 			return nil, err
 		}
-		users = append(users, userInfoDoc(d, showCreds, showCustom))
+		u := userInfoDoc(d, showCreds, showCustom)
+		if showPrivs {
+			all := privilege.ResolveAll(privilege.RolesOf(raw.Lookup("roles")), c.D.roleLookup())
+			u = append(u, bson.E{Key: "inheritedRoles", Value: rolesBSON(all.Roles)},
+				bson.E{Key: "inheritedPrivileges", Value: grantsBSON(all.Grants)},
+				bson.E{Key: "inheritedAuthenticationRestrictions", Value: bson.A{}})
+		}
+		users = append(users, u)
 	}
 	return bson.D{{Key: "users", Value: users}}, nil
 }

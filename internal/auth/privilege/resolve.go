@@ -1,6 +1,8 @@
 package privilege
 
 import (
+	"sort"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/mongoerr"
@@ -179,4 +181,27 @@ func CheckGrantable(role Role, grants []Grant, roles []Role, lookup Lookup) erro
 		}
 	}
 	return nil
+}
+
+// BuiltinRoles returns the built-in roles defined on db, sorted by name.
+func BuiltinRoles(db string) []Role {
+	var names []string
+	for n := range dbRole {
+		names = append(names, n)
+	}
+	if db == "admin" {
+		for n := range anyDBRole {
+			names = append(names, n)
+		}
+		for n := range clusterRole {
+			names = append(names, n)
+		}
+		names = append(names, "root")
+	}
+	sort.Strings(names)
+	out := make([]Role, len(names))
+	for i, n := range names {
+		out[i] = Role{Name: n, DB: db}
+	}
+	return out
 }
