@@ -3,6 +3,8 @@ package server
 import (
 	"bufio"
 	"crypto/tls"
+	"errors"
+	"io"
 	"net"
 	"time"
 
@@ -56,6 +58,9 @@ func (c *conn) startTLS() bool {
 		return false
 	}
 	isTLS, err := c.helloIsTLS()
+	if errors.Is(err, io.EOF) {
+		return false // a port probe: connected and closed
+	}
 	if err != nil {
 		c.srv.log.Info("closing connection: no TLS or wire message before the deadline", "conn", c.state.ID,
 			"remote", c.state.Remote, "timeoutMillis", timeout.Milliseconds(), "err", err)

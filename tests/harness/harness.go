@@ -40,8 +40,9 @@ const (
 type Option func(*config)
 
 type config struct {
-	args   []string
-	dbPath string
+	args    []string
+	dbPath  string
+	uriOpts string // appended to URI's query (tls.go)
 }
 
 // WithArgs appends extra command-line arguments to `relaydb serve`.

@@ -24,6 +24,7 @@ type Server struct {
 	dbPath  string
 	logPath string
 	args    []string
+	uriOpts string // appended to URI's query (WithURIOptions)
 
 	mu   sync.Mutex
 	proc *process // REQUIRES: mu; nil when not running
@@ -57,7 +58,7 @@ func Start(t testing.TB, opts ...Option) *Server {
 	if c.dbPath == "" {
 		c.dbPath = t.TempDir()
 	}
-	s := &Server{bin: bin, port: port, dbPath: c.dbPath, args: c.args}
+	s := &Server{bin: bin, port: port, dbPath: c.dbPath, args: c.args, uriOpts: c.uriOpts}
 	s.logPath = filepath.Join(t.TempDir(), "relaydb.log")
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -73,7 +74,7 @@ func Start(t testing.TB, opts ...Option) *Server {
 
 // URI is the connection string of the server.
 func (s *Server) URI() string {
-	return fmt.Sprintf("mongodb://127.0.0.1:%d/?directConnection=true", s.port)
+	return fmt.Sprintf("mongodb://127.0.0.1:%d/?directConnection=true", s.port) + s.uriOpts
 }
 
 // Port is the TCP port the server listens on.
