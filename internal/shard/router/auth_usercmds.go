@@ -47,8 +47,8 @@ func userCommand(c *call) (bson.D, error) {
 	reply, err := c.r.cfg.Run(ctx, c.db, cmd, !writes)
 	if writes {
 		c.r.auth.users.invalidate() // whatever the outcome: it may have applied
-		if err == nil {
-			c.r.auth.haveUsers.Store(c.r.auth.haveUsers.Load() || c.name == "createUser")
+		if err == nil && c.name == "createUser" {
+			c.r.auth.haveUsers.Store(true) // the localhost exception closes
 		}
 	}
 	c.r.observeClusterTime(reply)
