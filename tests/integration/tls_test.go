@@ -7,10 +7,12 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/relaydb/relaydb/internal/tlsconf"
 	"github.com/relaydb/relaydb/tests/harness"
@@ -221,4 +223,76 @@ func TestX509Login(t *testing.T) {
 func isAuthFailed(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "AuthenticationFailed") || strings.Contains(err.Error(), "(18)") ||
 		strings.Contains(err.Error(), "No verified subject") || strings.Contains(err.Error(), "x.509"))
+}
+
+// A 3-member replica set with requireTLS elects a primary and replicates:
+// members reach each other only over TLS (plain connections are refused),
+// verifying each other's certificate and host name.
+func TestTLSReplicaSet(t *testing.T) {
+	f := harness.TLSFiles(t)
+	tlsq := harness.TLSQuery(f, f.ClientFile)
+	var members []*harness.Server
+	var hosts []string
+	for range 3 {
+		s := harness.Start(t, harness.WithArgs(harness.TLSArgs(f, "requireTLS", "--replSet", "tlsrs")...), harness.WithURIOptions(tlsq))
+		members = append(members, s)
+		hosts = append(hosts, fmt.Sprintf("127.0.0.1:%d", s.Port()))
+	}
+	first, err := tlsConnect(t, members[0], tlsq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgMembers := bson.A{}
+	for i, h := range hosts {
+		cfgMembers = append(cfgMembers, bson.D{{Key: "_id", Value: i}, {Key: "host", Value: h}})
+	}
+	if _, err := runCmd(t, first, "admin", bson.D{{Key: "replSetInitiate", Value: bson.D{{Key: "_id", Value: "tlsrs"}, {Key: "members", Value: cfgMembers}}}}); err != nil {
+		t.Fatalf("replSetInitiate: %v", err)
+	}
+	uri := fmt.Sprintf("mongodb://%s/?replicaSet=tlsrs&serverSelectionTimeoutMS=30000&%s", strings.Join(hosts, ","), tlsq)
+	rs, err := mongo.Connect(options.Client().ApplyURI(uri))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Disconnect(context.Background())
+	ctx := tctx(t, 60*time.Second)
+	coll := rs.Database("app").Collection("c", options.Collection().SetWriteConcern(&writeconcern.WriteConcern{W: 3}))
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatalf("insert w:3 over TLS: %v", err)
+	}
+	// The primary learns its secondaries' states from heartbeats.
+	var states map[string]int
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		var st struct {
+			Members []struct {
+				StateStr string `bson:"stateStr"`
+			} `bson:"members"`
+		}
+		if err := rs.Database("admin").RunCommand(ctx, bson.D{{Key: "replSetGetStatus", Value: 1}}).Decode(&st); err != nil {
+			t.Fatal(err)
+		}
+		states = map[string]int{}
+		for _, m := range st.Members {
+			states[m.StateStr]++
+		}
+		if states["PRIMARY"] == 1 && states["SECONDARY"] == 2 {
+			break
+		}
+	}
+	if states["PRIMARY"] != 1 || states["SECONDARY"] != 2 {
+		t.Fatalf("member states %v", states)
+	}
+	for i, m := range members { // each member holds the document
+		c, err := tlsConnect(t, m, tlsq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := c.Database("app").Collection("c").CountDocuments(ctx, bson.D{})
+		if err != nil || n != 1 {
+			t.Fatalf("member %d: %d documents, %v", i, n, err)
+		}
+		if log, _ := os.ReadFile(m.LogPath()); strings.Contains(string(log), "TLS is required") {
+			t.Fatalf("member %d refused a plain connection (a member dialled without TLS)", i)
+		}
+	}
 }
