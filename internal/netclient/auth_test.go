@@ -74,6 +74,10 @@ func (s *saslServer) serve(nc net.Conn) {
 				reply = bson.D{{Key: "ok", Value: 1.0}}
 			}
 		case "saslStart", "saslContinue":
+			if s.mode == "hang" {
+				time.Sleep(5 * time.Second)
+				return
+			}
 			if conv == nil {
 				conv, _ = auth.NewConversation(auth.MechSHA256, func(u string) (auth.Credentials, error) {
 					if db, _ := bsonx.Get(cmd, "$db"); u != auth.SystemUser || db != auth.SystemDB {
@@ -129,6 +133,16 @@ func TestPoolLogsIn(t *testing.T) {
 	if n := srv.logins.Load(); n != 2 {
 		t.Fatalf("logins = %d, want 2", n)
 	}
+	// A pooled connection logs in once, not per command.
+	p := keyPool(t, "rightkey", nil)
+	for range 5 {
+		if _, err := p.Run(context.Background(), srv.ln.Addr().String(), "admin", bson.D{{Key: "ping", Value: 1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := srv.logins.Load(); n != 3 {
+		t.Fatalf("logins = %d after 5 pings on one pool, want 3", n)
+	}
 	// Without a credential nothing is sent first: ping is refused.
 	plain := NewPool(Options{})
 	defer plain.Close()
@@ -143,6 +157,7 @@ func TestPoolLoginFailures(t *testing.T) {
 	}{
 		{"wrong key", "", "otherkey", "Authentication failed."},
 		{"server skips its proof", "early", "rightkey", "before proving it knows the key"},
+		{"server never answers", "hang", "rightkey", "timeout (to saslStart)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := startSASL(t, tc.mode, tc.srvKey)
@@ -150,7 +165,11 @@ func TestPoolLoginFailures(t *testing.T) {
 			p := keyPool(t, "rightkey", slog.New(slog.NewTextHandler(&buf, nil)))
 			host := srv.ln.Addr().String()
 			for range 3 {
+				start := time.Now()
 				_, err := p.Run(context.Background(), host, "admin", bson.D{{Key: "ping", Value: 1}})
+				if d := time.Since(start); d > 3*time.Second {
+					t.Fatalf("a login took %v: not bounded by twice the dial timeout", d)
+				}
 				if !errors.Is(err, ErrAuth) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), host) {
 					t.Fatalf("err = %v; want ErrAuth naming %s and %q", err, host, tc.want)
 				}
