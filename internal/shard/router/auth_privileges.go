@@ -29,7 +29,8 @@ func canonicalName(name string) string {
 // authenticates, as on a data node (cmdspec's "unauthenticated" role).
 func unauthenticatedOK(name string) bool {
 	switch name {
-	case "hello", "ping", "buildInfo", "whatsmyuri", "connectionStatus", "saslStart", "saslContinue", "logout", "isdbgrid":
+	case "hello", "ping", "buildInfo", "whatsmyuri", "connectionStatus", "saslStart", "saslContinue", "logout", "isdbgrid",
+		"authenticate":
 		return true
 	}
 	return false

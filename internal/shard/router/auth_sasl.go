@@ -215,6 +215,9 @@ func (c *call) supportedMechs(v any) bson.A {
 // speculative runs {saslStart, mechanism, payload, db} from hello.
 func (c *call) speculative(v any) bson.D {
 	d, ok := v.(bson.D)
+	if ok && len(d) > 0 && d[0].Key == "authenticate" {
+		return c.speculativeX509(d) // auth_x509.go
+	}
 	if !ok || len(d) == 0 || d[0].Key != "saslStart" {
 		return nil
 	}
