@@ -115,7 +115,7 @@ func keyPool(t *testing.T, key string, log *slog.Logger) *Pool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := NewPool(Options{Auth: cred, Logger: log, DialTimeout: time.Second})
+	p := NewPool(Options{Auth: cred, Logger: log, DialTimeout: 500 * time.Millisecond})
 	t.Cleanup(p.Close)
 	return p
 }
@@ -167,7 +167,7 @@ func TestPoolLoginFailures(t *testing.T) {
 			for range 3 {
 				start := time.Now()
 				_, err := p.Run(context.Background(), host, "admin", bson.D{{Key: "ping", Value: 1}})
-				if d := time.Since(start); d > 3*time.Second {
+				if d := time.Since(start); d > 2*time.Second {
 					t.Fatalf("a login took %v: not bounded by twice the dial timeout", d)
 				}
 				if !errors.Is(err, ErrAuth) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), host) {
