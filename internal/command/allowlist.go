@@ -10,6 +10,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/allowlist"
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
@@ -40,10 +41,21 @@ type allowlistState struct {
 	m          *allowlist.Matcher
 	configured *allowlist.Policy // from net.ipAllowlist / --ipAllowlist
 
+	// Watches of the namespaces the policy derives from: the stored
+	// document (and a shard's identity) in admin.system.version, and a
+	// config server's config.shards and config.mongos.
+	sysVersion, shards, routers *catalog.Watch
+
 	mu struct {
 		sync.Mutex
-		hostsKey string       // the member hosts members was resolved from
-		members  []netip.Addr // their addresses
+		stored     *allowlist.Policy // the stored document's; nil: none
+		storedVer  uint64            // sysVersion's version stored was read at
+		storedOK   bool              // stored was read at storedVer
+		cluster    []string          // the cluster hosts (memberHosts)
+		clusterVer [3]uint64         // the watches' versions cluster was read at
+		clusterOK  bool
+		hostsKey   string       // the member hosts members was resolved from
+		members    []netip.Addr // their addresses
 	}
 }
 
@@ -52,7 +64,9 @@ type allowlistState struct {
 // on a goroutine (allowlist_refresh.go) until the dispatcher shuts down.
 // Call it once, before serving.
 func (d *Dispatcher) StartAllowlist(m *allowlist.Matcher, configured *allowlist.Policy) {
-	d.allow = &allowlistState{m: m, configured: configured}
+	cat := d.eng.Catalog()
+	d.allow = &allowlistState{m: m, configured: configured, sysVersion: cat.Watch(allowlistDB + "." + allowlistColl),
+		shards: cat.Watch("config.shards"), routers: cat.Watch("config.mongos")}
 	d.refreshAllowlist(d.allow)
 	go d.runAllowlistRefresher(d.allow)
 }

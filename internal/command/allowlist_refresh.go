@@ -16,11 +16,12 @@ import (
 
 // How the allowlist follows changes it did not make itself: a stored
 // document written or removed by replication (applier, rollback, initial
-// sync) and membership changes (reconfig, addShard) are picked up by a
-// refresher every allowlistRefreshInterval, so a replicated change takes
-// effect within about that time (and the server closes the connections it
-// excludes at once). TODO(#13): skip the point read while the catalog's
-// watch of admin.system.version reports no change.
+// sync) and membership changes (reconfig, addShard, a router's first
+// report) are picked up by a refresher every allowlistRefreshInterval, so
+// a replicated change takes effect within about that time (and the server
+// closes the connections it excludes at once). A tick costs a few atomic
+// loads and the replica set config: the stored document and the cluster's
+// hosts are re-read only when their catalog watches moved.
 const (
 	allowlistRefreshInterval = 250 * time.Millisecond
 	maxMemberHosts           = 1000            // hosts resolved per refresh
@@ -48,17 +49,14 @@ func (d *Dispatcher) runAllowlistRefresher(st *allowlistState) {
 func (d *Dispatcher) refreshAllowlist(st *allowlistState) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	base := st.configured
-	if doc, err := d.storedAllowlist(); err != nil {
-		d.log.Warn("IP allowlist: reading the stored list failed; keeping the current one", "err", err)
+	stored, err := d.storedLocked(st)
+	if err != nil {
+		d.log.Warn("IP allowlist: the stored list is unreadable; keeping the current one", "err", err)
 		return
-	} else if doc != nil {
-		p, err := policyFromDoc(doc)
-		if err != nil {
-			d.log.Warn("IP allowlist: the stored list is invalid; keeping the current one", "err", err)
-			return
-		}
-		base = p
+	}
+	base := st.configured
+	if stored != nil {
+		base = stored
 	}
 	next := base.WithMembers(d.membersLocked(st))
 	if cur := st.m.Policy(); !samePolicy(cur, next) {
@@ -76,9 +74,25 @@ func samePolicy(a, b *allowlist.Policy) bool {
 		a.List.Equal(b.List) && slices.Equal(a.Members, b.Members)
 }
 
-// storedAllowlist returns the stored document, nil when there is none.
-func (d *Dispatcher) storedAllowlist() (bson.Raw, error) {
-	return d.findOne(allowlistDB, allowlistColl, bson.D{{Key: "_id", Value: allowlistID}})
+// storedLocked returns the stored document's policy (nil when there is
+// none), re-read only when admin.system.version changed. REQUIRES: st.mu.
+func (d *Dispatcher) storedLocked(st *allowlistState) (*allowlist.Policy, error) {
+	v := st.sysVersion.Version() // before the read: a later change moves it
+	if st.mu.storedOK && v == st.mu.storedVer {
+		return st.mu.stored, nil
+	}
+	doc, err := d.findOne(allowlistDB, allowlistColl, bson.D{{Key: "_id", Value: allowlistID}})
+	if err != nil {
+		return nil, err
+	}
+	var p *allowlist.Policy
+	if doc != nil {
+		if p, err = policyFromDoc(doc); err != nil {
+			return nil, err
+		}
+	}
+	st.mu.stored, st.mu.storedVer, st.mu.storedOK = p, v, true
+	return p, nil
 }
 
 // findOne returns a copy of the first document filter matches, or nil.
@@ -111,7 +125,7 @@ func (d *Dispatcher) findDocs(db, coll string, filter bson.D, limit int64) ([]bs
 // allowlistMembers returns the current members' addresses (for
 // setIPAllowlist's lock-out check).
 func (d *Dispatcher) allowlistMembers() []netip.Addr {
-	st := d.allow
+	st := d.allow // setIPAllowlist checked it is set
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return d.membersLocked(st)
@@ -120,7 +134,7 @@ func (d *Dispatcher) allowlistMembers() []netip.Addr {
 // membersLocked returns the addresses of memberHosts, resolving them again
 // only when the host list changed. REQUIRES: st.mu.
 func (d *Dispatcher) membersLocked(st *allowlistState) []netip.Addr {
-	hosts := d.memberHosts()
+	hosts := d.memberHosts(st)
 	key := strings.Join(hosts, ",")
 	if key == st.mu.hostsKey {
 		return st.mu.members
@@ -134,13 +148,28 @@ func (d *Dispatcher) membersLocked(st *allowlistState) []netip.Addr {
 // servers (its shardIdentity), on a config server every shard's hosts
 // (config.shards) and the routers (config.mongos). TODO(#13): a shard does
 // not know the routers; list their addresses explicitly.
-func (d *Dispatcher) memberHosts() []string {
+// REQUIRES: st.mu.
+func (d *Dispatcher) memberHosts(st *allowlistState) []string {
 	var hosts []string
 	if d.repl != nil {
 		if cfg, err := d.repl.ReplSetGetConfig(); err == nil {
 			hosts = append(hosts, docHosts(cfg, "config", "members")...)
 		}
 	}
+	hosts = append(hosts, d.clusterHostsLocked(st)...)
+	slices.Sort(hosts)
+	hosts = slices.Compact(hosts)
+	return hosts[:min(len(hosts), maxMemberHosts)]
+}
+
+// clusterHostsLocked returns the cluster nodes' hosts, re-read only when
+// their collections changed. REQUIRES: st.mu.
+func (d *Dispatcher) clusterHostsLocked(st *allowlistState) []string {
+	v := [3]uint64{st.sysVersion.Version(), st.shards.Version(), st.routers.Version()}
+	if st.mu.clusterOK && v == st.mu.clusterVer {
+		return st.mu.cluster
+	}
+	var hosts []string
 	switch d.info.ClusterRole {
 	case "shardsvr":
 		if id, _ := d.findOne("admin", "system.version", bson.D{{Key: "_id", Value: "shardIdentity"}}); id != nil {
@@ -159,9 +188,8 @@ func (d *Dispatcher) memberHosts() []string {
 			hosts = append(hosts, h)
 		}
 	}
-	slices.Sort(hosts)
-	hosts = slices.Compact(hosts)
-	return hosts[:min(len(hosts), maxMemberHosts)]
+	st.mu.cluster, st.mu.clusterVer, st.mu.clusterOK = hosts, v, true
+	return hosts
 }
 
 // docHosts returns the host fields of the member documents at path in d.
@@ -201,7 +229,9 @@ func splitConnString(s string) []string {
 }
 
 // resolveHosts returns the addresses of host:port entries: IP literals as
-// they are, names through DNS within memberLookupBudget in all.
+// they are, names through DNS within memberLookupBudget in all. Names are
+// resolved when the host list changes only. TODO(#13): re-resolve names
+// now and then, for members whose addresses change under the same name.
 func resolveHosts(hosts []string, done <-chan struct{}) []netip.Addr {
 	ctx, cancel := context.WithTimeout(context.Background(), memberLookupBudget)
 	defer cancel()

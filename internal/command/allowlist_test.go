@@ -1,6 +1,7 @@
 package command
 
 import (
+	"fmt"
 	"net/netip"
 	"slices"
 	"strings"
@@ -81,5 +82,57 @@ func TestMemberHostsHelpers(t *testing.T) {
 	addrs := resolveHosts(append(hosts, "10.0.0.9"), make(chan struct{}))
 	if want := []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::1"), netip.MustParseAddr("10.0.0.9")}; !slices.Equal(addrs, want) {
 		t.Fatalf("resolved %v, want %v", addrs, want)
+	}
+}
+
+// A config server's members include every shard's hosts and the routers;
+// a shard's, its config servers; the stored document overrides the
+// configured list and its removal brings that back, changes picked up by
+// the catalog watches.
+func TestAllowlistRefreshFollowsCatalog(t *testing.T) {
+	for _, tc := range []struct {
+		role string
+		docs map[string][]bson.D // collection ("db.coll") -> documents
+		want []string
+	}{
+		{"configsvr", map[string][]bson.D{
+			"config.shards": {{{Key: "_id", Value: "sh1"}, {Key: "host", Value: "sh1/127.0.0.5:1,127.0.0.6:2"}}},
+			"config.mongos": {{{Key: "_id", Value: "127.0.0.7:3"}}},
+		}, []string{"127.0.0.5", "127.0.0.6", "127.0.0.7"}},
+		{"shardsvr", map[string][]bson.D{
+			"admin.system.version": {{{Key: "_id", Value: "shardIdentity"}, {Key: "configsvrConnectionString", Value: "cfg/127.0.0.8:1"}}},
+		}, []string{"127.0.0.8"}},
+	} {
+		t.Run(tc.role, func(t *testing.T) {
+			d, _, _ := newReadTestDispatcher(t, nil)
+			d.info.ClusterRole = tc.role
+			configured := &allowlist.Policy{List: allowlist.MustParse("10.0.0.1"), AlwaysAllowMembers: true, Source: allowlist.SourceConfig}
+			m := allowlist.NewMatcher(configured)
+			d.StartAllowlist(m, configured)
+			t.Cleanup(d.BeginShutdown)
+			for ns, docs := range tc.docs {
+				db, coll, _ := strings.Cut(ns, ".")
+				if err := writeErr(d.eng.Insert(db, coll, docs, true, nil)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d.refreshAllowlist(d.allow)
+			if got := fmt.Sprint(m.Policy().Members); got != fmt.Sprint(tc.want) {
+				t.Fatalf("members %s, want %v", got, tc.want)
+			}
+			if err := d.storeAllowlist(allowlist.MustParse("127.0.0.3"), false); err != nil {
+				t.Fatal(err)
+			}
+			d.refreshAllowlist(d.allow)
+			if p := m.Policy(); p.Source != allowlist.SourceCommand || p.AlwaysAllowMembers || fmt.Sprint(p.List.Strings()) != "[127.0.0.3]" {
+				t.Fatalf("after store: %+v", p)
+			}
+			if err := d.dropStoredAllowlist(); err != nil {
+				t.Fatal(err)
+			}
+			if p := m.Policy(); p.Source != allowlist.SourceConfig || !p.List.Equal(configured.List) {
+				t.Fatalf("after drop: %+v", p)
+			}
+		})
 	}
 }
