@@ -29,7 +29,7 @@ type saslServer struct {
 	logins atomic.Int32
 }
 
-func startSASL(t *testing.T, mode string, keys ...string) *saslServer {
+func startSASL(t testing.TB, mode string, keys ...string) *saslServer {
 	t.Helper()
 	creds, err := (&auth.KeyFile{Path: "test", Keys: keys}).SystemCredentials()
 	if err != nil {
@@ -190,5 +190,32 @@ func TestKeyFileCredentialNeedsKey(t *testing.T) {
 	}
 	if _, err := KeyFileCredential(nil); err == nil {
 		t.Fatal("no error for nil")
+	}
+}
+
+// BenchmarkDialLogin is the cost of a new member connection with and
+// without the key file login (loopback, the real server conversation).
+func BenchmarkDialLogin(b *testing.B) {
+	srv := startSASL(b, "", "benchkey1")
+	host := srv.ln.Addr().String()
+	cred, err := KeyFileCredential(&auth.KeyFile{Keys: []string{"benchkey1"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		opts Options
+	}{{"plain", Options{}}, {"keyFile", Options{Auth: cred}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			p := NewPool(bc.opts)
+			defer p.Close()
+			for b.Loop() {
+				c, err := p.Dial(context.Background(), host)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = c.Close()
+			}
+		})
 	}
 }
