@@ -15,7 +15,7 @@ import (
 // routerUnauthenticatedOK are the commands a router runs before login.
 var routerUnauthenticatedOK = map[string]bool{
 	"hello": true, "isMaster": true, "ismaster": true, "ping": true, "buildInfo": true, "buildinfo": true,
-	"whatsmyuri": true, "connectionStatus": true, "saslStart": true, "saslContinue": true, "logout": true, "isdbgrid": true,
+	"whatsmyuri": true, "connectionStatus": true, "saslStart": true, "saslContinue": true, "logout": true, "isdbgrid": true, "authenticate": true,
 }
 
 // TestRouterAuth: a cluster with a key file everywhere. Through the
