@@ -60,8 +60,12 @@ func whatsMyURI(c *Ctx, _ *request.WhatsMyURI) (bson.D, error) {
 	return bson.D{{Key: "you", Value: c.Conn.Remote}}, nil
 }
 
-func connectionStatus(c *Ctx, _ *request.ConnectionStatus) (bson.D, error) {
-	return bson.D{{Key: "authInfo", Value: c.authInfo()}}, nil
+func connectionStatus(c *Ctx, p *request.ConnectionStatus) (bson.D, error) {
+	info := c.authInfo()
+	if wantsPrivileges(p.Rest) {
+		info = append(info, bson.E{Key: "authenticatedUserPrivileges", Value: c.userPrivilegesBSON()})
+	}
+	return bson.D{{Key: "authInfo", Value: info}}, nil
 }
 
 func getCmdLineOpts(*Ctx, *request.GetCmdLineOpts) (bson.D, error) { return CmdLineOpts(), nil }

@@ -3,6 +3,7 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/auth/privilege"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/exec"
@@ -10,6 +11,9 @@ import (
 	"github.com/relaydb/relaydb/internal/query"
 )
 
+// listCollections lists the database's collections; under --auth a user
+// without listCollections on the database (allowed in only with
+// authorizedCollections and nameOnly) sees those it holds a privilege on.
 func listCollections(c *Ctx, p *request.ListCollections) (bson.D, error) {
 	nameOnly := p.NameOnly
 	m, err := query.Compile(p.Filter)
@@ -17,7 +21,12 @@ func listCollections(c *Ctx, p *request.ListCollections) (bson.D, error) {
 		return nil, err
 	}
 	var rows []bson.D
+	set, authOn := c.connPrivileges()
+	all := !authOn || set.Allows([]privilege.Need{{DB: c.DB, Actions: privilege.ListCollections}})
 	for _, col := range c.D.eng.Catalog().Collections(c.DB) {
+		if !all && !set.AnyOn(c.DB, col.Name) {
+			continue // authorizedCollections with nameOnly (privilege.Needs)
+		}
 		d := collectionInfo(col, nameOnly)
 		if m.Match(d) {
 			rows = append(rows, d)

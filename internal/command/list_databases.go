@@ -5,10 +5,14 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/auth/privilege"
 	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/query"
 )
 
+// listDatabases lists the databases; under --auth a user without the
+// listDatabases action sees only those it holds a privilege on (MongoDB's
+// authorizedDatabases; privilege.Needs refuses authorizedDatabases: false).
 func listDatabases(c *Ctx, p *request.ListDatabases) (bson.D, error) {
 	nameOnly := p.NameOnly
 	m, err := query.Compile(p.Filter)
@@ -18,7 +22,12 @@ func listDatabases(c *Ctx, p *request.ListDatabases) (bson.D, error) {
 	cat := c.D.eng.Catalog()
 	dbs := bson.A{}
 	var total int64
+	set, authOn := c.connPrivileges()
+	all := !authOn || set.Allows([]privilege.Need{{Cluster: true, Actions: privilege.ListDatabases}})
 	for _, name := range withSystemDBs(cat.Databases()) {
+		if !all && !set.AnyOnDB(name) {
+			continue // authorizedDatabases: what the user may see
+		}
 		var size int64
 		for _, col := range cat.Collections(name) {
 			size += col.DataSize()

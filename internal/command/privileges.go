@@ -86,6 +86,41 @@ func (d *Dispatcher) userPrivileges(db, user string) privilege.Set {
 	return privilege.ResolveRoles(docRoles(doc), d.roleLookup())
 }
 
+// connPrivileges returns the union of the connection's users' privileges
+// (as checkPrivileges refreshed them for this command) and whether they
+// apply: auth on and an authenticated connection.
+func (c *Ctx) connPrivileges() (privilege.Set, bool) {
+	if !c.D.authOn || c.Conn == nil {
+		return nil, false
+	}
+	users := c.Conn.authUsers()
+	var set privilege.Set
+	for _, u := range users {
+		set = append(set, u.privs...)
+	}
+	return set, len(users) > 0
+}
+
+// wantsPrivileges reports connectionStatus's showPrivileges: true.
+func wantsPrivileges(rest bson.D) bool {
+	v, _ := bsonx.Get(rest, "showPrivileges")
+	return v == true
+}
+
+// userPrivilegesBSON is connectionStatus's authenticatedUserPrivileges:
+// the connection's users' privileges, transitively, as MongoDB names them.
+func (c *Ctx) userPrivilegesBSON() bson.A {
+	var roles []privilege.Role
+	if c.Conn != nil {
+		for _, u := range c.Conn.authUsers() {
+			if doc, err := c.D.userDoc(u.db, u.user); err == nil && doc != nil {
+				roles = append(roles, docRoles(doc)...)
+			}
+		}
+	}
+	return grantsBSON(privilege.ResolveAll(roles, c.D.roleLookup()).Grants)
+}
+
 // selfAllowed reports whether the request is one an authenticated user may
 // make of itself and that user's privileges allow it.
 func selfAllowed(name string, ctx *Ctx, users []authUser) bool {

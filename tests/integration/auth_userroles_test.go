@@ -34,6 +34,16 @@ func wantRoleErr(t *testing.T, c *mongo.Client, db string, cmd bson.D, code int3
 	}
 }
 
+// dget returns d's value for key, or nil.
+func dget(d bson.D, key string) any {
+	for _, e := range d {
+		if e.Key == key {
+			return e.Value
+		}
+	}
+	return nil
+}
+
 func loginAs(t *testing.T, s *harness.Server, user string) *mongo.Client {
 	t.Helper()
 	c, err := loginClient(t, s, user, "p", "SCRAM-SHA-256")
@@ -176,5 +186,53 @@ func TestAuthRoleCommandsPrivilegesAndWriteConcern(t *testing.T) {
 	}
 	if got := fmt.Sprint(runOK(t, root, "db1", bson.D{{Key: "rolesInfo", Value: 1}})["roles"]); got != "[]" {
 		t.Errorf("roles left after dropAllRolesFromDatabase: %s", got)
+	}
+}
+
+// TestAuthListingFiltered: listDatabases and listCollections (with
+// authorizedCollections and nameOnly) show a user without the listing
+// privilege what it holds privileges on, as MongoDB; asking for everything
+// without the privilege is 13. connectionStatus shows the privileges.
+func TestAuthListingFiltered(t *testing.T) {
+	s, root := rolesSetup(t, nil)
+	for _, ns := range [][2]string{{"db1", "c"}, {"db1", "d"}, {"db2", "e"}, {"db3", "f"}} {
+		runOK(t, root, ns[0], bson.D{{Key: "create", Value: ns[1]}})
+	}
+	runOK(t, root, "db1", bson.D{{Key: "createRole", Value: "findC"}, {Key: "privileges", Value: bson.A{privDoc("db1", "c", "find")}}, {Key: "roles", Value: bson.A{}}})
+	runOK(t, root, "admin", bson.D{{Key: "createUser", Value: "lister"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{role("findC", "db1"), role("read", "db2")}}})
+	l := loginAs(t, s, "lister")
+	names := func(out bson.M, key, field string) string {
+		var got []string
+		list, _ := out[key].(bson.A)
+		if cur, ok := out["cursor"].(bson.D); ok {
+			list, _ = dget(cur, "firstBatch").(bson.A)
+		}
+		for _, e := range list {
+			d, _ := e.(bson.D)
+			got = append(got, fmt.Sprint(dget(d, field)))
+		}
+		return strings.Join(got, ",")
+	}
+	if got := names(runOK(t, l, "admin", bson.D{{Key: "listDatabases", Value: 1}, {Key: "nameOnly", Value: true}}), "databases", "name"); got != "db1,db2" {
+		t.Errorf("listDatabases as lister: %q, want db1,db2", got)
+	}
+	if got := names(runOK(t, root, "admin", bson.D{{Key: "listDatabases", Value: 1}, {Key: "nameOnly", Value: true}}), "databases", "name"); !strings.Contains(got, "db3") {
+		t.Errorf("listDatabases as root: %q", got)
+	}
+	wantRoleErr(t, l, "admin", bson.D{{Key: "listDatabases", Value: 1}, {Key: "authorizedDatabases", Value: false}}, 13, "not authorized")
+	authColls := bson.D{{Key: "listCollections", Value: 1}, {Key: "authorizedCollections", Value: true}, {Key: "nameOnly", Value: true}}
+	if got := names(runOK(t, l, "db1", authColls), "", "name"); got != "c" {
+		t.Errorf("listCollections authorizedCollections on db1: %q, want c", got)
+	}
+	if got := names(runOK(t, l, "db3", authColls), "", "name"); got != "" {
+		t.Errorf("listCollections authorizedCollections on db3: %q, want none", got)
+	}
+	wantRoleErr(t, l, "db1", bson.D{{Key: "listCollections", Value: 1}}, 13, "not authorized")
+	if got := names(runOK(t, l, "db2", bson.D{{Key: "listCollections", Value: 1}}), "", "name"); got != "e" {
+		t.Errorf("listCollections on db2 (read): %q, want e", got)
+	}
+	st := runOK(t, l, "admin", bson.D{{Key: "connectionStatus", Value: 1}, {Key: "showPrivileges", Value: true}})
+	if got := fmt.Sprint(st["authInfo"]); !strings.Contains(got, `"authenticatedUserPrivileges"`) || !strings.Contains(got, `{"db":"db1","collection":"c"}`) {
+		t.Errorf("connectionStatus showPrivileges: %s", got)
 	}
 }

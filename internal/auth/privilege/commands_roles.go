@@ -24,6 +24,8 @@ func userCommands() {
 	commands["updateUser"] = updateUser
 	commands["usersInfo"] = info("user", ViewUser)
 	commands["rolesInfo"] = info("role", ViewRole)
+	commands["listDatabases"] = listDatabases     // listing.go
+	commands["listCollections"] = listCollections // listing.go
 }
 
 // withRoles needs own on the command's database and per on the database

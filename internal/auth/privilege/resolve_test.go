@@ -160,3 +160,26 @@ func TestUserCommandNeeds(t *testing.T) {
 		}
 	}
 }
+
+func TestListingNeeds(t *testing.T) {
+	read := Resolve([]Role{{"read", "db1"}})
+	if needs, _ := Needs("listDatabases", "admin", cmd("listDatabases", 1)); !read.Allows(needs) {
+		t.Error("listDatabases (filtered) refused")
+	}
+	if needs, _ := Needs("listDatabases", "admin", cmd("listDatabases", 1, "authorizedDatabases", false)); read.Allows(needs) {
+		t.Error("listDatabases authorizedDatabases:false allowed without listDatabases")
+	}
+	if needs, _ := Needs("listCollections", "db2", cmd("listCollections", 1)); read.Allows(needs) {
+		t.Error("listCollections on another database allowed")
+	}
+	if needs, _ := Needs("listCollections", "db2", cmd("listCollections", 1, "authorizedCollections", true, "nameOnly", true)); !read.Allows(needs) {
+		t.Error("listCollections authorizedCollections refused")
+	}
+	if !read.AnyOnDB("db1") || read.AnyOnDB("db2") || !read.AnyOn("db1", "c") || read.AnyOn("db1", "system.users") {
+		t.Error("AnyOnDB/AnyOn")
+	}
+	one := ResolveRoles([]Role{{"r", "db2"}}, roleGraph(&RoleDoc{Role: Role{"r", "db2"}, Privileges: []Grant{findOn("db2", "c")}}))
+	if !one.AnyOnDB("db2") || !one.AnyOn("db2", "c") || one.AnyOn("db2", "d") {
+		t.Error("collection privilege: AnyOnDB/AnyOn")
+	}
+}
