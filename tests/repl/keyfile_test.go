@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -178,4 +179,36 @@ func pingWith(uri string) error {
 	ctx, cancel := ctxT(5 * time.Second)
 	defer cancel()
 	return cl.Ping(ctx, nil)
+}
+
+// TestKeyFileRefusedAtStart: a key file others can read, a key too short,
+// and --auth with --replSet but no key file each stop `relaydb serve`
+// before it listens, saying why.
+func TestKeyFileRefusedAtStart(t *testing.T) {
+	bin, err := harness.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, _ := harness.WriteKeyFile(t, "")
+	if err := os.Chmod(open, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	short, _ := harness.WriteKeyFile(t, "abc")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--replSet", "rs", "--keyFile", open}, "permissions on " + open + " are too open"},
+		{[]string{"--replSet", "rs", "--keyFile", short}, "length 3, must be between 6 and 1024"},
+		{[]string{"--replSet", "rs", "--auth"}, "needs member authentication: give every member the same --keyFile"},
+		{[]string{"--replSet", "rs", "--keyFile", short, "--clusterAuthMode", "x509"}, "clusterAuthMode x509 is not supported yet"},
+	} {
+		ctx, cancel := ctxT(20 * time.Second)
+		args := append([]string{"serve", "--port", "1", "--dbpath", t.TempDir()}, tc.args...)
+		out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
+		cancel()
+		if err == nil || !strings.Contains(string(out), tc.want) {
+			t.Errorf("%v: err %v, output:\n%s\nwant %q", tc.args, err, out, tc.want)
+		}
+	}
 }
