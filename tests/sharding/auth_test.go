@@ -92,6 +92,8 @@ func TestRouterAuth(t *testing.T) {
 		t.Fatalf("wrong password through the second router: %v", err)
 	}
 
+	checkUserDefinedRole(t, ctx, boss, r1, r2)
+
 	// Dropped through r1: r1's cache is emptied at once, so the reader's
 	// logged-in connection there can no longer read.
 	must(t, boss.Database("app").RunCommand(ctx, bson.D{{Key: "dropUser", Value: "reader"}}).Err(), "dropUser")
@@ -147,5 +149,42 @@ func checkEveryCommandNeedsLogin(t *testing.T, ctx context.Context, boss, anon *
 		if cmdCode(err) != 13 || !strings.Contains(err.Error(), "requires authentication") {
 			t.Errorf("%s unauthenticated: %v", name, err)
 		}
+	}
+}
+
+// checkUserDefinedRole: a role created through the router (on the config
+// servers) grants its privileges to a user on both routers; dropping it
+// through r1 takes them away there at once.
+func checkUserDefinedRole(t *testing.T, ctx context.Context, boss *mongo.Client, r1, r2 *harness.Router) {
+	t.Helper()
+	app := boss.Database("app")
+	must(t, app.RunCommand(ctx, bson.D{{Key: "createRole", Value: "appWriter"}, {Key: "privileges", Value: bson.A{
+		bson.D{{Key: "resource", Value: bson.D{{Key: "db", Value: "app"}, {Key: "collection", Value: "c"}}}, {Key: "actions", Value: bson.A{"insert", "find"}}}}},
+		{Key: "roles", Value: bson.A{}}}).Err(), "createRole")
+	must(t, app.RunCommand(ctx, bson.D{{Key: "createUser", Value: "writer"}, {Key: "pwd", Value: "writer-pw"},
+		{Key: "roles", Value: bson.A{"appWriter"}}}).Err(), "createUser writer")
+	var info struct {
+		Roles []bson.M `bson:"roles"`
+	}
+	must(t, app.RunCommand(ctx, bson.D{{Key: "rolesInfo", Value: "appWriter"}}).Decode(&info), "rolesInfo")
+	if len(info.Roles) != 1 || info.Roles[0]["role"] != "appWriter" {
+		t.Fatalf("rolesInfo through the router = %v", info.Roles)
+	}
+	w1 := routerClient(t, r1, "writer", "writer-pw", "app").Database("app").Collection("c")
+	w2 := routerClient(t, r2, "writer", "writer-pw", "app").Database("app").Collection("c")
+	for i, w := range []*mongo.Collection{w1, w2} {
+		_, err := w.InsertOne(ctx, bson.D{{Key: "_id", Value: 200 + i}})
+		must(t, err, "insert by the role's user through router %d", i+1)
+		if _, err := w.DeleteOne(ctx, bson.D{{Key: "_id", Value: 200 + i}}); cmdCode(err) != 13 {
+			t.Fatalf("delete by the role's user through router %d: %v", i+1, err)
+		}
+	}
+	must(t, app.RunCommand(ctx, bson.D{{Key: "dropRole", Value: "appWriter"}}).Err(), "dropRole")
+	if _, err := w1.InsertOne(ctx, bson.D{{Key: "_id", Value: 300}}); cmdCode(err) != 13 {
+		t.Fatalf("insert after dropRole through the same router: %v", err)
+	}
+	for i := 200; i < 202; i++ {
+		_, err := boss.Database("app").Collection("c").DeleteOne(ctx, bson.D{{Key: "_id", Value: i}})
+		must(t, err, "cleanup delete")
 	}
 }
