@@ -240,3 +240,47 @@ func TestSetIPAllowlistSurvivesRestart(t *testing.T) {
 		t.Fatalf("127.0.0.3 refused after restart: %v", err)
 	}
 }
+
+// Under --auth, clusterMonitor reads the list but cannot set it;
+// clusterManager sets and reads it; unauthenticated clients do neither.
+func TestIPAllowlistPrivileges(t *testing.T) {
+	s, anon := startServer(t, harness.WithArgs("--auth"))
+	if _, err := runCmd(t, anon, "admin", bson.D{{Key: "createUser", Value: "root"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"root"}}}); err != nil {
+		t.Fatal(err)
+	}
+	root, err := loginClient(t, s, "root", "pw", "SCRAM-SHA-256")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, role := range []string{"clusterMonitor", "clusterManager"} {
+		if _, err := runCmd(t, root, "admin", bson.D{{Key: "createUser", Value: role}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{role}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	monitor, err := loginClient(t, s, "clusterMonitor", "pw", "SCRAM-SHA-256")
+	if err != nil {
+		t.Fatal(err)
+	}
+	manager, err := loginClient(t, s, "clusterManager", "pw", "SCRAM-SHA-256")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := setAllowlist(t, anon, addrs("127.0.0.3")); cmdCode(err) != 13 {
+		t.Fatalf("unauthenticated setIPAllowlist: %v", err)
+	}
+	if err := setAllowlist(t, monitor, addrs("127.0.0.3")); cmdCode(err) != 13 {
+		t.Fatalf("clusterMonitor setIPAllowlist: %v", err)
+	}
+	if err := setAllowlist(t, manager, addrs("127.0.0.3")); err != nil {
+		t.Fatalf("clusterManager setIPAllowlist: %v", err)
+	}
+	if info := allowlistInfo(t, monitor); fmt.Sprint(info["addresses"]) != "[127.0.0.3]" {
+		t.Fatalf("clusterMonitor getIPAllowlist: %v", info)
+	}
+	if info := allowlistInfo(t, manager); info["source"] != "command" {
+		t.Fatalf("clusterManager getIPAllowlist: %v", info)
+	}
+	if err := setAllowlist(t, manager, bson.E{Key: "useConfig", Value: true}); err != nil {
+		t.Fatalf("clusterManager useConfig: %v", err)
+	}
+}

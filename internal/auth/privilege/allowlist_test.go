@@ -2,13 +2,13 @@ package privilege
 
 import "testing"
 
-// setIPAllowlist is for the cluster managers, getIPAllowlist for monitors too.
+// setIPAllowlist is for the cluster managers, getIPAllowlist for them and monitors.
 func TestIPAllowlistActions(t *testing.T) {
 	for _, tc := range []struct {
 		role     string
 		set, get bool
 	}{
-		{"clusterMonitor", false, true}, {"clusterManager", true, false}, {"clusterAdmin", true, true},
+		{"clusterMonitor", false, true}, {"clusterManager", true, true}, {"clusterAdmin", true, true},
 		{"root", true, true}, {"hostManager", false, false}, {"readWriteAnyDatabase", false, false},
 	} {
 		privs, ok := Privileges(Role{tc.role, "admin"})

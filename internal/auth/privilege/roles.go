@@ -24,7 +24,7 @@ const (
 	dbAdminActs   = CollStats | DBStats | ListCollections | ListIndexes | CreateCollection | DropCollection | CreateIndex | DropIndex | DropDatabase | CollMod | RenameCollection
 	userAdminActs = CreateUser | DropUser | ViewUser | GrantRole | RevokeRole | ChangePassword | CreateRole | DropRole | ViewRole | ChangeCustomData
 	monitorActs   = ServerStatus | HostInfo | GetCmdLineOpts | GetLog | GetParameter | ReplSetGetStatus | ReplSetGetConfig | ListDatabases | GetIPAllowlist
-	managerActs   = ReplSetConfigure | ReplSetGetStatus | ReplSetGetConfig | ReplSetStateChange | CleanupOrphaned | SetIPAllowlist
+	managerActs   = ReplSetConfigure | ReplSetGetStatus | ReplSetGetConfig | ReplSetStateChange | CleanupOrphaned | SetIPAllowlist | GetIPAllowlist
 	hostActs      = Shutdown | SetParameter | KillAnySession | FlushRouterConfig | ConnPoolStats
 	shardMonitor  = ListShards | GetShardVersion | CheckMetadataConsistency | ConnPoolStats
 	shardManager  = AddShard | RemoveShard | ListShards | FlushRouterConfig | GetShardVersion | CheckMetadataConsistency
