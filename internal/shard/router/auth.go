@@ -36,6 +36,14 @@ import (
 //     bounded user cache, so a user command through this router, or the
 //     cache's 30 s expiry, changes what the next command may do.
 //   - Per-connection state is dropped in ConnClosed.
+//
+// TODO(#13): mongos polls the config servers' user cache generation every
+// userCacheInvalidationIntervalSecs and empties its cache when it moved;
+// here each cached user simply expires after 30 s (a login always reads
+// the user anew), and the interval is not a settable parameter. Cursors
+// are not tied to the user that opened them (getMore/killCursors need
+// only find/killCursors on the namespace). Commands are forwarded as
+// __system, without the client's identity ($audit metadata).
 
 // authState is the router's authentication state.
 type authState struct {
