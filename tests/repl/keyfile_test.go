@@ -212,3 +212,38 @@ func TestKeyFileRefusedAtStart(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyFileRotation: members whose key files list two keys in
+// different orders (the middle step of a key rotation) log in to each
+// other — each with its first key, accepted as any listed key — so a
+// write acknowledged by all three members replicates.
+func TestKeyFileRotation(t *testing.T) {
+	_, a := harness.WriteKeyFile(t, "")
+	_, b := harness.WriteKeyFile(t, "")
+	ab, _ := harness.WriteKeyFile(t, "- "+a+"\n- "+b)
+	ba, _ := harness.WriteKeyFile(t, "- "+b+"\n- "+a)
+	const set = "rotating"
+	ms := startKeyed(t, set, ab, ba, ba)
+	members := bson.A{}
+	for i, m := range ms {
+		members = append(members, bson.D{{Key: "_id", Value: i}, {Key: "host", Value: m.host}})
+	}
+	if _, err := runAdmin(connect(t, ms[0].host, "", "", ""), bson.D{{Key: "replSetInitiate", Value: bson.D{{Key: "_id", Value: set}, {Key: "members", Value: members}}}}); err != nil {
+		t.Fatalf("replSetInitiate: %v", err)
+	}
+	p := keyedPrimary(t, ms, 30*time.Second)
+	w3 := bson.E{Key: "writeConcern", Value: bson.D{{Key: "w", Value: 3}, {Key: "wtimeout", Value: 20000}}}
+	if _, err := runAdmin(connect(t, p.host, "", "", ""), bson.D{{Key: "createUser", Value: "root"}, {Key: "pwd", Value: "rootpw"}, {Key: "roles", Value: bson.A{"root"}}, w3}); err != nil {
+		t.Fatalf("createUser w:3 (every member replicates): %v", err)
+	}
+	for _, m := range ms {
+		if err := scramPing(m.host, "root", "rootpw"); err != nil {
+			t.Errorf("root on %s: %v", m.host, err)
+		}
+	}
+	for _, k := range []string{a, b} {
+		if err := pingWith(harness.SystemURI(ms[0].host, k)); err != nil {
+			t.Errorf("__system with either key on the [a, b] member: %v", err)
+		}
+	}
+}
