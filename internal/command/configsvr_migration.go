@@ -121,7 +121,7 @@ func (l localRunner) Run(ctx context.Context, db string, cmd bson.D) (bson.D, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := l.d.run(internalConn(), db, cmd, &Request{})
+	out := l.d.run(l.d.internalConn(), db, cmd, &Request{})
 	var reply bson.D
 	if err := bson.Unmarshal(out, &reply); err != nil {
 		return nil, fmt.Errorf("command: local %s reply: %w", cmd[0].Key, err)

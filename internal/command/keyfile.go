@@ -47,8 +47,8 @@ func (d *Dispatcher) systemPrivileges(db, user string) (privilege.Set, bool) {
 // internalConn is the connection of this process's own commands run
 // through the dispatcher (localRunner): authenticated as __system@local,
 // as MongoDB's internal client, so --auth does not refuse them.
-func internalConn() *Conn {
+func (d *Dispatcher) internalConn() *Conn {
 	c := NewConn(0, "internal", "")
-	c.auth.users = []authUser{{user: auth.SystemUser, db: auth.SystemDB, privs: privilege.SystemPrivileges(), gen: usersGen.Load()}}
+	c.auth.users = []authUser{{user: auth.SystemUser, db: auth.SystemDB, privs: privilege.SystemPrivileges(), gen: d.authGen()}}
 	return c
 }
