@@ -102,6 +102,7 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 		fmt.Fprintf(os.Stderr, "relaydb serve: %v\n", err)
 		return exitBadOptions
 	}
+	setupX509Members(cfg, disp, log)
 	stopRepl, err := startReplication(cfg, cat, disp, log)
 	if err != nil {
 		log.Error("cannot start replication", "err", err)

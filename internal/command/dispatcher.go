@@ -50,6 +50,9 @@ type Dispatcher struct {
 	allow          *allowlistState // the IP allowlist (allowlist.go); nil: none
 
 	system *auth.Credentials // __system@local's, from the key file (keyfile.go); nil without one
+	// x509Member is the O/OU/DC of this member's certificate when members
+	// may log in with x.509 (x509_member.go); "" when they may not.
+	x509Member string
 }
 
 // NewDispatcher returns a dispatcher over eng.

@@ -2,6 +2,7 @@ package command
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 
@@ -18,8 +19,8 @@ import (
 // named by the certificate's subject (RFC 2253, tlsconf.SubjectName).
 // Such users are created with createUser on $external without a password
 // (credentials {external: true}, as MongoDB stores them).
-// TODO(#13): x.509 member authentication (clusterAuthMode x509), and
-// MONGODB-X509 on the router.
+// A member's certificate logs in as __system instead (x509_member.go).
+// TODO(#13): MONGODB-X509 on the router.
 
 const (
 	mechX509   = "MONGODB-X509"
@@ -40,17 +41,24 @@ func (c *Conn) SetTLSPeer(cs tls.ConnectionState) {
 
 // peerSubject is the verified client certificate's subject, or "".
 func (c *Conn) peerSubject() string {
+	_, name := c.peerIdentity()
+	return name
+}
+
+// peerIdentity is the verified client certificate and its subject (nil
+// and "" without one).
+func (c *Conn) peerIdentity() (*x509.Certificate, string) {
 	c.mu.Lock()
 	cert := c.peerCert
 	c.mu.Unlock()
 	if cert == nil {
-		return ""
+		return nil, ""
 	}
 	name, err := tlsconf.SubjectName(cert)
 	if err != nil {
-		return ""
+		return nil, ""
 	}
-	return name
+	return cert, name
 }
 
 func authenticate(c *Ctx, p *request.Authenticate) (bson.D, error) {
@@ -60,12 +68,15 @@ func authenticate(c *Ctx, p *request.Authenticate) (bson.D, error) {
 	if c.DB != externalDB {
 		return nil, mongoerr.New(mongoerr.ProtocolError, "X.509 authentication must always use the $external database.")
 	}
-	subject := c.Conn.peerSubject()
+	cert, subject := c.Conn.peerIdentity()
 	if subject == "" {
 		return nil, c.x509Failed("No verified subject name available from client")
 	}
 	if p.User != nil && *p.User != "" && *p.User != subject {
 		return nil, c.x509Failed("There is no x.509 client certificate matching the user.")
+	}
+	if c.D.isX509Member(cert) {
+		return c.x509MemberLogin(subject), nil
 	}
 	doc, err := c.D.userDoc(externalDB, subject)
 	if err != nil {

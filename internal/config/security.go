@@ -57,7 +57,7 @@ func bindSecurityFlags(fs *flag.FlagSet, s *Serve) {
 
 // AuthRequired reports whether clients must authenticate: --auth, or a
 // key file (which implies it, as in mongod).
-func (s *Serve) AuthRequired() bool { return s.Auth || s.KeyFile != "" }
+func (s *Serve) AuthRequired() bool { return s.Auth || s.KeyFile != "" || s.X509Members() }
 
 // EffectiveClusterAuthMode is ClusterAuthMode, or keyFile when a key file
 // is set and no mode is ("" without either: members do not authenticate).
@@ -79,7 +79,7 @@ func (s *Serve) validateSecurity() error {
 	default:
 		return fmt.Errorf("clusterAuthMode %q is invalid (keyFile, sendKeyFile, sendX509 or x509)", mode)
 	}
-	if err := clusterAuthModeImplemented(mode); err != nil {
+	if err := s.validateX509Members(mode); err != nil {
 		return err
 	}
 	if (mode == ClusterAuthKeyFile || mode == ClusterAuthSendKeyFile) && s.KeyFile == "" {
@@ -91,13 +91,14 @@ func (s *Serve) validateSecurity() error {
 	return nil
 }
 
-// clusterAuthModeImplemented refuses the modes relaydb cannot run yet.
-// TODO(#13): sendKeyFile, sendX509 and x509 need TLS and MONGODB-X509
-// (the "tls" work lifts this refusal).
+
+// clusterAuthModeImplemented refuses the modes the router cannot run yet.
+// TODO(#13): x.509 member authentication on the router (its pool would
+// present its certificate with MONGODB-X509).
 func clusterAuthModeImplemented(mode string) error {
 	switch mode {
 	case "", ClusterAuthKeyFile:
 		return nil
 	}
-	return fmt.Errorf("clusterAuthMode %s is not supported yet: relaydb has no x.509 member authentication; use keyFile", mode)
+	return fmt.Errorf("clusterAuthMode %s is not supported yet on the router: use keyFile", mode)
 }

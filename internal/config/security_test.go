@@ -7,7 +7,7 @@ import (
 
 // TestSecurityFlags: --keyFile implies authentication and is what lets
 // --auth run on a replica set or in a cluster; clusterAuthMode values
-// other than keyFile are refused for now.
+// x509, sendX509 and sendKeyFile need TLS (tls.go).
 func TestSecurityFlags(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -23,9 +23,13 @@ func TestSecurityFlags(t *testing.T) {
 		{"keyFile standalone", []string{"--keyFile=/k"}, "", "keyFile"},
 		{"explicit keyFile mode", []string{"--keyFile=/k", "--clusterAuthMode=keyFile", "--replSet=rs"}, "", "keyFile"},
 		{"keyFile mode without key", []string{"--clusterAuthMode=keyFile"}, "clusterAuthMode keyFile needs a key file", ""},
-		{"x509 refused", []string{"--clusterAuthMode=x509", "--replSet=rs"}, "clusterAuthMode x509 is not supported yet", ""},
-		{"sendKeyFile refused", []string{"--keyFile=/k", "--clusterAuthMode=sendKeyFile"}, "clusterAuthMode sendKeyFile is not supported yet", ""},
-		{"sendX509 refused", []string{"--keyFile=/k", "--clusterAuthMode=sendX509"}, "not supported yet", ""},
+		{"x509 without TLS", []string{"--clusterAuthMode=x509", "--replSet=rs"}, "clusterAuthMode x509 needs TLS between members", ""},
+		{"x509 with allowTLS", []string{"--clusterAuthMode=x509", "--replSet=rs", "--tlsMode=allowTLS", "--tlsCertificateKeyFile=k", "--tlsCAFile=c"}, "needs TLS between members", ""},
+		{"x509 with requireTLS", []string{"--clusterAuthMode=x509", "--replSet=rs", "--tlsMode=requireTLS", "--tlsCertificateKeyFile=k", "--tlsCAFile=c"}, "", "x509"},
+		{"sendKeyFile without TLS", []string{"--keyFile=/k", "--clusterAuthMode=sendKeyFile"}, "clusterAuthMode sendKeyFile accepts members' certificates and needs --tlsMode", ""},
+		{"sendKeyFile with allowTLS", []string{"--keyFile=/k", "--clusterAuthMode=sendKeyFile", "--tlsMode=allowTLS", "--tlsCertificateKeyFile=k", "--tlsCAFile=c"}, "", "sendKeyFile"},
+		{"sendX509 without TLS", []string{"--keyFile=/k", "--clusterAuthMode=sendX509"}, "needs TLS between members", ""},
+		{"sendX509 with preferTLS", []string{"--keyFile=/k", "--clusterAuthMode=sendX509", "--tlsMode=preferTLS", "--tlsCertificateKeyFile=k", "--tlsCAFile=c"}, "", "sendX509"},
 		{"unknown mode", []string{"--keyFile=/k", "--clusterAuthMode=kerberos"}, `clusterAuthMode "kerberos" is invalid`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -86,3 +86,31 @@ func bindTLSFlags(fs *flag.FlagSet, o *tlsconf.Options) {
 		}
 	}
 }
+
+// X509Members reports whether members log in to each other with their
+// certificates (clusterAuthMode sendX509 or x509); like a key file, it
+// implies --auth, as in mongod.
+func (s *Serve) X509Members() bool {
+	m := s.EffectiveClusterAuthMode()
+	return m == ClusterAuthSendX509 || m == ClusterAuthX509
+}
+
+// AcceptsX509Members reports whether members' certificates are accepted
+// as member logins (sendKeyFile, sendX509, x509).
+func (s *Serve) AcceptsX509Members() bool {
+	return s.X509Members() || s.EffectiveClusterAuthMode() == ClusterAuthSendKeyFile
+}
+
+// validateX509Members checks that the x.509 cluster auth modes have the
+// TLS they need: members present their certificates on connections they
+// open, which use TLS only in preferTLS and requireTLS.
+func (s *Serve) validateX509Members(mode string) error {
+	tlsMode, _ := tlsconf.ParseMode(s.TLS.Mode)
+	switch {
+	case s.X509Members() && !tlsMode.Outgoing():
+		return fmt.Errorf("clusterAuthMode %s needs TLS between members: --tlsMode preferTLS or requireTLS with --tlsCertificateKeyFile and --tlsCAFile", mode)
+	case s.AcceptsX509Members() && !tlsMode.Accepts():
+		return fmt.Errorf("clusterAuthMode %s accepts members' certificates and needs --tlsMode (allowTLS, preferTLS or requireTLS)", mode)
+	}
+	return nil
+}

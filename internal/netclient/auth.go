@@ -41,6 +41,7 @@ const (
 type Credential struct {
 	User, DB string
 	client   *scram.Client
+	x509     bool // MONGODB-X509 with the pool's TLS certificate (x509.go)
 	mu       struct {
 		sync.Mutex
 		logged map[string]time.Time // host -> last failure logged
@@ -89,6 +90,9 @@ func (p *Pool) login(ctx context.Context, c *Conn) (*Conn, error) {
 
 // authenticate runs one SCRAM-SHA-256 conversation on c.
 func (cr *Credential) authenticate(ctx context.Context, c *Conn) error {
+	if cr.x509 {
+		return authenticateX509(ctx, c)
+	}
 	conv := cr.client.NewConversation()
 	out, err := conv.Step("")
 	if err != nil {

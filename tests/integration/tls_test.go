@@ -231,24 +231,7 @@ func isAuthFailed(err error) bool {
 func TestTLSReplicaSet(t *testing.T) {
 	f := harness.TLSFiles(t)
 	tlsq := harness.TLSQuery(f, f.ClientFile)
-	var members []*harness.Server
-	var hosts []string
-	for range 3 {
-		s := harness.Start(t, harness.WithArgs(harness.TLSArgs(f, "requireTLS", "--replSet", "tlsrs")...), harness.WithURIOptions(tlsq))
-		members = append(members, s)
-		hosts = append(hosts, fmt.Sprintf("127.0.0.1:%d", s.Port()))
-	}
-	first, err := tlsConnect(t, members[0], tlsq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfgMembers := bson.A{}
-	for i, h := range hosts {
-		cfgMembers = append(cfgMembers, bson.D{{Key: "_id", Value: i}, {Key: "host", Value: h}})
-	}
-	if _, err := runCmd(t, first, "admin", bson.D{{Key: "replSetInitiate", Value: bson.D{{Key: "_id", Value: "tlsrs"}, {Key: "members", Value: cfgMembers}}}}); err != nil {
-		t.Fatalf("replSetInitiate: %v", err)
-	}
+	members, hosts := startTLSSet(t, f, "tlsrs")
 	uri := fmt.Sprintf("mongodb://%s/?replicaSet=tlsrs&serverSelectionTimeoutMS=30000&%s", strings.Join(hosts, ","), tlsq)
 	rs, err := mongo.Connect(options.Client().ApplyURI(uri))
 	if err != nil {
