@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -19,7 +20,8 @@ import (
 // and, for user-defined roles, admin.system.roles at login, package
 // privilege) grants what the command needs for this request, or the
 // request is one a user may make of itself (privilege.SelfNeeds:
-// changeOwnPassword, its own usersInfo); otherwise Unauthorized and
+// changeOwnPassword, its own usersInfo; rolesInfo of roles it holds);
+// otherwise Unauthorized and
 // nothing runs. An unauthenticated connection got past checkAuth only for
 // the handshake commands or the localhost exception, which need no
 // privilege. With --auth off nothing changes.
@@ -101,6 +103,34 @@ func (c *Ctx) connPrivileges() (privilege.Set, bool) {
 	return set, len(users) > 0
 }
 
+// holdsRoles reports whether rolesInfo names only roles the connection's
+// users hold, directly or by inheritance (MongoDB lets a user view them
+// without viewRole).
+func holdsRoles(ctx *Ctx, users []authUser) bool {
+	v := ctx.Cmd[0].Value
+	list, isList := v.(bson.A)
+	if !isList {
+		list = bson.A{v}
+	}
+	named := privilege.RoleArgs(list, ctx.DB)
+	if len(named) == 0 || len(named) != len(list) {
+		return false // 1 (every role of the database) or a malformed value
+	}
+	var direct []privilege.Role
+	for _, u := range users {
+		if doc, err := ctx.D.userDoc(u.db, u.user); err == nil && doc != nil {
+			direct = append(direct, docRoles(doc)...)
+		}
+	}
+	held := privilege.ResolveAll(direct, ctx.D.roleLookup()).Roles
+	for _, r := range named {
+		if !slices.Contains(held, r) {
+			return false
+		}
+	}
+	return true
+}
+
 // wantsPrivileges reports connectionStatus's showPrivileges: true.
 func wantsPrivileges(rest bson.D) bool {
 	v, _ := bsonx.Get(rest, "showPrivileges")
@@ -124,6 +154,9 @@ func (c *Ctx) userPrivilegesBSON() bson.A {
 // selfAllowed reports whether the request is one an authenticated user may
 // make of itself and that user's privileges allow it.
 func selfAllowed(name string, ctx *Ctx, users []authUser) bool {
+	if name == "rolesInfo" {
+		return holdsRoles(ctx, users)
+	}
 	user, needs, ok := privilege.SelfNeeds(name, ctx.DB, ctx.Cmd)
 	if !ok {
 		return false

@@ -236,3 +236,28 @@ func TestAuthListingFiltered(t *testing.T) {
 		t.Errorf("connectionStatus showPrivileges: %s", got)
 	}
 }
+
+// TestAuthSelfService: with changeOwnPassword and changeOwnCustomData (a
+// user-defined role's) a user may change its own password and customData
+// but nobody else's and not its roles; without them it may not. A user
+// may view its own user document and the roles it holds, not others'.
+func TestAuthSelfService(t *testing.T) {
+	s, root := rolesSetup(t, map[string]bson.A{"plain": {role("read", "db1")}, "other": {role("read", "db1")}})
+	runOK(t, root, "admin", bson.D{{Key: "createRole", Value: "selfpw"}, {Key: "roles", Value: bson.A{}},
+		{Key: "privileges", Value: bson.A{privDoc("admin", "", "changeOwnPassword", "changeOwnCustomData")}}})
+	runOK(t, root, "admin", bson.D{{Key: "createUser", Value: "me"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{"selfpw", role("read", "db1")}}})
+	me, plain := loginAs(t, s, "me"), loginAs(t, s, "plain")
+	runOK(t, me, "admin", bson.D{{Key: "updateUser", Value: "me"}, {Key: "pwd", Value: "n3w"}, {Key: "customData", Value: bson.D{{Key: "k", Value: 1}}}})
+	if _, err := loginClient(t, s, "me", "n3w", "SCRAM-SHA-256"); err != nil {
+		t.Fatalf("login with the password the user set: %v", err)
+	}
+	wantRoleErr(t, me, "admin", bson.D{{Key: "updateUser", Value: "other"}, {Key: "pwd", Value: "x"}}, 13, "not authorized")
+	wantRoleErr(t, me, "admin", bson.D{{Key: "updateUser", Value: "me"}, {Key: "roles", Value: bson.A{"root"}}}, 13, "not authorized")
+	wantRoleErr(t, plain, "admin", bson.D{{Key: "updateUser", Value: "plain"}, {Key: "pwd", Value: "x"}}, 13, "not authorized")
+	runOK(t, plain, "admin", bson.D{{Key: "usersInfo", Value: "plain"}})
+	wantRoleErr(t, plain, "admin", bson.D{{Key: "usersInfo", Value: "other"}}, 13, "not authorized")
+	runOK(t, me, "admin", bson.D{{Key: "rolesInfo", Value: "selfpw"}, {Key: "showPrivileges", Value: true}})
+	runOK(t, me, "db1", bson.D{{Key: "rolesInfo", Value: "read"}})
+	wantRoleErr(t, me, "db1", bson.D{{Key: "rolesInfo", Value: "readWrite"}}, 13, "not authorized")
+	wantRoleErr(t, me, "db1", bson.D{{Key: "rolesInfo", Value: 1}}, 13, "not authorized")
+}

@@ -61,9 +61,9 @@ var clusterRole = map[string][2]Action{
 	"restore":        {ListDatabases, writeActions | userAdminActs},
 }
 
-// Privileges returns r's privileges; ok is false for a role relaydb does
-// not know (MongoDB's RoleNotFound). TODO(#13): user-defined roles
-// (createRole) and system.* collection privileges of backup/restore.
+// Privileges returns a built-in role's privileges; ok is false for any
+// other role (user-defined roles: ResolveRoles; backup and restore's
+// system collections: roles_backup.go).
 func Privileges(r Role) (privs []Privilege, ok bool) {
 	if a, ok := dbRole[r.Name]; ok {
 		return append([]Privilege{{Resource{DB: r.DB}, a}}, systemColls(r)...), true
