@@ -4,6 +4,7 @@ import (
 	"github.com/relaydb/relaydb/internal/allowlist"
 	"github.com/relaydb/relaydb/internal/command"
 	"github.com/relaydb/relaydb/internal/config"
+	"github.com/relaydb/relaydb/internal/shard/router"
 )
 
 // serveAllowlist returns the IP allowlist matcher of a data node: the
@@ -19,12 +20,14 @@ func serveAllowlist(cfg *config.Serve, disp *command.Dispatcher) (*allowlist.Mat
 	return m, nil
 }
 
-// routerAllowlist returns a router's matcher: the configured list only.
-// TODO(#13): follow the list stored on the config servers.
-func routerAllowlist(cfg *config.Router) (*allowlist.Matcher, error) {
+// routerAllowlist returns a router's matcher: the list stored on the
+// config servers, else the configured one (r follows it).
+func routerAllowlist(cfg *config.Router, r *router.Router) (*allowlist.Matcher, error) {
 	p, err := cfg.IPAllowlist.Policy()
 	if err != nil {
 		return nil, err
 	}
-	return allowlist.NewMatcher(p), nil
+	m := allowlist.NewMatcher(p)
+	r.StartAllowlist(m, p)
+	return m, nil
 }

@@ -71,7 +71,7 @@ func runRouter(cfg *config.Router, log *slog.Logger) int {
 	}
 	defer r.Close()
 	r.StartUptimeReporter(cfg.Port) // config.mongos, as mongos keeps it
-	allow, err := routerAllowlist(cfg)
+	allow, err := routerAllowlist(cfg, r)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)
 		return exitBadOptions

@@ -32,9 +32,13 @@ import (
 const (
 	allowlistDB        = "admin"
 	allowlistColl      = "system.version"
-	allowlistID        = "ipAllowlist"
+	allowlistID        = AllowlistDocID
 	maxRefusedReported = 20 // getIPAllowlist's refusedByAddress entries
 )
+
+// AllowlistDocID is the stored document's _id in admin.system.version
+// (a router reads it from the config servers).
+const AllowlistDocID = "ipAllowlist"
 
 // allowlistState is the dispatcher's view of the IP allowlist.
 type allowlistState struct {
@@ -89,13 +93,13 @@ func setIPAllowlist(c *Ctx, p *request.SetIPAllowlist) (bson.D, error) {
 		}
 		return nil, c.D.dropStoredAllowlist()
 	}
-	list, err := parseAllowlistArg(p.Addresses)
+	list, err := ParseAllowlistArg(p.Addresses)
 	if err != nil {
 		return nil, err
 	}
 	always := p.AlwaysAllowMembers == nil || *p.AlwaysAllowMembers
 	next := allowlist.Policy{List: list, AlwaysAllowMembers: always, Source: allowlist.SourceCommand}.WithMembers(c.D.allowlistMembers())
-	if err := checkNotLockedOut(c.Conn, next, p.Force != nil && *p.Force); err != nil {
+	if err := CheckNotLockedOut(c.Conn, next, p.Force != nil && *p.Force); err != nil {
 		return nil, err
 	}
 	if err := c.D.storeAllowlist(list, always); err != nil {
@@ -106,9 +110,9 @@ func setIPAllowlist(c *Ctx, p *request.SetIPAllowlist) (bson.D, error) {
 	return bson.D{}, nil
 }
 
-// parseAllowlistArg parses setIPAllowlist's addresses (BadValue naming the
+// ParseAllowlistArg parses setIPAllowlist's addresses (BadValue naming the
 // bad entry).
-func parseAllowlistArg(a *bson.A) (allowlist.List, error) {
+func ParseAllowlistArg(a *bson.A) (allowlist.List, error) {
 	if a == nil {
 		return allowlist.List{}, mongoerr.New(mongoerr.BadValue, "setIPAllowlist needs 'addresses' (an array of IP addresses and CIDR blocks; [] allows every address) or useConfig: true")
 	}
@@ -127,9 +131,9 @@ func parseAllowlistArg(a *bson.A) (allowlist.List, error) {
 	return l, nil
 }
 
-// checkNotLockedOut refuses a policy that would exclude the connection
+// CheckNotLockedOut refuses a policy that would exclude the connection
 // issuing the command, unless forced.
-func checkNotLockedOut(conn *Conn, p *allowlist.Policy, force bool) error {
+func CheckNotLockedOut(conn *Conn, p *allowlist.Policy, force bool) error {
 	a, ok := connAddr(conn)
 	if force || !ok || p.Allows(a) {
 		return nil
@@ -183,7 +187,13 @@ func getIPAllowlist(c *Ctx, _ *request.GetIPAllowlist) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, stats := st.m.Policy(), st.m.Stats(maxRefusedReported)
+	return AllowlistInfo(st.m, st.configured), nil
+}
+
+// AllowlistInfo is getIPAllowlist's reply for m and the configured policy
+// (a data node's and a router's).
+func AllowlistInfo(m *allowlist.Matcher, configured *allowlist.Policy) bson.D {
+	p, stats := m.Policy(), m.Stats(maxRefusedReported)
 	byAddr := bson.A{}
 	for _, a := range stats.ByAddr {
 		byAddr = append(byAddr, bson.D{{Key: "address", Value: a.Addr}, {Key: "count", Value: a.Count}})
@@ -192,12 +202,12 @@ func getIPAllowlist(c *Ctx, _ *request.GetIPAllowlist) (bson.D, error) {
 		{Key: "addresses", Value: stringsA(p.List.Strings())},
 		{Key: "alwaysAllowMembers", Value: p.AlwaysAllowMembers},
 		{Key: "source", Value: string(p.Source)},
-		{Key: "configuredAddresses", Value: stringsA(st.configured.List.Strings())},
+		{Key: "configuredAddresses", Value: stringsA(configured.List.Strings())},
 		{Key: "members", Value: addrsA(p.Members)},
 		{Key: "refusedConnections", Value: stats.Refused},
 		{Key: "closedConnections", Value: stats.Closed},
 		{Key: "refusedByAddress", Value: byAddr},
-	}, nil
+	}
 }
 
 // allowlistStatus is serverStatus's ipAllowlist section (none without one).
@@ -230,8 +240,8 @@ func addrsA(as []netip.Addr) bson.A {
 	return out
 }
 
-// policyFromDoc reads the stored document.
-func policyFromDoc(doc bson.Raw) (*allowlist.Policy, error) {
+// PolicyFromStoredDoc reads the stored document.
+func PolicyFromStoredDoc(doc bson.Raw) (*allowlist.Policy, error) {
 	arr, ok := doc.Lookup("addresses").ArrayOK()
 	if !ok {
 		return nil, fmt.Errorf("%s.%s %q: addresses is not an array", allowlistDB, allowlistColl, allowlistID)

@@ -87,7 +87,7 @@ func (d *Dispatcher) storedLocked(st *allowlistState) (*allowlist.Policy, error)
 	}
 	var p *allowlist.Policy
 	if doc != nil {
-		if p, err = policyFromDoc(doc); err != nil {
+		if p, err = PolicyFromStoredDoc(doc); err != nil {
 			return nil, err
 		}
 	}
@@ -139,7 +139,7 @@ func (d *Dispatcher) membersLocked(st *allowlistState) []netip.Addr {
 	if key == st.mu.hostsKey {
 		return st.mu.members
 	}
-	st.mu.hostsKey, st.mu.members = key, resolveHosts(hosts, d.done)
+	st.mu.hostsKey, st.mu.members = key, ResolveHosts(hosts, d.done)
 	return st.mu.members
 }
 
@@ -228,11 +228,11 @@ func splitConnString(s string) []string {
 	return out
 }
 
-// resolveHosts returns the addresses of host:port entries: IP literals as
+// ResolveHosts returns the addresses of host:port entries: IP literals as
 // they are, names through DNS within memberLookupBudget in all. Names are
 // resolved when the host list changes only. TODO(#13): re-resolve names
 // now and then, for members whose addresses change under the same name.
-func resolveHosts(hosts []string, done <-chan struct{}) []netip.Addr {
+func ResolveHosts(hosts []string, done <-chan struct{}) []netip.Addr {
 	ctx, cancel := context.WithTimeout(context.Background(), memberLookupBudget)
 	defer cancel()
 	go func() {

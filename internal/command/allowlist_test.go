@@ -25,7 +25,7 @@ func TestParseAllowlistArg(t *testing.T) {
 		{arg: &bson.A{"127.0.0.1", int32(5)}, wantErr: "entry 1 must be a string, not int"},
 		{arg: &bson.A{"127.0.0.1", "300.0.0.1"}, wantErr: `entry 1 "300.0.0.1" is invalid`},
 	} {
-		l, err := parseAllowlistArg(tc.arg)
+		l, err := ParseAllowlistArg(tc.arg)
 		if tc.wantErr != "" {
 			if e := mongoerr.From(err); err == nil || e.Code != mongoerr.BadValue || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("%v: err %v, want BadValue %q", tc.arg, err, tc.wantErr)
@@ -41,7 +41,7 @@ func TestParseAllowlistArg(t *testing.T) {
 func TestCheckNotLockedOut(t *testing.T) {
 	p := &allowlist.Policy{List: allowlist.MustParse("127.0.0.3"), AlwaysAllowMembers: true}
 	from := func(addr string) *Conn { return NewConn(1, addr, "127.0.0.1:27017") }
-	if err := checkNotLockedOut(from("127.0.0.2:5000"), p, false); mongoerr.From(err).Code != mongoerr.BadValue ||
+	if err := CheckNotLockedOut(from("127.0.0.2:5000"), p, false); mongoerr.From(err).Code != mongoerr.BadValue ||
 		!strings.Contains(err.Error(), "127.0.0.2") {
 		t.Fatalf("lock-out not refused: %v", err)
 	}
@@ -49,7 +49,7 @@ func TestCheckNotLockedOut(t *testing.T) {
 		conn  *Conn
 		force bool
 	}{{from("127.0.0.2:5000"), true}, {from("127.0.0.3:5000"), false}, {from("127.0.0.1:5000"), false}, {from(""), false}} {
-		if err := checkNotLockedOut(ok.conn, p, ok.force); err != nil {
+		if err := CheckNotLockedOut(ok.conn, p, ok.force); err != nil {
 			t.Errorf("%+v refused: %v", ok, err)
 		}
 	}
@@ -57,12 +57,12 @@ func TestCheckNotLockedOut(t *testing.T) {
 
 func TestPolicyFromDoc(t *testing.T) {
 	raw, _ := bson.Marshal(bson.D{{Key: "_id", Value: allowlistID}, {Key: "addresses", Value: bson.A{"10.0.0.0/8"}}, {Key: "alwaysAllowMembers", Value: false}})
-	p, err := policyFromDoc(raw)
+	p, err := PolicyFromStoredDoc(raw)
 	if err != nil || p.AlwaysAllowMembers || p.Source != allowlist.SourceCommand || !p.Allows(netip.MustParseAddr("10.1.1.1")) {
 		t.Fatalf("policy %+v, %v", p, err)
 	}
 	raw, _ = bson.Marshal(bson.D{{Key: "addresses", Value: "10.0.0.1"}})
-	if _, err := policyFromDoc(raw); err == nil {
+	if _, err := PolicyFromStoredDoc(raw); err == nil {
 		t.Fatal("a malformed stored document was accepted")
 	}
 }
@@ -79,7 +79,7 @@ func TestMemberHostsHelpers(t *testing.T) {
 	if got := splitConnString("cfg/a:1, b:2"); !slices.Equal(got, []string{"a:1", "b:2"}) {
 		t.Fatalf("split %q", got)
 	}
-	addrs := resolveHosts(append(hosts, "10.0.0.9"), make(chan struct{}))
+	addrs := ResolveHosts(append(hosts, "10.0.0.9"), make(chan struct{}))
 	if want := []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::1"), netip.MustParseAddr("10.0.0.9")}; !slices.Equal(addrs, want) {
 		t.Fatalf("resolved %v, want %v", addrs, want)
 	}

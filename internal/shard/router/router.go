@@ -73,6 +73,8 @@ type Router struct {
 	appNames      sync.Map       // *command.Conn -> client.application.name from hello
 	rawVersions   sync.Map       // database -> *dbVersionElems, "db.coll" -> *collVersionElems (rawforward.go)
 
+	allow routerAllowlist // the IP allowlist (allowlist.go)
+
 	ctMu        sync.Mutex
 	clusterTime bson.D // newest $clusterTime seen (clustertime.go); REQUIRES: ctMu
 	stats       stats
