@@ -28,8 +28,8 @@ type Router struct {
 	// YAML net.maxIncomingConnections, flag --maxConns.
 	MaxConns int
 	// IPAllowlist limits the addresses clients may connect from, as a
-	// data node's (allowlist.go). TODO(#13): a live list read from the
-	// config servers.
+	// data node's (allowlist.go), until a list is stored on the config
+	// servers (setIPAllowlist), which the router follows instead.
 	IPAllowlist IPAllowlist
 	// LogPath is the log file; "" logs to stderr. YAML systemLog.path,
 	// flag --logpath.
