@@ -21,7 +21,7 @@ import (
 )
 
 // startServer serves an in-memory catalog on 127.0.0.1 and returns its address.
-func startServer(t *testing.T, cfg Config) string {
+func startServer(t testing.TB, cfg Config) string {
 	t.Helper()
 	cat, err := catalog.Open(catalog.Options{Storage: storage.Options{InMemory: true}, TTLInterval: -1})
 	if err != nil {

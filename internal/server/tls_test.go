@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/relaydb/relaydb/internal/tlsconf"
 	"github.com/relaydb/relaydb/internal/wire"
 )
@@ -113,5 +115,47 @@ func TestTLSClientCertificateRequired(t *testing.T) {
 	}
 	if err == nil {
 		t.Fatal("a client without a certificate was served")
+	}
+}
+
+// BenchmarkPing compares ping round trips over plain and TLS connections
+// (one connection per parallel worker; TLS 1.3 with P-256 certificates).
+func BenchmarkPing(b *testing.B) {
+	for _, mode := range []string{"plain", "tls"} {
+		b.Run(mode, func(b *testing.B) {
+			f, err := tlsconf.WriteCluster(b.TempDir(), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s, _ := tlsconf.Load(tlsconf.Options{Mode: "preferTLS", CertificateKeyFile: f.MemberFile, CAFile: f.CAFile})
+			client, _ := tlsconf.Load(tlsconf.Options{Mode: "requireTLS", CertificateKeyFile: f.ClientFile, CAFile: f.CAFile})
+			addr := startServer(b, Config{TLS: TLS{Mode: s.Mode, Config: s.Server}})
+			doc, _ := bson.Marshal(bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}})
+			msg := wire.AppendMsg(nil, 1, 0, 0, doc)
+			b.SetParallelism(4)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				nc, err := net.Dial("tcp", addr)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				defer nc.Close()
+				c := nc
+				if mode == "tls" {
+					c = tls.Client(nc, tlsconf.Dial(client.Client, addr))
+				}
+				for pb.Next() {
+					if _, err := c.Write(msg); err != nil {
+						b.Error(err)
+						return
+					}
+					if _, _, err := wire.ReadMessage(c, 0); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
 	}
 }
