@@ -150,6 +150,10 @@ func (c *Ctx) authInfo() bson.D {
 	if c.Conn != nil {
 		for _, u := range c.Conn.authUsers() {
 			users = append(users, bson.D{{Key: "user", Value: u.user}, {Key: "db", Value: u.db}})
+			if auth.IsSystemUser(u.db, u.user) { // no document: the key file's user (keyfile.go)
+				roles = append(roles, bson.D{{Key: "role", Value: privilege.SystemRole.Name}, {Key: "db", Value: privilege.SystemRole.DB}})
+				continue
+			}
 			doc, err := c.D.userDoc(u.db, u.user)
 			if err != nil || doc == nil {
 				continue

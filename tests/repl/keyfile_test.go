@@ -182,7 +182,8 @@ func pingWith(uri string) error {
 }
 
 // TestKeyFileRefusedAtStart: a key file others can read, a key too short,
-// and --auth with --replSet but no key file each stop `relaydb serve`
+// --auth with --replSet but no key file, and clusterAuthMode x509 without
+// TLS each stop `relaydb serve`
 // before it listens, saying why.
 func TestKeyFileRefusedAtStart(t *testing.T) {
 	bin, err := harness.Binary()
@@ -201,7 +202,7 @@ func TestKeyFileRefusedAtStart(t *testing.T) {
 		{[]string{"--replSet", "rs", "--keyFile", open}, "permissions on " + open + " are too open"},
 		{[]string{"--replSet", "rs", "--keyFile", short}, "length 3, must be between 6 and 1024"},
 		{[]string{"--replSet", "rs", "--auth"}, "needs member authentication: give every member the same --keyFile"},
-		{[]string{"--replSet", "rs", "--keyFile", short, "--clusterAuthMode", "x509"}, "clusterAuthMode x509 is not supported yet"},
+		{[]string{"--replSet", "rs", "--clusterAuthMode", "x509"}, "clusterAuthMode x509 needs TLS between members"},
 	} {
 		ctx, cancel := ctxT(20 * time.Second)
 		args := append([]string{"serve", "--port", "1", "--dbpath", t.TempDir()}, tc.args...)
@@ -245,5 +246,13 @@ func TestKeyFileRotation(t *testing.T) {
 		if err := pingWith(harness.SystemURI(ms[0].host, k)); err != nil {
 			t.Errorf("__system with either key on the [a, b] member: %v", err)
 		}
+	}
+	st, err := runAdmin(connect(t, ms[1].host, "__system", b, "local"), bson.D{{Key: "connectionStatus", Value: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := fmt.Sprint(st["authInfo"])
+	if !strings.Contains(info, "__system") || !strings.Contains(info, `"role":"__system","db":"admin"`) {
+		t.Errorf("connectionStatus as __system: %s", info)
 	}
 }
