@@ -183,8 +183,7 @@ func pingWith(uri string) error {
 
 // TestKeyFileRefusedAtStart: a key file others can read, a key too short,
 // --auth with --replSet but no key file, and clusterAuthMode x509 without
-// TLS each stop `relaydb serve`
-// before it listens, saying why.
+// TLS each stop `relaydb serve` before it listens, saying why.
 func TestKeyFileRefusedAtStart(t *testing.T) {
 	bin, err := harness.Binary()
 	if err != nil {
