@@ -215,11 +215,11 @@ func updateUser(c *Ctx, p *request.UpdateUser) (bson.D, error) {
 	}
 	set := bson.D{}
 	if p.Pwd != nil {
-		creds, err := newCredentials(p.User, p.Pwd, p.Mechanisms)
+		creds, err := userCredentials(c.DB, p.User, p.Pwd, p.Mechanisms)
 		if err != nil {
 			return nil, err
 		}
-		set = append(set, bson.E{Key: "credentials", Value: creds.BSON()})
+		set = append(set, bson.E{Key: "credentials", Value: creds})
 	}
 	if p.Roles != nil {
 		roles, err := c.parseRoles(*p.Roles)
