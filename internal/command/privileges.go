@@ -49,9 +49,9 @@ func (d *Dispatcher) checkPrivileges(c *Command, ctx *Ctx) error {
 	}
 	needs, ok := privilege.Needs(c.Name, ctx.DB, ctx.Cmd)
 	if ok {
-		var set privilege.Set
-		for _, u := range users {
-			set = append(set, u.privs...)
+		set := users[0].privs // one user: no union to build
+		for _, u := range users[1:] {
+			set = append(set[:len(set):len(set)], u.privs...)
 		}
 		if set.Allows(needs) || selfAllowed(c.Name, ctx, users) {
 			return nil
