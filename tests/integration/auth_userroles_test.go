@@ -261,3 +261,21 @@ func TestAuthSelfService(t *testing.T) {
 	wantRoleErr(t, me, "db1", bson.D{{Key: "rolesInfo", Value: "readWrite"}}, 13, "not authorized")
 	wantRoleErr(t, me, "db1", bson.D{{Key: "rolesInfo", Value: 1}}, 13, "not authorized")
 }
+
+// TestAuthRolesSurviveRestart: roles are ordinary durable writes; after a
+// restart the user's role still grants (and only grants) its privileges.
+func TestAuthRolesSurviveRestart(t *testing.T) {
+	s, root := rolesSetup(t, nil)
+	runOK(t, root, "db1", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}}})
+	runOK(t, root, "db1", bson.D{{Key: "createRole", Value: "findC"}, {Key: "privileges", Value: bson.A{privDoc("db1", "c", "find")}}, {Key: "roles", Value: bson.A{}},
+		{Key: "writeConcern", Value: bson.D{{Key: "w", Value: 1}, {Key: "j", Value: true}}}})
+	runOK(t, root, "admin", bson.D{{Key: "createUser", Value: "u"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{role("findC", "db1")}}})
+	s.Restart(t)
+	u := loginAs(t, s, "u")
+	runOK(t, u, "db1", bson.D{{Key: "find", Value: "c"}})
+	wantRoleErr(t, u, "db1", bson.D{{Key: "find", Value: "d"}}, 13, "not authorized")
+	root2 := loginAs(t, s, "root")
+	if got := fmt.Sprint(runOK(t, root2, "db1", bson.D{{Key: "rolesInfo", Value: "findC"}, {Key: "showPrivileges", Value: true}})["roles"]); !strings.Contains(got, `{"db":"db1","collection":"c"}`) {
+		t.Errorf("rolesInfo after restart: %s", got)
+	}
+}
