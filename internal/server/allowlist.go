@@ -60,10 +60,10 @@ func (s *Server) closeExcluded(p *allowlist.Policy) {
 		}
 	}
 	s.mu.Unlock()
+	s.cfg.Allowlist.CountClosed(len(excluded)) // before closing: counted once a client sees it
 	for _, c := range excluded {
 		s.log.Warn("closing connection: address no longer in the IP allowlist",
 			"remote", c.nc.RemoteAddr().String(), "conn", c.state.ID)
 		c.nc.Close()
 	}
-	s.cfg.Allowlist.CountClosed(len(excluded))
 }
