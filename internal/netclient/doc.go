@@ -21,4 +21,7 @@
 //   - A ReplicaSet's monitors run while it is used and stop when it or its
 //     Pool is closed; a command is resent only when it was not executed or
 //     the caller says it is idempotent.
+//   - With Options.TLS every connection completes a TLS handshake (the
+//     peer's chain and, unless the config skips it, its name as dialled)
+//     within DialTimeout before its first command; nothing is sent plain.
 package netclient

@@ -16,6 +16,11 @@
 //     5 ms doubling to 1 s, reset by a success, and warns at most once per
 //     10 s with the count of failures suppressed; refusals at MaxConns are
 //     throttled the same way.
+//   - With TLS (Config.TLS, tls.go) a connection's first bytes and its
+//     handshake must arrive within TLS.HandshakeTimeout (default 10 s) or it
+//     is closed; the handshake runs on the connection's goroutine, never on
+//     the accept loop; in requireTLS a plain connection is closed (and
+//     logged with its address) before any command runs.
 //   - With Config.Allowlist set, a client it excludes is closed right after
 //     accept, before a byte is read (refusals counted, warnings throttled
 //     as above), and a newly stored policy closes the open connections it
