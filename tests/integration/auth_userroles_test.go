@@ -159,7 +159,7 @@ func TestAuthRoleErrors(t *testing.T) {
 // privilege gets 13 from every role command and nothing changes; a bad
 // writeConcern refuses each write before it writes; w:1,j:true works.
 func TestAuthRoleCommandsPrivilegesAndWriteConcern(t *testing.T) {
-	s, root := rolesSetup(t, map[string]bson.A{"rw": {role("readWrite", "db1")}, "ua": {role("userAdmin", "db1")}})
+	s, root := rolesSetup(t, map[string]bson.A{"rw": {role("readWrite", "db1")}, "ua": {role("userAdminAnyDatabase", "admin")}})
 	runOK(t, root, "db1", bson.D{{Key: "createRole", Value: "base"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{}}})
 	rw, ua := loginAs(t, s, "rw"), loginAs(t, s, "ua")
 	cmds := []bson.D{
@@ -174,6 +174,10 @@ func TestAuthRoleCommandsPrivilegesAndWriteConcern(t *testing.T) {
 		{{Key: "dropAllUsersFromDatabase", Value: 1}},
 	}
 	wantRoleErr(t, rw, "db1", bson.D{{Key: "rolesInfo", Value: 1}}, 13, "not authorized")
+	runOK(t, root, "admin", bson.D{{Key: "createUser", Value: "ua1"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{role("userAdmin", "db1")}}})
+	ua1 := loginAs(t, s, "ua1") // userAdmin of db1 only: updateRole needs revokeRole on every database
+	wantRoleErr(t, ua1, "db1", bson.D{{Key: "updateRole", Value: "base"}, {Key: "roles", Value: bson.A{}}}, 13, "not authorized")
+	runOK(t, ua1, "db1", bson.D{{Key: "grantRolesToRole", Value: "base"}, {Key: "roles", Value: bson.A{"read"}}})
 	runOK(t, ua, "db1", bson.D{{Key: "rolesInfo", Value: 1}})
 	for _, cmd := range cmds {
 		wantRoleErr(t, rw, "db1", cmd, 13, "not authorized on db1 to execute command { "+cmd[0].Key)

@@ -14,7 +14,7 @@ func userCommands() {
 	}
 	commands["createUser"] = withRoles(CreateUser, GrantRole)
 	commands["createRole"] = withRoles(CreateRole, GrantRole)
-	commands["updateRole"] = withRoles(CreateRole|DropRole, GrantRole)
+	commands["updateRole"] = revokeAny(withRoles(0, GrantRole))
 	commands["grantRolesToUser"] = withRoles(0, GrantRole)
 	commands["grantRolesToRole"] = withRoles(0, GrantRole)
 	commands["grantPrivilegesToRole"] = withRoles(0, GrantRole)
@@ -56,8 +56,17 @@ func withRoles(own, per Action) needsFunc {
 	}
 }
 
+// revokeAny adds revokeRole on every database to f's needs: updateRole
+// and updateUser with roles replace what they hold, so MongoDB requires
+// the ability to revoke any role.
+func revokeAny(f needsFunc) needsFunc {
+	return func(db string, cmd bson.D) []Need {
+		return append(f(db, cmd), Need{DB: "", Actions: RevokeRole}) // DB "": only an any-database privilege covers it
+	}
+}
+
 // updateUser needs changePassword for pwd, changeCustomData for customData,
-// and grantRole and revokeRole on each role's database for roles.
+// and for roles revokeRole on every database and grantRole on each role's.
 func updateUser(db string, cmd bson.D) []Need {
 	var a Action
 	if field(cmd, "pwd") != nil {
@@ -68,10 +77,8 @@ func updateUser(db string, cmd bson.D) []Need {
 	}
 	needs := []Need{{DB: db, Actions: a}}
 	if field(cmd, "roles") != nil {
-		needs = append(needs, Need{DB: db, Actions: GrantRole | RevokeRole})
-		for _, r := range RoleArgs(field(cmd, "roles"), db) {
-			needs = append(needs, Need{DB: r.DB, Actions: GrantRole | RevokeRole})
-		}
+		needs = revokeAny(withRoles(0, GrantRole))(db, cmd)
+		needs = append(needs, Need{DB: db, Actions: a})
 	}
 	if a == 0 && len(needs) == 1 {
 		needs[0].Actions = ChangePassword

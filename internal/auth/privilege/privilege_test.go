@@ -51,7 +51,8 @@ func TestAllows(t *testing.T) {
 		{Role{"dbAdmin", "db1"}, "find", "db1", cmd("find", "c"), false},
 		{Role{"userAdmin", "db1"}, "createUser", "db1", cmd("createUser", "u"), true},
 		{Role{"userAdmin", "db1"}, "find", "db1", cmd("find", "c"), false},
-		{Role{"userAdmin", "db1"}, "updateUser", "db1", cmd("updateUser", "u", "roles", bson.A{}), true},
+		{Role{"userAdmin", "db1"}, "updateUser", "db1", cmd("updateUser", "u", "roles", bson.A{}), false}, // revokeRole on every database
+		{Role{"userAdminAnyDatabase", "admin"}, "updateUser", "db1", cmd("updateUser", "u", "roles", bson.A{}), true},
 		{Role{"dbOwner", "db1"}, "usersInfo", "db1", cmd("usersInfo", 1), true},
 		{Role{"readAnyDatabase", "admin"}, "find", "db9", cmd("find", "c"), true},
 		{Role{"readAnyDatabase", "admin"}, "listDatabases", "admin", cmd("listDatabases", 1), true},

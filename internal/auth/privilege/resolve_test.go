@@ -151,6 +151,11 @@ func TestUserCommandNeeds(t *testing.T) {
 		{Role{"backup", "admin"}, "insert", "admin", cmd("insert", "system.users"), false},
 		{Role{"restore", "admin"}, "insert", "db3", cmd("insert", "system.js"), true},
 		{Role{"readAnyDatabase", "admin"}, "find", "admin", cmd("find", "system.users"), false},
+		{Role{"userAdmin", "db1"}, "updateRole", "db1", cmd("updateRole", "r", "roles", bson.A{"read"}), false},
+		{Role{"userAdminAnyDatabase", "admin"}, "updateRole", "db1", cmd("updateRole", "r", "roles", bson.A{"read"}), true},
+		{Role{"userAdmin", "db1"}, "updateUser", "db1", cmd("updateUser", "u", "roles", bson.A{"read"}), false},
+		{Role{"userAdminAnyDatabase", "admin"}, "updateUser", "db1", cmd("updateUser", "u", "roles", bson.A{"read"}), true},
+		{Role{"userAdmin", "db1"}, "updateUser", "db1", cmd("updateUser", "u", "pwd", "x", "customData", bson.D{}), true},
 	}
 	for _, tc := range cases {
 		needs, ok := Needs(tc.name, tc.db, tc.cmd)
