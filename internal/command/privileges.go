@@ -1,7 +1,6 @@
 package command
 
 import (
-	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -57,19 +56,7 @@ func (d *Dispatcher) checkPrivileges(c *Command, ctx *Ctx) error {
 			return nil
 		}
 	}
-	return mongoerr.New(mongoerr.Unauthorized, "not authorized on %s to execute command { %s: %s }", ctx.DB, ctx.Cmd[0].Key, shortValue(ctx.Cmd[0].Value))
-}
-
-// shortValue prints a command's first value for an error message.
-func shortValue(v any) string {
-	if s, ok := v.(string); ok {
-		return fmt.Sprintf("%q", s)
-	}
-	s := fmt.Sprint(v)
-	if len(s) > 64 {
-		s = s[:64] + "..."
-	}
-	return s
+	return privilege.Unauthorized(ctx.DB, ctx.Cmd)
 }
 
 // userPrivileges resolves db.user's roles to privileges (none on error:

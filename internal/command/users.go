@@ -2,7 +2,6 @@ package command
 
 import (
 	"crypto/rand"
-	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -27,20 +26,7 @@ func userID(db, user string) string { return db + "." + user }
 
 // findUsers returns the user documents matching filter (at most limit).
 func (d *Dispatcher) findUsers(filter bson.D, limit int64) ([]bson.Raw, error) {
-	it, _, err := d.eng.Find(usersDB, usersColl, exec.FindParams{Filter: filter, Limit: limit})
-	if err != nil {
-		return nil, fmt.Errorf("reading %s.%s: %w", usersDB, usersColl, err)
-	}
-	defer it.Close()
-	var out []bson.Raw
-	for r, ok := it.Next(); ok; r, ok = it.Next() {
-		b, err := r.Bytes()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, bson.Raw(append([]byte(nil), b...)))
-	}
-	return out, it.Err()
+	return d.findAuthDocs(usersColl, filter, limit)
 }
 
 // userDoc returns db.user's document, or nil.
