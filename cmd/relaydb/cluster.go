@@ -93,6 +93,12 @@ func clusterMain(args []string) int {
 type usageError struct{ error }
 
 // parseUpArgs turns `cluster up` arguments into a Spec.
+// Help of cluster up's security flags.
+const (
+	authFlagHelp = "generate a key file, require authentication everywhere and create a root user \"admin\" (the printed URI holds its password)"
+	tlsFlagHelp  = "generate a local CA and certificates and require TLS between every process and client (the printed URI names the files)"
+)
+
 func parseUpArgs(args []string) (cluster.Spec, error) {
 	var s cluster.Spec
 	fs := flag.NewFlagSet("relaydb cluster up", flag.ContinueOnError)
@@ -108,6 +114,8 @@ func parseUpArgs(args []string) (cluster.Spec, error) {
 	fs.IntVar(&s.BasePort, "base-port", 0, "first port (default: free ports)")
 	fs.StringVar(&s.Chaining, "chaining", "auto", "auto (relaydb's default), true (MongoDB's) or false")
 	fs.StringVar(&s.Bin, "bin", "", "relaydb binary (default: this one)")
+	fs.BoolVar(&s.Auth, "auth", false, authFlagHelp)
+	fs.BoolVar(&s.TLS, "tls", false, tlsFlagHelp)
 	timeout := fs.Duration("timeout", 30*time.Second, "wait for a primary at most this long")
 	if err := fs.Parse(args); err != nil {
 		return s, usageError{err}

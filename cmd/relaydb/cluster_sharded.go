@@ -41,6 +41,8 @@ func parseShardedArgs(args []string) (cluster.ShardedSpec, error) {
 	fs.IntVar(&s.Routers, "routers", 1, "routers")
 	fs.IntVar(&s.BasePort, "base-port", 0, "first port (default: free ports)")
 	fs.StringVar(&s.Bin, "bin", "", "relaydb binary (default: this one)")
+	fs.BoolVar(&s.Auth, "auth", false, authFlagHelp)
+	fs.BoolVar(&s.TLS, "tls", false, tlsFlagHelp)
 	timeout := fs.Duration("timeout", 30*time.Second, "wait for each replica set's primary at most this long")
 	if err := fs.Parse(args); err != nil {
 		return s, usageError{err}

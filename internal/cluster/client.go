@@ -8,7 +8,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // commandTimeout bounds each single command sent to a member.
@@ -41,7 +40,7 @@ func (c *Cluster) Client(m *Member) (*mongo.Client, error) {
 	if cl := c.clients[m.Name]; cl != nil {
 		return cl, nil
 	}
-	opts := options.Client().SetHosts([]string{m.Host}).SetDirect(true).
+	opts := c.spec.Secrets.clientOptions(m.Host, c.spec.AdminReady).SetDirect(true).
 		SetServerSelectionTimeout(2 * time.Second).SetConnectTimeout(2 * time.Second).
 		SetHeartbeatInterval(500 * time.Millisecond).SetRetryWrites(false).SetRetryReads(false)
 	cl, err := mongo.Connect(opts)

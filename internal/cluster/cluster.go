@@ -39,6 +39,13 @@ func Up(ctx context.Context, s Spec) (*Cluster, error) {
 	if err := checkDirFree(s); err != nil {
 		return nil, err
 	}
+	if (s.Auth || s.TLS) && s.Secrets == nil {
+		sec, err := NewSecrets(s.Dir, s.Auth, s.TLS)
+		if err != nil {
+			return nil, err
+		}
+		s.Secrets = sec
+	}
 	members, err := layout(s)
 	if err != nil {
 		return nil, err
@@ -71,10 +78,14 @@ func (c *Cluster) start(ctx context.Context) error {
 	}
 	pctx, cancel := context.WithTimeout(ctx, c.spec.PrimaryTimeout)
 	defer cancel()
-	if _, err := c.WaitPrimary(pctx); err != nil {
+	p, err := c.WaitPrimary(pctx)
+	if err != nil {
 		return fmt.Errorf("cluster: no primary within %v after replSetInitiate: %w", c.spec.PrimaryTimeout, err)
 	}
-	return nil
+	if err := c.createAdmin(ctx, p); err != nil {
+		return err
+	}
+	return c.save()
 }
 
 // layout assigns ports, directories and arguments to the members of s.
@@ -177,7 +188,7 @@ func (c *Cluster) URI() string {
 			hosts = append(hosts, m.Host)
 		}
 	}
-	return URIFor(c.spec.Name, hosts)
+	return c.spec.Secrets.URI(URIFor(c.spec.Name, hosts), true)
 }
 
 // Alive reports whether m's process is running.

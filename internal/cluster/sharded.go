@@ -34,6 +34,11 @@ type ShardedSpec struct {
 	// shards removed (never reused).
 	Added   []AddedShard `json:",omitempty"`
 	Removed []string     `json:",omitempty"`
+	// Auth, TLS and Secrets as Spec's: one key file, admin password and CA
+	// for every replica set and router.
+	Auth    bool     `json:",omitempty"`
+	TLS     bool     `json:",omitempty"`
+	Secrets *Secrets `json:",omitempty"`
 }
 
 func (s ShardedSpec) withDefaults() ShardedSpec {
@@ -78,6 +83,7 @@ func (s ShardedSpec) parts() []Spec {
 		p := Spec{Name: name, Dir: filepath.Join(s.Dir, dir), Data: data, Arbiter: arbiter, BasePort: next,
 			Bin: s.Bin, ExtraArgs: append([]string{role}, s.ExtraArgs...), StartTimeout: s.StartTimeout,
 			PrimaryTimeout: s.PrimaryTimeout, DieWithParent: s.DieWithParent}
+		s.secure(&p)
 		if next > 0 {
 			next += p.Count()
 		}
@@ -125,6 +131,13 @@ func UpSharded(ctx context.Context, s ShardedSpec) (*Sharded, error) {
 		return nil, err
 	}
 	s.Dir, s.Bin = paths.Dir, paths.Bin
+	if (s.Auth || s.TLS) && s.Secrets == nil {
+		sec, err := NewSecrets(s.Dir, s.Auth, s.TLS)
+		if err != nil {
+			return nil, err
+		}
+		s.Secrets = sec
+	}
 	if old, err := LoadSharded(s.Dir); err == nil && old.anyAlive() {
 		return nil, fmt.Errorf("cluster: %s already holds a running cluster; run `relaydb cluster down --dir %s` first", s.Dir, s.Dir)
 	}
@@ -192,7 +205,7 @@ func (sc *Sharded) URI() string {
 	for _, r := range sc.Routers {
 		hosts = append(hosts, r.Host)
 	}
-	return "mongodb://" + strings.Join(hosts, ",") + "/"
+	return sc.spec.Secrets.URI("mongodb://"+strings.Join(hosts, ",")+"/", true)
 }
 
 // Spec is the cluster's spec with defaults applied.

@@ -20,8 +20,9 @@ const shardedFile = "sharded.json"
 // routers is a Cluster over the routers alone, to reuse spawn, ping and
 // the clients; it is never saved.
 func (sc *Sharded) routers() *Cluster {
-	return newCluster(Spec{Name: "routers", Dir: sc.spec.Dir, Bin: sc.spec.Bin, DieWithParent: sc.spec.DieWithParent},
-		sc.Routers)
+	// The config servers' admin user exists before any router starts.
+	return newCluster(Spec{Name: "routers", Dir: sc.spec.Dir, Bin: sc.spec.Bin, DieWithParent: sc.spec.DieWithParent,
+		Secrets: sc.spec.Secrets, AdminReady: sc.spec.Auth}, sc.Routers)
 }
 
 // startRouters starts the routers and waits until each answers ping.
@@ -61,8 +62,9 @@ func (sc *Sharded) startRouters(ctx context.Context) error {
 	return nil
 }
 
-// ExtraRouterArgs are appended to every router's arguments (none yet).
-func (s ShardedSpec) ExtraRouterArgs() []string { return nil }
+// ExtraRouterArgs are appended to every router's arguments: the key file
+// and TLS flags of a secured cluster.
+func (s ShardedSpec) ExtraRouterArgs() []string { return s.Secrets.Args() }
 
 func startTimeout(d time.Duration) time.Duration {
 	if d == 0 {
@@ -97,7 +99,7 @@ func (sc *Sharded) save() error {
 		return fmt.Errorf("cluster: encode %s: %w", shardedFile, err)
 	}
 	path := filepath.Join(sc.spec.Dir, shardedFile)
-	if err := os.WriteFile(path+".tmp", append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(path+".tmp", append(b, '\n'), 0o600); err != nil { // may hold the admin's password
 		return fmt.Errorf("cluster: write %s: %w", path, err)
 	}
 	return os.Rename(path+".tmp", path)

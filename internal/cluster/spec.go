@@ -56,6 +56,14 @@ type Spec struct {
 	// DieWithParent makes members get SIGKILL when the starting process
 	// dies (Linux Pdeathsig); tests set it so no process outlives them.
 	DieWithParent bool `json:",omitempty"`
+	// Auth (--auth) and TLS (--tls) secure the set: Up generates Secrets
+	// (security.go) unless they are given (a sharded cluster's parts
+	// share one).
+	Auth    bool     `json:",omitempty"`
+	TLS     bool     `json:",omitempty"`
+	Secrets *Secrets `json:",omitempty"`
+	// AdminReady records that Up created the admin user: clients log in.
+	AdminReady bool `json:",omitempty"`
 }
 
 // MemberSpec is one member as the config will describe it.

@@ -39,7 +39,7 @@ func (c *Cluster) save() error {
 	}
 	path := filepath.Join(c.spec.Dir, stateFile)
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil { // may hold the admin's password
 		return fmt.Errorf("cluster: write %s: %w", tmp, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {

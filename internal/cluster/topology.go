@@ -38,9 +38,11 @@ func (s ShardedSpec) addedParts() []Spec {
 }
 
 func (s ShardedSpec) addedPart(a AddedShard) Spec {
-	return Spec{Name: a.Name, Dir: filepath.Join(s.Dir, a.Name), Data: a.Members, Arbiter: a.Arbiter, BasePort: a.BasePort,
+	p := Spec{Name: a.Name, Dir: filepath.Join(s.Dir, a.Name), Data: a.Members, Arbiter: a.Arbiter, BasePort: a.BasePort,
 		Bin: s.Bin, ExtraArgs: append([]string{"--shardsvr"}, s.ExtraArgs...), StartTimeout: s.StartTimeout,
 		PrimaryTimeout: s.PrimaryTimeout, DieWithParent: s.DieWithParent}
+	s.secure(&p)
+	return p
 }
 
 // nextShard is the shard AddShard starts: the next name never used

@@ -32,6 +32,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Writers, "writers", 2, "writer goroutines")
 	fs.StringVar(&cfg.Dir, "dir", "", "cluster directory (default: a temporary one, removed after)")
 	fs.StringVar(&cfg.Bin, "bin", "", "relaydb binary for the members (default: this executable)")
+	fs.BoolVar(&cfg.Auth, "auth", false, "start the sets with a key file and a root user, as relaydb cluster up --auth")
+	fs.BoolVar(&cfg.TLS, "tls", false, "start the sets requiring TLS, as relaydb cluster up --tls")
 	fs.DurationVar(&cfg.Settle, "settle", 0, "steady writing before each kill (default 2s)")
 	fs.DurationVar(&cfg.StallAfter, "stall", 0, "a write slower than this counts as stalled (default 500ms)")
 	fs.DurationVar(&cfg.LagDuration, "lag", 0, "workload A duration of the lag run (default 20s; negative skips it)")

@@ -19,6 +19,7 @@ type Config struct {
 	LagThreads   int           // YCSB threads of the lag run; default 8
 	LagW         string        // write concern w of the lag run; default "1"
 	ExtraArgs    []string      // extra `relaydb serve` arguments (default settings: none)
+	Auth, TLS    bool          // secure the sets as `relaydb cluster up --auth/--tls`
 }
 
 func (c Config) withDefaults() Config {

@@ -53,7 +53,8 @@ func (s *sets) up(ctx context.Context) (*cluster.Cluster, error) {
 	s.n++
 	dir := filepath.Join(s.dir, fmt.Sprintf("set%d", s.n))
 	fmt.Fprintf(s.progress, "starting a 3-member set in %s\n", dir)
-	c, err := cluster.Up(ctx, cluster.Spec{Dir: dir, Data: 3, Bin: s.cfg.Bin, ExtraArgs: s.cfg.ExtraArgs, DieWithParent: true})
+	c, err := cluster.Up(ctx, cluster.Spec{Dir: dir, Data: 3, Bin: s.cfg.Bin, ExtraArgs: s.cfg.ExtraArgs, DieWithParent: true,
+		Auth: s.cfg.Auth, TLS: s.cfg.TLS})
 	if err != nil {
 		return nil, fmt.Errorf("failover: start a set: %w", err)
 	}

@@ -1,14 +1,30 @@
 package secexp
 
-import "errors"
+import (
+	"fmt"
+	"net/url"
+	"path/filepath"
 
-// certSet is the CA and server certificate of the TLS variants.
-// TODO(#13): generated with internal/tlsconf once it lands.
-type certSet struct{}
+	"github.com/relaydb/relaydb/internal/tlsconf"
+)
 
-func newCertSet(dir string) (*certSet, error) { return nil, nil }
+// certSet is the CA and certificates of the TLS variants.
+type certSet struct{ f tlsconf.Files }
 
-func (c *certSet) serverArgs() []string { return nil }
-func (c *certSet) uriQuery() string     { return "" }
+func newCertSet(dir string) (*certSet, error) {
+	f, err := tlsconf.WriteCluster(filepath.Join(dir, "tls"), nil)
+	if err != nil {
+		return nil, fmt.Errorf("certificates: %w", err)
+	}
+	return &certSet{f: f}, nil
+}
 
-var _ = errors.New
+// serverArgs require TLS; clients need not present a certificate.
+func (c *certSet) serverArgs() []string {
+	return []string{"--tlsMode", "requireTLS", "--tlsCertificateKeyFile", c.f.MemberFile, "--tlsCAFile", c.f.CAFile,
+		"--tlsAllowConnectionsWithoutCertificates"}
+}
+
+func (c *certSet) uriQuery() string {
+	return url.Values{"tls": {"true"}, "tlsCAFile": {c.f.CAFile}}.Encode()
+}

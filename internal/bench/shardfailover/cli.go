@@ -75,6 +75,8 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, note st
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "YCSB seed (0 = random)")
 	fs.StringVar(&cfg.Dir, "dir", "", "parent directory of the clusters (default a temporary one, removed after)")
 	fs.StringVar(&cfg.Bin, "bin", "", "relaydb binary for the cluster (default this executable)")
+	fs.BoolVar(&cfg.Auth, "auth", false, "start the cluster with a key file and a root user, as relaydb cluster up --auth")
+	fs.BoolVar(&cfg.TLS, "tls", false, "start the cluster requiring TLS, as relaydb cluster up --tls")
 	fs.StringVar(&out, "out", "bench/results", "results directory")
 	fs.StringVar(&name, "name", "shard-failover", "results file name stem")
 	fs.StringVar(&note, "note", "", "a sentence added to the markdown (e.g. what else ran on the machine)")

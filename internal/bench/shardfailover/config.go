@@ -17,6 +17,7 @@ const (
 type Config struct {
 	Dir           string        // parent directory of the clusters; default a temp dir, removed after
 	Bin           string        // relaydb binary; default the running executable
+	Auth, TLS     bool          // secure the cluster as `relaydb cluster up --auth/--tls`
 	Modes         []string      // ModeReplicaSet and/or ModeSingle; default both
 	Trials        int           // kills per mode; default 3
 	Shards        int           // shards; default 2

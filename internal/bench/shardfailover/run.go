@@ -73,7 +73,7 @@ func runMode(ctx context.Context, cfg Config, mode string, progress io.Writer) (
 		plural(m.ShardMembers, "member"), plural(cfg.ConfigMembers, "config server"), plural(cfg.Routers, "router"))
 	sc, err := cluster.UpSharded(ctx, cluster.ShardedSpec{Dir: filepath.Join(cfg.Dir, mode), Shards: cfg.Shards,
 		ShardMembers: m.ShardMembers, ConfigMembers: cfg.ConfigMembers, Routers: cfg.Routers, Bin: cfg.Bin,
-		DieWithParent: true})
+		DieWithParent: true, Auth: cfg.Auth, TLS: cfg.TLS})
 	if err != nil {
 		return m, fmt.Errorf("cluster up: %w", err)
 	}
