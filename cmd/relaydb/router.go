@@ -61,6 +61,9 @@ func runRouter(cfg *config.Router, log *slog.Logger) int {
 		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)
 		return exitBadOptions
 	}
+	if cfg.X509Members() { // the router presents its certificate to members
+		cred = netclient.X509Credential()
+	}
 	r, err := router.New(router.Options{
 		TLS: memberTLS, ConfigDB: cfg.ConfigDB, Version: Version, GitCommit: gitCommit, Logger: log,
 		Shutdown: stop.Request, Auth: cfg.AuthRequired(), Credential: cred,

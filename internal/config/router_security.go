@@ -25,7 +25,7 @@ func bindRouterSecurityFlags(fs *flag.FlagSet, r *Router) {
 }
 
 // AuthRequired reports whether clients must authenticate (a key file).
-func (r *Router) AuthRequired() bool { return r.KeyFile != "" }
+func (r *Router) AuthRequired() bool { return r.KeyFile != "" || r.X509Members() }
 
 // EffectiveClusterAuthMode is ClusterAuthMode, or keyFile with a key file.
 func (r *Router) EffectiveClusterAuthMode() string {
@@ -43,7 +43,7 @@ func (r *Router) validateSecurity() error {
 	default:
 		return fmt.Errorf("clusterAuthMode %q is invalid (keyFile, sendKeyFile, sendX509 or x509)", mode)
 	}
-	if err := clusterAuthModeImplemented(mode); err != nil {
+	if err := r.validateX509Members(mode); err != nil {
 		return err
 	}
 	if (mode == ClusterAuthKeyFile || mode == ClusterAuthSendKeyFile) && r.KeyFile == "" {

@@ -91,14 +91,3 @@ func (s *Serve) validateSecurity() error {
 	return nil
 }
 
-
-// clusterAuthModeImplemented refuses the modes the router cannot run yet.
-// TODO(#13): x.509 member authentication on the router (its pool would
-// present its certificate with MONGODB-X509).
-func clusterAuthModeImplemented(mode string) error {
-	switch mode {
-	case "", ClusterAuthKeyFile:
-		return nil
-	}
-	return fmt.Errorf("clusterAuthMode %s is not supported yet on the router: use keyFile", mode)
-}

@@ -114,3 +114,21 @@ func (s *Serve) validateX509Members(mode string) error {
 	}
 	return nil
 }
+
+// X509Members reports whether the router logs in to members with its
+// certificate (clusterAuthMode sendX509 or x509); it implies client
+// authentication, as a key file does.
+func (r *Router) X509Members() bool {
+	m := r.EffectiveClusterAuthMode()
+	return m == ClusterAuthSendX509 || m == ClusterAuthX509
+}
+
+// validateX509Members: the router presents its certificate only on TLS
+// connections, which it opens in preferTLS and requireTLS.
+func (r *Router) validateX509Members(mode string) error {
+	tlsMode, _ := tlsconf.ParseMode(r.TLS.Mode)
+	if r.X509Members() && !tlsMode.Outgoing() {
+		return fmt.Errorf("clusterAuthMode %s needs TLS to the cluster: --tlsMode preferTLS or requireTLS with --tlsCertificateKeyFile and --tlsCAFile", mode)
+	}
+	return nil
+}

@@ -80,3 +80,46 @@ func TestX509MemberAuth(t *testing.T) {
 		t.Fatalf("insert w:3: %v", err)
 	}
 }
+
+// clusterAuthMode x509 in a sharded cluster: the router (preferTLS, so
+// the harness's plain ping works) logs in to the config server and the
+// shard with its certificate, the shard to the config server likewise;
+// clients must authenticate through the router (its first user comes
+// through the localhost exception), then addShard and writes work.
+func TestX509ShardedCluster(t *testing.T) {
+	f := harness.TLSFiles(t)
+	tlsq := harness.TLSQuery(f, f.ClientFile)
+	x509 := []string{"--clusterAuthMode", "x509"}
+	req := append(harness.TLSArgs(f, "requireTLS"), x509...)
+	cfg := startTLSMember(t, tlsq, append(append([]string{}, req...), "--configsvr"), "x509cfg")
+	sh := startTLSMember(t, tlsq, append(append([]string{}, req...), "--shardsvr"), "x509sh")
+	r := harness.StartRouter(t, fmt.Sprintf("x509cfg/127.0.0.1:%d", cfg.Port()), append(harness.TLSArgs(f, "preferTLS"), x509...)...)
+	ctx := tctx(t, 60*time.Second)
+	anon, err := mongo.Connect(options.Client().ApplyURI(r.URI() + "?serverSelectionTimeoutMS=5000"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer anon.Disconnect(context.Background())
+	if err := anon.Database("admin").RunCommand(ctx, bson.D{{Key: "createUser", Value: "root"}, {Key: "pwd", Value: "pw"},
+		{Key: "roles", Value: bson.A{"root"}}}).Err(); err != nil {
+		t.Fatalf("createUser through the router's localhost exception: %v", err)
+	}
+	if _, err := anon.Database("app").Collection("c").InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); cmdCode(err) != 13 {
+		t.Fatalf("unauthenticated insert through the router: %v, want Unauthorized", err)
+	}
+	root, err := mongo.Connect(options.Client().ApplyURI(fmt.Sprintf("mongodb://root:pw@%s/?authSource=admin&serverSelectionTimeoutMS=5000", r.Host())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Disconnect(context.Background())
+	if err := root.Database("admin").RunCommand(ctx, bson.D{{Key: "addShard", Value: fmt.Sprintf("x509sh/127.0.0.1:%d", sh.Port())}}).Err(); err != nil {
+		t.Fatalf("addShard: %v", err)
+	}
+	coll := root.Database("app").Collection("c")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatalf("insert through the router: %v", err)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
+		t.Fatalf("count: %d, %v", n, err)
+	}
+}
