@@ -60,6 +60,7 @@ type allowlistState struct {
 		clusterOK  bool
 		hostsKey   string       // the member hosts members was resolved from
 		members    []netip.Addr // their addresses
+		lastWarn   time.Time    // the last unreadable-list warning
 	}
 }
 
@@ -215,7 +216,16 @@ func (d *Dispatcher) allowlistStatus() bson.D {
 	if d.allow == nil {
 		return nil
 	}
-	p, stats := d.allow.m.Policy(), d.allow.m.Stats(0)
+	return AllowlistStatus(d.allow.m)
+}
+
+// AllowlistStatus is serverStatus's ipAllowlist section for m (a data
+// node's and a router's); nil for a nil m.
+func AllowlistStatus(m *allowlist.Matcher) bson.D {
+	if m == nil {
+		return nil
+	}
+	p, stats := m.Policy(), m.Stats(0)
 	return bson.D{{Key: "ipAllowlist", Value: bson.D{
 		{Key: "source", Value: string(p.Source)},
 		{Key: "entries", Value: int64(p.List.Len())},

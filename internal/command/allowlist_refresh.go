@@ -27,6 +27,7 @@ const (
 	maxMemberHosts           = 1000            // hosts resolved per refresh
 	memberLookupBudget       = 5 * time.Second // DNS time per membership change
 	maxClusterDocs           = 1000            // config.shards / config.mongos read
+	allowlistWarnInterval    = time.Minute     // at most one unreadable-list warning per interval
 )
 
 // runAllowlistRefresher refreshes the policy until the dispatcher shuts
@@ -51,7 +52,10 @@ func (d *Dispatcher) refreshAllowlist(st *allowlistState) {
 	defer st.mu.Unlock()
 	stored, err := d.storedLocked(st)
 	if err != nil {
-		d.log.Warn("IP allowlist: the stored list is unreadable; keeping the current one", "err", err)
+		if now := time.Now(); now.Sub(st.mu.lastWarn) >= allowlistWarnInterval {
+			st.mu.lastWarn = now
+			d.log.Warn("IP allowlist: the stored list is unreadable; keeping the current one", "err", err)
+		}
 		return
 	}
 	base := st.configured

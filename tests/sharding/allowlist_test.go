@@ -82,6 +82,16 @@ func TestRouterAllowlist(t *testing.T) {
 	if err != nil || info["source"] != "command" || fmt.Sprint(info["configuredAddresses"]) != "[127.0.0.1 127.0.0.3]" {
 		t.Fatalf("router getIPAllowlist: %v, %v", info, err)
 	}
+	var ss struct {
+		IPAllowlist struct {
+			Refused int64 `bson:"refusedConnections"`
+			Closed  int64 `bson:"closedConnections"`
+		} `bson:"ipAllowlist"`
+	}
+	if err := admin.Database("admin").RunCommand(ctxT(t), bson.D{{Key: "serverStatus", Value: 1}}).Decode(&ss); err != nil ||
+		ss.IPAllowlist.Refused < 2 || ss.IPAllowlist.Closed < 1 {
+		t.Fatalf("router serverStatus.ipAllowlist = %+v, %v", ss.IPAllowlist, err)
+	}
 	cfgClient, err := cfg.Client(cfg.Members()[0])
 	if err != nil {
 		t.Fatal(err)

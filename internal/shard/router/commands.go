@@ -210,7 +210,7 @@ func serverStatus(c *call) (bson.D, error) {
 	s := &c.r.stats
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return bson.D{
+	return append(bson.D{
 		{Key: "host", Value: host},
 		{Key: "version", Value: c.r.opts.Version},
 		{Key: "process", Value: "mongos"},
@@ -236,7 +236,7 @@ func serverStatus(c *call) (bson.D, error) {
 			{Key: "failed", Value: s.failed.Load()},
 			{Key: "openCursors", Value: int64(c.r.cursors.len())},
 		}},
-	}, nil
+	}, command.AllowlistStatus(c.r.allow.m)...), nil
 }
 
 func shutdown(c *call) (bson.D, error) {
