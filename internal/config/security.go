@@ -90,4 +90,3 @@ func (s *Serve) validateSecurity() error {
 	}
 	return nil
 }
-

@@ -32,8 +32,8 @@ func TestTLSYAML(t *testing.T) {
 		t.Fatalf("router: %v %+v", err, r.TLS)
 	}
 	for bad, want := range map[string]string{
-		"net:\n  ssl:\n    mode: requireSSL\n":       "use net.tls",
-		"net:\n  tls:\n    FIPSMode: true\n":         "unrecognized option: net.tls.FIPSMode",
+		"net:\n  ssl:\n    mode: requireSSL\n":         "use net.tls",
+		"net:\n  tls:\n    FIPSMode: true\n":           "unrecognized option: net.tls.FIPSMode",
 		"net:\n  tls:\n    allowInvalidHostnames: 3\n": "not a valid bool",
 	} {
 		var s Serve
