@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"log/slog"
+	"time"
 
 	"github.com/relaydb/relaydb/internal/command"
 	"github.com/relaydb/relaydb/internal/config"
@@ -21,6 +22,10 @@ var memberTLS *tls.Config
 // without TLS), set by setupTLS.
 var memberCert *x509.Certificate
 
+// certExpiryWarning: a certificate that expires sooner is warned about at
+// start, as mongod does (30 days).
+const certExpiryWarning = 30 * 24 * time.Hour
+
 // setupTLS loads net.tls.* (a missing or invalid file stops the start)
 // and returns the server's TLS settings.
 func setupTLS(o tlsconf.Options, log *slog.Logger) (server.TLS, error) {
@@ -33,6 +38,11 @@ func setupTLS(o tlsconf.Options, log *slog.Logger) (server.TLS, error) {
 		subject, _ := tlsconf.SubjectName(s.Member)
 		log.Info("TLS", "mode", s.Mode.String(), "outgoingTLS", s.Client != nil, "certificate", subject,
 			"clientCertificates", !o.AllowConnectionsWithoutCertificates)
+		for _, c := range []*x509.Certificate{s.Server.Certificates[0].Leaf, s.Member} {
+			if left := time.Until(c.NotAfter); left < certExpiryWarning {
+				log.Warn("a TLS certificate expires soon", "subject", c.Subject.String(), "notAfter", c.NotAfter, "daysLeft", int(left.Hours()/24))
+			}
+		}
 	}
 	return server.TLS{Mode: s.Mode, Config: s.Server}, nil
 }

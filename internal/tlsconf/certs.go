@@ -36,6 +36,8 @@ type Request struct {
 	Server, Client bool
 	// Validity defaults to DefaultValidity; NotBefore is an hour ago.
 	Validity time.Duration
+	// NotAfter, when set, overrides Validity (tests of expired ones).
+	NotAfter time.Time
 }
 
 // NewCA returns a self-signed CA named commonName.
@@ -80,6 +82,12 @@ func (ca *CA) Issue(req Request) ([]byte, error) {
 	tmpl, err := template(req.Subject, req.Validity)
 	if err != nil {
 		return nil, err
+	}
+	if !req.NotAfter.IsZero() {
+		tmpl.NotAfter = req.NotAfter
+		if nb := req.NotAfter.Add(-time.Hour); nb.Before(tmpl.NotBefore) {
+			tmpl.NotBefore = nb
+		}
 	}
 	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
 	if req.Server {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"time"
 )
 
 const (
@@ -139,6 +140,10 @@ func loadKeyPair(opt, path string) (tls.Certificate, error) {
 		if cert.Leaf, err = x509.ParseCertificate(cert.Certificate[0]); err != nil {
 			return tls.Certificate{}, fmt.Errorf("%s %s: %w", opt, path, err)
 		}
+	}
+	if now := time.Now(); now.After(cert.Leaf.NotAfter) || now.Before(cert.Leaf.NotBefore) {
+		return tls.Certificate{}, fmt.Errorf("%s %s: the certificate is valid only from %s to %s",
+			opt, path, cert.Leaf.NotBefore.UTC().Format(time.RFC3339), cert.Leaf.NotAfter.UTC().Format(time.RFC3339))
 	}
 	return cert, nil
 }

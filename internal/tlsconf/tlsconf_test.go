@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestNameString(t *testing.T) {
@@ -160,10 +161,21 @@ func TestLoadErrors(t *testing.T) {
 	os.WriteFile(certOnly, data[:strings.Index(string(data), "-----BEGIN PRIVATE KEY")], 0o600)
 	enc := filepath.Join(dir, "enc.pem")
 	os.WriteFile(enc, []byte("-----BEGIN ENCRYPTED PRIVATE KEY-----\nAA==\n-----END ENCRYPTED PRIVATE KEY-----\n"), 0o600)
+	ca, err := NewCA("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := ca.Issue(Request{Subject: MemberSubject, Server: true, NotAfter: time.Now().Add(-time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expired := filepath.Join(dir, "expired.pem")
+	os.WriteFile(expired, old, 0o600)
 	cases := map[string]struct {
 		o    Options
 		want string
 	}{
+		"expired":          {Options{Mode: "requireTLS", CertificateKeyFile: expired, CAFile: f.CAFile}, "the certificate is valid only from"},
 		"missing key file": {Options{Mode: "requireTLS", CertificateKeyFile: filepath.Join(dir, "none.pem"), CAFile: f.CAFile}, "no such file"},
 		"no key":           {Options{Mode: "requireTLS", CertificateKeyFile: certOnly, CAFile: f.CAFile}, "certificate and its private key"},
 		"encrypted":        {Options{Mode: "requireTLS", CertificateKeyFile: enc, CAFile: f.CAFile}, "encrypted"},
