@@ -20,7 +20,7 @@ import (
 // run under --auth (MongoDB's handshake and authentication set).
 var authUnauthenticatedOK = map[string]bool{
 	"hello": true, "ping": true, "buildInfo": true, "whatsmyuri": true, "connectionStatus": true,
-	"saslStart": true, "saslContinue": true, "logout": true,
+	"saslStart": true, "saslContinue": true, "logout": true, "authenticate": true,
 }
 
 func cmdCode(err error) int32 {
