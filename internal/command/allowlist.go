@@ -88,9 +88,13 @@ func setIPAllowlist(c *Ctx, p *request.SetIPAllowlist) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	force := p.Force != nil && *p.Force
 	if p.UseConfig != nil && *p.UseConfig {
 		if p.Addresses != nil {
 			return nil, mongoerr.New(mongoerr.BadValue, "setIPAllowlist: give either addresses or useConfig: true, not both")
+		}
+		if err := CheckNotLockedOut(c.Conn, st.configured.WithMembers(c.D.allowlistMembers()), force); err != nil {
+			return nil, err
 		}
 		return nil, c.D.dropStoredAllowlist()
 	}
@@ -100,7 +104,7 @@ func setIPAllowlist(c *Ctx, p *request.SetIPAllowlist) (bson.D, error) {
 	}
 	always := p.AlwaysAllowMembers == nil || *p.AlwaysAllowMembers
 	next := allowlist.Policy{List: list, AlwaysAllowMembers: always, Source: allowlist.SourceCommand}.WithMembers(c.D.allowlistMembers())
-	if err := CheckNotLockedOut(c.Conn, next, p.Force != nil && *p.Force); err != nil {
+	if err := CheckNotLockedOut(c.Conn, next, force); err != nil {
 		return nil, err
 	}
 	if err := c.D.storeAllowlist(list, always); err != nil {

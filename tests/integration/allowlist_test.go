@@ -284,3 +284,26 @@ func TestIPAllowlistPrivileges(t *testing.T) {
 		t.Fatalf("clusterManager useConfig: %v", err)
 	}
 }
+
+// useConfig is refused when the configured list would exclude the
+// issuing connection (unless force: true), as a new list would be.
+func TestSetIPAllowlistUseConfigLockOut(t *testing.T) {
+	s, admin := startServer(t, harness.WithArgs("--ipAllowlist=127.0.0.1,127.0.0.2", "--ipAllowlistAlwaysAllowMembers=false"))
+	if err := setAllowlist(t, admin, addrs("127.0.0.1", "127.0.0.3")); err != nil {
+		t.Fatal(err)
+	}
+	three := clientFrom(t, s, "127.0.0.3")
+	err := setAllowlist(t, three, bson.E{Key: "useConfig", Value: true})
+	if cmdCode(err) != 2 || !strings.Contains(err.Error(), "127.0.0.3") {
+		t.Fatalf("useConfig excluding the caller: %v", err)
+	}
+	if info := allowlistInfo(t, admin); info["source"] != "command" || info["alwaysAllowMembers"] != true {
+		t.Fatalf("after the refused useConfig: %v", info)
+	}
+	if err := setAllowlist(t, admin, bson.E{Key: "useConfig", Value: true}); err != nil {
+		t.Fatalf("useConfig from 127.0.0.1: %v", err)
+	}
+	if info := allowlistInfo(t, admin); info["source"] != "config" || info["alwaysAllowMembers"] != false {
+		t.Fatalf("after useConfig: %v", info)
+	}
+}

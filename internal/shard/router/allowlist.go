@@ -149,10 +149,11 @@ func setIPAllowlistCmd(c *call) (bson.D, error) {
 }
 
 // checkRouterLockOut refuses (BadValue) a list excluding the client,
-// unless force: true; useConfig is checked by the config servers.
+// unless force: true (useConfig: the router's configured list).
 func checkRouterLockOut(c *call, st *routerAllowlist) error {
+	force, _ := bsonx.Get(c.cmd, "force")
 	if v, _ := bsonx.Get(c.cmd, "useConfig"); v == true {
-		return nil
+		return command.CheckNotLockedOut(c.conn, st.configured.WithMembers(st.m.Policy().Members), force == true)
 	}
 	raw, _ := bsonx.Get(c.cmd, "addresses")
 	a, ok := raw.(bson.A)
@@ -164,7 +165,6 @@ func checkRouterLockOut(c *call, st *routerAllowlist) error {
 		return err
 	}
 	always, hasAlways := bsonx.Get(c.cmd, "alwaysAllowMembers")
-	force, _ := bsonx.Get(c.cmd, "force")
 	p := allowlist.Policy{List: list, AlwaysAllowMembers: !hasAlways || always != false}.WithMembers(st.m.Policy().Members)
 	return command.CheckNotLockedOut(c.conn, p, force == true)
 }
