@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -305,5 +307,33 @@ func TestSetIPAllowlistUseConfigLockOut(t *testing.T) {
 	}
 	if info := allowlistInfo(t, admin); info["source"] != "config" || info["alwaysAllowMembers"] != false {
 		t.Fatalf("after useConfig: %v", info)
+	}
+}
+
+// A bad --ipAllowlist entry or YAML net.ipAllowlist stops serve and router
+// at startup with the entry named.
+func TestAllowlistBadConfigRefusedAtStartup(t *testing.T) {
+	bin, err := harness.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(yaml, []byte("net:\n  ipAllowlist:\n    addresses: [127.0.0.1, not-an-ip]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--inMemory", "--port=1", "--ipAllowlist=127.0.0.1,10.0.0.1/8"}, `entry 1 "10.0.0.1/8" is invalid`},
+		{[]string{"serve", "--inMemory", "--port=1", "--config", yaml}, `entry 1 "not-an-ip" is invalid`},
+		{[]string{"router", "--configdb=cfg/127.0.0.1:1", "--port=1", "--ipAllowlist=::1%lo"}, "zones"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		out, err := exec.CommandContext(ctx, bin, tc.args...).CombinedOutput()
+		cancel()
+		if err == nil || !strings.Contains(string(out), tc.want) {
+			t.Errorf("relaydb %v: err %v, output:\n%s\nwant %q", tc.args, err, out, tc.want)
+		}
 	}
 }
