@@ -14,6 +14,8 @@ import (
 const (
 	versionTLS12 = tls.VersionTLS12
 	versionTLS13 = tls.VersionTLS13
+	// sessionCacheSize bounds the outgoing TLS sessions kept for resumption.
+	sessionCacheSize = 256
 )
 
 // Setup is what a node needs to speak TLS, built by Load.
@@ -83,7 +85,10 @@ func clientAuth(o Options) tls.ClientAuthType {
 }
 
 func clientConfig(o Options, lo, hi uint16, cert tls.Certificate, roots *x509.CertPool) *tls.Config {
-	c := &tls.Config{MinVersion: lo, MaxVersion: hi, Certificates: []tls.Certificate{cert}, RootCAs: roots}
+	// The session cache is shared by every Dial copy: reconnections to a
+	// member resume their TLS session instead of a full handshake.
+	c := &tls.Config{MinVersion: lo, MaxVersion: hi, Certificates: []tls.Certificate{cert}, RootCAs: roots,
+		ClientSessionCache: tls.NewLRUClientSessionCache(sessionCacheSize)}
 	switch {
 	case o.AllowInvalidCertificates:
 		c.InsecureSkipVerify = true
