@@ -60,6 +60,7 @@ type allowlistState struct {
 		clusterOK  bool
 		hostsKey   string       // the member hosts members was resolved from
 		members    []netip.Addr // their addresses
+		resolved   time.Time    // when members were resolved
 		lastWarn   time.Time    // the last unreadable-list warning
 	}
 }

@@ -25,7 +25,8 @@ import (
 const (
 	allowlistRefreshInterval = 250 * time.Millisecond
 	maxMemberHosts           = 1000            // hosts resolved per refresh
-	memberLookupBudget       = 5 * time.Second // DNS time per membership change
+	memberLookupBudget       = 5 * time.Second // DNS time per resolution of the members
+	memberResolveInterval    = time.Minute     // members' names are resolved again this often
 	maxClusterDocs           = 1000            // config.shards / config.mongos read
 	allowlistWarnInterval    = time.Minute     // at most one unreadable-list warning per interval
 )
@@ -136,14 +137,15 @@ func (d *Dispatcher) allowlistMembers() []netip.Addr {
 }
 
 // membersLocked returns the addresses of memberHosts, resolving them again
-// only when the host list changed. REQUIRES: st.mu.
+// when the host list changed or memberResolveInterval passed.
+// REQUIRES: st.mu.
 func (d *Dispatcher) membersLocked(st *allowlistState) []netip.Addr {
 	hosts := d.memberHosts(st)
-	key := strings.Join(hosts, ",")
-	if key == st.mu.hostsKey {
+	key, now := strings.Join(hosts, ","), time.Now()
+	if key == st.mu.hostsKey && now.Sub(st.mu.resolved) < memberResolveInterval {
 		return st.mu.members
 	}
-	st.mu.hostsKey, st.mu.members = key, ResolveHosts(hosts, d.done)
+	st.mu.hostsKey, st.mu.members, st.mu.resolved = key, ResolveHosts(hosts, d.done), now
 	return st.mu.members
 }
 
@@ -233,9 +235,7 @@ func splitConnString(s string) []string {
 }
 
 // ResolveHosts returns the addresses of host:port entries: IP literals as
-// they are, names through DNS within memberLookupBudget in all. Names are
-// resolved when the host list changes only. TODO(#13): re-resolve names
-// now and then, for members whose addresses change under the same name.
+// they are, names through DNS within memberLookupBudget in all.
 func ResolveHosts(hosts []string, done <-chan struct{}) []netip.Addr {
 	ctx, cancel := context.WithTimeout(context.Background(), memberLookupBudget)
 	defer cancel()

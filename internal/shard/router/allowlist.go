@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -32,6 +33,7 @@ import (
 // the only writers of the matcher.
 const (
 	routerAllowlistInterval = time.Second
+	memberResolveInterval   = time.Minute // how often the config hosts' names are resolved again
 	allowlistReadTimeout    = 5 * time.Second
 	allowlistWarnInterval   = time.Minute
 )
@@ -42,8 +44,10 @@ type routerAllowlist struct {
 	// change; m nil: the router has no allowlist.
 	m          *allowlist.Matcher
 	configured *allowlist.Policy
-	refresh    sync.Mutex // serialises refreshAllowlist
-	lastWarn   time.Time  // REQUIRES: refresh
+	refresh    sync.Mutex   // serialises refreshAllowlist
+	lastWarn   time.Time    // REQUIRES: refresh
+	members    []netip.Addr // the config hosts' addresses; REQUIRES: refresh
+	resolved   time.Time    // when members were resolved; REQUIRES: refresh
 }
 
 func init() {
@@ -71,7 +75,6 @@ func (r *Router) StartAllowlist(m *allowlist.Matcher, configured *allowlist.Poli
 
 // refreshAllowlist reads the stored list and publishes the policy it gives.
 func (r *Router) refreshAllowlist(ctx context.Context) {
-	members := command.ResolveHosts(r.configHosts(), r.done)
 	ctx, cancel := context.WithTimeout(ctx, allowlistReadTimeout)
 	defer cancel()
 	docs, err := r.findAuthDocs(ctx, "system.version", bson.D{{Key: "_id", Value: command.AllowlistDocID}})
@@ -85,6 +88,9 @@ func (r *Router) refreshAllowlist(ctx context.Context) {
 	st := &r.allow
 	st.refresh.Lock()
 	defer st.refresh.Unlock()
+	if now := time.Now(); now.Sub(st.resolved) >= memberResolveInterval {
+		st.members, st.resolved = command.ResolveHosts(r.configHosts(), r.done), now
+	}
 	if err != nil {
 		if now := time.Now(); now.Sub(st.lastWarn) >= allowlistWarnInterval {
 			st.lastWarn = now
@@ -96,7 +102,7 @@ func (r *Router) refreshAllowlist(ctx context.Context) {
 	if stored != nil {
 		base = stored
 	}
-	next := base.WithMembers(members)
+	next := base.WithMembers(st.members)
 	if cur := st.m.Policy(); cur.Source != next.Source || !cur.List.Equal(next.List) ||
 		cur.AlwaysAllowMembers != next.AlwaysAllowMembers || fmt.Sprint(cur.Members) != fmt.Sprint(next.Members) {
 		st.m.Store(next)
