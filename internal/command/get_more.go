@@ -15,6 +15,9 @@ func getMore(c *Ctx, p *request.GetMore) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.checkCursorOwner(int64(p.CursorID)); err != nil {
+		return nil, err
+	}
 	cur, err := c.D.eng.Cursors().Checkout(int64(p.CursorID), c.ns(p.Collection))
 	if err != nil {
 		return nil, err

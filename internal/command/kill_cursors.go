@@ -10,11 +10,18 @@ import (
 
 func killCursors(c *Ctx, p *request.KillCursors) (bson.D, error) {
 	killed, notFound := bson.A{}, bson.A{}
-	for _, v := range p.Cursors {
+	ids := make([]int64, len(p.Cursors))
+	for i, v := range p.Cursors {
 		id, isLong := cursorID(v)
 		if !isLong {
 			return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'killCursors.cursors' is the wrong type '%s', expected type 'long'", bsonx.TypeAlias(v))
 		}
+		if err := c.checkKillCursor(id, c.ns(string(p.Collection))); err != nil {
+			return nil, err // before any is killed, as MongoDB checks them all first
+		}
+		ids[i] = id
+	}
+	for _, id := range ids {
 		if c.D.eng.Cursors().Kill(id) {
 			killed = append(killed, id)
 		} else {

@@ -35,6 +35,11 @@ type Cursor struct {
 	AwaitData bool
 	Wait      func(ctx context.Context) error
 
+	// Owners are the users ("db.user") authenticated on the connection
+	// that opened the cursor under --auth (nil without auth): the command
+	// layer lets only a connection sharing one of them use the cursor.
+	Owners []string
+
 	mu      sync.Mutex // one getMore at a time
 	lastUse time.Time
 	done    bool
@@ -174,6 +179,17 @@ func (cs *Cursors) Checkout(id int64, ns string) (*Cursor, error) {
 		return nil, mongoerr.New(mongoerr.CursorNotFound, "cursor id %d is already in use", id)
 	}
 	return c, nil
+}
+
+// OwnersOf returns cursor id's Owners; false if there is no such cursor.
+func (cs *Cursors) OwnersOf(id int64) ([]string, bool) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	c, ok := cs.byID[id]
+	if !ok {
+		return nil, false
+	}
+	return c.Owners, true
 }
 
 // Release unlocks c after a getMore, dropping it when exhausted.

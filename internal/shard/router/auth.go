@@ -40,10 +40,9 @@ import (
 // TODO(#13): mongos polls the config servers' user cache generation every
 // userCacheInvalidationIntervalSecs and empties its cache when it moved;
 // here each cached user simply expires after 30 s (a login always reads
-// the user anew), and the interval is not a settable parameter. Cursors
-// are not tied to the user that opened them (getMore/killCursors need
-// only find/killCursors on the namespace). Commands are forwarded as
-// __system, without the client's identity ($audit metadata).
+// the user anew), and the interval is not a settable parameter. Commands
+// are forwarded as __system, without the client's identity ($audit
+// metadata); cursors are tied to their users here (cursor_owner.go).
 
 // authState is the router's authentication state.
 type authState struct {

@@ -32,6 +32,9 @@ type cursorEntry struct {
 	t    target
 	host string // the member holding the cursor
 	used time.Time
+	// owners are the users of the connection that opened the cursor,
+	// under auth (cursor_owner.go); guarded by cursorTable.mu.
+	owners []string
 }
 
 func newCursorTable() *cursorTable {
@@ -118,6 +121,9 @@ func (r *Router) getMore(c *call) (bson.D, error) {
 	if !ok {
 		return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'getMore.getMore' is the wrong type, expected type 'long'")
 	}
+	if err := r.checkGetMoreOwner(c, id); err != nil { // cursor_owner.go
+		return nil, err
+	}
 	if mc := r.merged.get(id); mc != nil {
 		return r.mergedGetMore(c, mc)
 	}
@@ -142,6 +148,9 @@ func (r *Router) getMore(c *call) (bson.D, error) {
 func (r *Router) killCursors(c *call) (bson.D, error) {
 	v, _ := bsonx.Get(c.cmd, "cursors")
 	arr, _ := v.(bson.A)
+	if err := r.checkKillOwner(c, arr); err != nil { // cursor_owner.go
+		return nil, err
+	}
 	var ids []int64
 	var held cursorEntry
 	unknown := bson.A{}

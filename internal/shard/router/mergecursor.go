@@ -54,6 +54,9 @@ type mergedCursor struct {
 	// pipe, when set, is an aggregate's merge part (aggmerge.go): batches
 	// come from it, and remotes only feed it.
 	pipe *mergePipe
+	// owners are the users of the connection that opened the cursor,
+	// under auth (cursor_owner.go); guarded by mergedCursors.mu.
+	owners []string
 }
 
 // mergedCursors holds the open router cursors by id.

@@ -84,6 +84,11 @@ func (r *Router) serveRaw(conn *command.Conn, req *command.Request) (reply []byt
 		}
 	}()
 	reply, done = r.forwardRaw(&q)
+	if done && r.auth.on {
+		if id, ok := bson.Raw(reply).Lookup("cursor", "id").AsInt64OK(); ok {
+			r.ownCursor(conn, id) // cursor_owner.go
+		}
+	}
 	return reply, done, nil, true
 }
 

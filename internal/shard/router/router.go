@@ -242,6 +242,9 @@ func (r *Router) invoke(conn *command.Conn, db string, cmd bson.D, req *command.
 		}
 		r.observeClusterTime(reply)
 	}
+	if c.name != "getMore" {
+		r.ownCursor(conn, cursorID(reply)) // cursor_owner.go
+	}
 	if fp != nil {
 		reply = fp.after(reply)
 	}
