@@ -20,7 +20,8 @@ import (
 // Such users are created with createUser on $external without a password
 // (credentials {external: true}, as MongoDB stores them).
 // A member's certificate logs in as __system instead (x509_member.go).
-// TODO(#13): MONGODB-X509 on the router.
+// The router's login (shard/router/auth_x509.go) reads PeerSubject.
+// TODO(#13): CRLs and OCSP (revoked client certificates still log in).
 
 const (
 	mechX509   = "MONGODB-X509"
