@@ -16,4 +16,9 @@
 //     (allowTLS keeps outgoing connections plain, as mongod).
 //   - Subject names are formatted as MongoDB prints them (RFC 2253, last
 //     RDN first): the user name of MONGODB-X509 (SubjectName).
+//
+// TODO(#13): encrypted private keys (certificateKeyFilePassword), the
+// system CA store (tlsUseSystemCA), CRLFile/OCSP, FIPS mode and
+// certificate rotation without a restart (rotateCertificates) are refused
+// or missing.
 package tlsconf
