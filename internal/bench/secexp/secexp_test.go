@@ -3,15 +3,13 @@ package secexp
 import (
 	"bytes"
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/relaydb/relaydb/internal/bench"
 	"github.com/relaydb/relaydb/internal/bench/experiment"
+	"github.com/relaydb/relaydb/tests/harness"
 )
 
 func sample(v string, run int, load, c float64) Sample {
@@ -62,12 +60,9 @@ func TestExperimentTiny(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers")
 	}
-	bin := os.Getenv("RELAYDB_BIN")
-	if bin == "" {
-		bin = filepath.Join(t.TempDir(), "relaydb")
-		if out, err := exec.Command("go", "build", "-o", bin, "github.com/relaydb/relaydb/cmd/relaydb").CombinedOutput(); err != nil {
-			t.Fatalf("go build: %v\n%s", err, out)
-		}
+	bin, err := harness.Binary()
+	if err != nil {
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
