@@ -31,6 +31,7 @@ var commands = []*Command{
 	{Name: "_configsvrBalancerStatus", AdminOnly: true, Help: "the balancer's mode and rounds, on the config server primary", Def: typed(configsvrBalancerStatus)},
 	{Name: "_configsvrCommitChunkMigration", AdminOnly: true, Help: "a config server's commit of a chunk migration into config.chunks", Def: typed(configsvrCommitChunkMigration)},
 	{Name: "_configsvrEnsureChunkVersionIsGreaterThan", AdminOnly: true, Help: "a config server's fence of a migration commit: bumps a chunk's version", Def: typed(configsvrEnsureChunkVersionIsGreaterThan)},
+	{Name: "_getUserCacheGeneration", AdminOnly: true, Help: "internal: a config server's user cache generation, which routers poll", Def: typed(getUserCacheGeneration)},
 	{Name: "_migrateClone", AdminOnly: true, Help: "a migration's recipient pulls the next batch of the range from the donor", Def: typed(migrateClone)},
 	{Name: "_recvChunkAbort", AdminOnly: true, AfterWrite: always, Help: "a migration's recipient stops and deletes its clone", Def: typed(recvChunkAbort)},
 	{Name: "_recvChunkCommit", AdminOnly: true, AfterWrite: always, Help: "a migration's recipient applies the last changes", Def: typed(recvChunkCommit)},

@@ -50,7 +50,7 @@ func init() {
 		commands[n] = onCluster(a)
 	}
 	for _, n := range []string{"_configsvrBalancerCollectionStatus", "_configsvrBalancerStatus", "_configsvrCommitChunkMigration",
-		"_configsvrEnsureChunkVersionIsGreaterThan", "_migrateClone", "_recvChunkAbort", "_recvChunkCommit", "_recvChunkStart",
+		"_configsvrEnsureChunkVersionIsGreaterThan", "_getUserCacheGeneration", "_migrateClone", "_recvChunkAbort", "_recvChunkCommit", "_recvChunkStart",
 		"_recvChunkStatus", "_shardsvrCriticalSection", "_shardsvrGetStatsForBalancing", "_shardsvrMovePrimaryEnterCriticalSection",
 		"_shardsvrMovePrimaryExitCriticalSection", "_shardsvrMoveRange", "_shardsvrScheduleRangeDeletion", "_transferMods"} {
 		commands[n] = onCluster(Internal)
