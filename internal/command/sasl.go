@@ -1,9 +1,6 @@
 package command
 
 import (
-	"errors"
-	"net"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -18,7 +15,7 @@ import (
 const saslConvID = int32(1)
 
 func saslStart(c *Ctx, p *request.SaslStart) (bson.D, error) {
-	payload, err := saslPayload(p.Payload)
+	payload, err := auth.SASLPayload(p.Payload)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +35,7 @@ func saslStart(c *Ctx, p *request.SaslStart) (bson.D, error) {
 }
 
 func saslContinue(c *Ctx, p *request.SaslContinue) (bson.D, error) {
-	payload, err := saslPayload(p.Payload)
+	payload, err := auth.SASLPayload(p.Payload)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +79,7 @@ func (c *Ctx) saslStep(conv *auth.Conversation, payload []byte) (bson.D, error) 
 	}
 	c.Conn.mu.Unlock()
 	if done {
-		loginThrottle.Succeed(remoteHost(c.Conn.Remote))
+		loginThrottle.Succeed(auth.RemoteHost(c.Conn.Remote))
 		c.D.log.Info("authenticated", "user", conv.User(), "db", c.DB, "mechanism", conv.Mechanism(), "remote", c.Conn.Remote)
 	}
 	return bson.D{
@@ -99,43 +96,7 @@ var loginThrottle = auth.NewThrottle()
 // a failed login, waits as the throttle says (bounded; shutdown ends it).
 // Call it without holding Conn.mu.
 func (c *Ctx) authErr(err error, mech string) error {
-	if errors.Is(err, auth.ErrMechanismUnavailable) {
-		return mongoerr.New(mongoerr.MechanismUnavailable, "Received authentication for mechanism %s which is unknown or not enabled", mech)
-	}
-	host := remoteHost(c.Conn.Remote)
-	delay := loginThrottle.Fail(host)
-	c.D.log.Info("authentication failed", "mechanism", mech, "remote", c.Conn.Remote, "reason", err.Error(), "delay", delay)
-	if delay > 0 {
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-c.D.shuttingDown():
-			t.Stop()
-		}
-	}
-	if errors.Is(err, auth.ErrProtocol) {
-		return mongoerr.New(mongoerr.ProtocolError, "%v", err)
-	}
-	return mongoerr.New(mongoerr.AuthenticationFailed, "Authentication failed.")
-}
-
-// remoteHost is a "host:port" address's host.
-func remoteHost(remote string) string {
-	if h, _, err := net.SplitHostPort(remote); err == nil {
-		return h
-	}
-	return remote
-}
-
-// saslPayload reads a payload: BinData, or a string (legacy shells).
-func saslPayload(v any) ([]byte, error) {
-	switch p := v.(type) {
-	case bson.Binary:
-		return p.Data, nil
-	case string:
-		return []byte(p), nil
-	}
-	return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'payload' is the wrong type, expected BinData or string")
+	return loginThrottle.Refuse(c.D.log, c.Conn.Remote, mech, err, c.D.shuttingDown())
 }
 
 func logout(c *Ctx, _ *request.Logout) (bson.D, error) {

@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/auth"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
@@ -87,7 +88,7 @@ func authenticate(c *Ctx, p *request.Authenticate) (bson.D, error) {
 		return nil, c.x509Failed(fmt.Sprintf("Could not find user \"%s\" for db \"%s\"", subject, externalDB))
 	}
 	c.Conn.addUser(authUser{user: subject, db: externalDB, privs: c.D.userPrivileges(externalDB, subject), gen: usersGen.Load()})
-	loginThrottle.Succeed(remoteHost(c.Conn.Remote))
+	loginThrottle.Succeed(auth.RemoteHost(c.Conn.Remote))
 	c.D.log.Info("authenticated", "user", subject, "db", externalDB, "mechanism", mechX509, "remote", c.Conn.Remote)
 	return bson.D{{Key: "dbname", Value: externalDB}, {Key: "user", Value: subject}}, nil
 }

@@ -2,9 +2,7 @@ package router
 
 import (
 	"errors"
-	"net"
 	"strings"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -44,7 +42,7 @@ func saslStart(c *call) (bson.D, error) {
 		return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'saslStart.mechanism' is missing or not a string")
 	}
 	pv, _ := bsonx.Get(c.cmd, "payload")
-	payload, err := saslPayload(pv)
+	payload, err := auth.SASLPayload(pv)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +65,7 @@ func saslStart(c *call) (bson.D, error) {
 
 func saslContinue(c *call) (bson.D, error) {
 	pv, _ := bsonx.Get(c.cmd, "payload")
-	payload, err := saslPayload(pv)
+	payload, err := auth.SASLPayload(pv)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +99,7 @@ func (c *call) saslStep(ca *connAuth, conv *auth.Conversation, payload []byte) (
 	}
 	ca.mu.Unlock()
 	if done {
-		c.r.loginThrottle.Succeed(remoteHost(c.conn.Remote))
+		c.r.loginThrottle.Succeed(auth.RemoteHost(c.conn.Remote))
 		c.r.log.Info("authenticated", "user", conv.User(), "db", c.db, "mechanism", conv.Mechanism(), "remote", c.conn.Remote)
 	}
 	return bson.D{
@@ -116,47 +114,12 @@ func (c *call) saslStep(ca *connAuth, conv *auth.Conversation, payload []byte) (
 // failure to read the users (config servers unreachable) is returned as
 // it is: the client may retry.
 func (c *call) authErr(err error, mech string) error {
-	if errors.Is(err, auth.ErrMechanismUnavailable) {
-		return mongoerr.New(mongoerr.MechanismUnavailable, "Received authentication for mechanism %s which is unknown or not enabled", mech)
-	}
 	var me *mongoerr.Error
 	if errors.As(err, &me) {
 		c.r.log.Warn("authentication: cannot read the user", "remote", c.conn.Remote, "err", err)
 		return me
 	}
-	delay := c.r.loginThrottle.Fail(remoteHost(c.conn.Remote))
-	c.r.log.Info("authentication failed", "mechanism", mech, "remote", c.conn.Remote, "reason", err.Error(), "delay", delay)
-	if delay > 0 {
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-c.r.done:
-			t.Stop()
-		}
-	}
-	if errors.Is(err, auth.ErrProtocol) {
-		return mongoerr.New(mongoerr.ProtocolError, "%v", err)
-	}
-	return mongoerr.New(mongoerr.AuthenticationFailed, "Authentication failed.")
-}
-
-// remoteHost is a "host:port" address's host.
-func remoteHost(remote string) string {
-	if h, _, err := net.SplitHostPort(remote); err == nil {
-		return h
-	}
-	return remote
-}
-
-// saslPayload reads a payload: BinData, or a string (legacy shells).
-func saslPayload(v any) ([]byte, error) {
-	switch p := v.(type) {
-	case bson.Binary:
-		return p.Data, nil
-	case string:
-		return []byte(p), nil
-	}
-	return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'payload' is the wrong type, expected BinData or string")
+	return c.r.loginThrottle.Refuse(c.r.log, c.conn.Remote, mech, err, c.r.done)
 }
 
 func logout(c *call) (bson.D, error) {

@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/auth"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
@@ -50,7 +51,7 @@ func authenticate(c *call) (bson.D, error) {
 	ca.mu.Lock()
 	ca.addUser(userRef{user: subject, db: externalDB})
 	ca.mu.Unlock()
-	c.r.loginThrottle.Succeed(remoteHost(c.conn.Remote))
+	c.r.loginThrottle.Succeed(auth.RemoteHost(c.conn.Remote))
 	c.r.log.Info("authenticated", "user", subject, "db", externalDB, "mechanism", mechX509, "remote", c.conn.Remote)
 	return bson.D{{Key: "dbname", Value: externalDB}, {Key: "user", Value: subject}}, nil
 }
