@@ -67,6 +67,7 @@ func runRouter(cfg *config.Router, log *slog.Logger) int {
 	r, err := router.New(router.Options{
 		TLS: memberTLS, ConfigDB: cfg.ConfigDB, Version: Version, GitCommit: gitCommit, Logger: log,
 		Shutdown: stop.Request, Auth: cfg.AuthRequired(), Credential: cred,
+		UserCacheInvalidationIntervalSecs: cfg.UserCacheInterval(),
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)

@@ -50,6 +50,8 @@ type Router struct {
 	ClusterAuthMode string
 	// ConfigPath is the YAML file read by ResolveRouter. Flag --config.
 	ConfigPath string
+	// Parameters are --setParameter name=value (router_params.go).
+	Parameters map[string]string
 	// Warnings collects notes from loading, for the router to log.
 	Warnings []string
 }
@@ -117,6 +119,7 @@ func BindRouterFlags(fs *flag.FlagSet, r *Router) {
 	bindTLSFlags(fs, &r.TLS)
 	bindAllowlistFlags(fs, &r.IPAllowlist)
 	bindRouterSecurityFlags(fs, r)
+	bindRouterParameterFlags(fs, r)
 }
 
 // ResolveRouter applies the config file (flags given explicitly win, as

@@ -22,7 +22,10 @@ func setAggParameter(c *call) (bson.D, error) {
 		if isCommandOption(e.Key) || strings.HasPrefix(e.Key, "$") {
 			continue
 		}
-		old, err := command.SetAggParameter(e.Key, e.Value)
+		old, handled, err := c.r.setAuthParameter(e.Key, e.Value) // user_cache_gen.go
+		if !handled {
+			old, err = command.SetAggParameter(e.Key, e.Value)
+		}
 		if err != nil {
 			return nil, err
 		}

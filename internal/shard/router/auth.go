@@ -33,14 +33,13 @@ import (
 //     user (the localhost exception). Anything else is Unauthorized (13)
 //     and nothing is sent to a shard or config server.
 //   - A connection's state holds only user names; privileges come from the
-//     bounded user cache, so a user command through this router, or the
-//     cache's 30 s expiry, changes what the next command may do.
+//     bounded user cache, so a user command through this router, or a
+//     moved user cache generation on the config servers (polled every
+//     userCacheInvalidationIntervalSecs, user_cache_gen.go), changes what
+//     the next command may do.
 //   - Per-connection state is dropped in ConnClosed.
 //
-// TODO(#13): mongos polls the config servers' user cache generation every
-// userCacheInvalidationIntervalSecs and empties its cache when it moved;
-// here each cached user simply expires after 30 s (a login always reads
-// the user anew), and the interval is not a settable parameter. Commands
+// TODO(#13): Commands
 // are forwarded as __system, without the client's identity ($audit
 // metadata); cursors are tied to their users here (cursor_owner.go).
 
@@ -52,6 +51,7 @@ type authState struct {
 	// haveUsers is set once the config servers are seen to hold a user,
 	// which closes the localhost exception for good.
 	haveUsers atomic.Bool
+	inval     cacheInvalidator // user_cache_gen.go
 }
 
 // userRef names an authenticated user.

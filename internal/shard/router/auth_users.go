@@ -14,9 +14,11 @@ import (
 )
 
 // The user cache: users read from the config server primary's
-// admin.system.users (readConcern majority), kept at most
-// userCacheTTL (mongos's userCacheInvalidationIntervalSecs, 30 s) and
-// dropped at once when a user command runs through this router.
+// admin.system.users (readConcern majority), kept until the config
+// servers' user cache generation moves (polled every
+// userCacheInvalidationIntervalSecs, user_cache_gen.go) and dropped at
+// once when a user command runs through this router. userCacheTTL only
+// picks which entries make room first when the cache is full.
 const (
 	userCacheTTL     = 30 * time.Second
 	userCacheMax     = 1000 // entries; bounded memory whatever the clients do
@@ -58,14 +60,14 @@ func newUserCache(fetch userFetcher) *userCache {
 	return uc
 }
 
-// get returns db.user, read anew when absent, older than userCacheTTL, or
-// when fresh is set (a login checks the current password).
+// get returns db.user, read anew when absent or when fresh is set (a
+// login checks the current password).
 func (uc *userCache) get(ctx context.Context, db, user string, fresh bool) (*cachedUser, error) {
 	key := db + "." + user
 	uc.mu.Lock()
 	e, gen := uc.mu.m[key], uc.mu.gen
 	uc.mu.Unlock()
-	if e != nil && !fresh && uc.now().Sub(e.at) < userCacheTTL {
+	if e != nil && !fresh {
 		return e, nil
 	}
 	doc, err := uc.fetch(ctx, db, user)

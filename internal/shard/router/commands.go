@@ -181,7 +181,7 @@ func routerParameters() bson.D {
 }
 
 func getParameter(c *call) (bson.D, error) {
-	all := routerParameters()
+	all := c.r.parameters() // user_cache_gen.go
 	if s, _ := c.cmd[0].Value.(string); s == "*" {
 		return all, nil
 	}

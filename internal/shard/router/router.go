@@ -41,6 +41,9 @@ type Options struct {
 	// TLS makes the router's own pool dial members with TLS (net.tls
 	// preferTLS or requireTLS); nil: plain.
 	TLS *tls.Config
+	// UserCacheInvalidationIntervalSecs is how often the user cache
+	// generation is polled with auth on (user_cache_gen.go); 0: 30.
+	UserCacheInvalidationIntervalSecs int64
 }
 
 // maxIdlePerShardHost keeps enough idle connections to a shard primary for
@@ -117,6 +120,10 @@ func New(opts Options) (*Router, error) {
 	r.mu.dbs = map[string]configsvr.Database{}
 	r.auth.on, r.auth.users, r.loginThrottle = opts.Auth, newUserCache(r.fetchUser), auth.NewThrottle()
 	r.auth.users.fetchRole, r.auth.users.log = r.fetchRole, r.log.Warn
+	if err := r.startUserCacheInvalidator(opts.UserCacheInvalidationIntervalSecs); err != nil { // user_cache_gen.go
+		r.cancel()
+		return nil, err
+	}
 	go r.learnClusterTime()
 	return r, nil
 }
