@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/relaydb/relaydb/internal/bench"
 	"github.com/relaydb/relaydb/internal/bench/experiment"
 )
 
@@ -25,6 +26,10 @@ type Ratio struct {
 	Median  float64   `json:"median"`
 	Goal    float64   `json:"goal,omitempty"` // minimum median; 0: none
 	Verdict string    `json:"verdict"`        // PASS, MISS or n/a
+	// CPU is the variant's server core-µs per operation over plain's, per
+	// run, and CPUMedian their median (1.05: 5 % more CPU per operation).
+	CPU       []float64 `json:"cpuPerRun"`
+	CPUMedian float64   `json:"cpuMedian"`
 }
 
 // finish computes the ratios from the samples.
@@ -45,6 +50,12 @@ func (r *Report) ratio(v, ph string) Ratio {
 			continue
 		}
 		out.PerRun = append(out.PerRun, throughput(got, ph)/throughput(base, ph))
+		if bc := result(base, ph).ServerCPUPerOp; bc > 0 {
+			out.CPU = append(out.CPU, result(got, ph).ServerCPUPerOp/bc)
+		}
+	}
+	if len(out.CPU) > 0 {
+		out.CPUMedian = median(out.CPU)
 	}
 	if len(out.PerRun) == 0 {
 		return out
@@ -68,14 +79,18 @@ func (r *Report) sample(v string, run int) *Sample {
 	return nil
 }
 
-func throughput(s *Sample, ph string) float64 {
+func throughput(s *Sample, ph string) float64 { return result(s, ph).Throughput }
+
+// result is a sample's result of phase ph (a zero one if it did not run).
+func result(s *Sample, ph string) *bench.Result {
+	r := s.Read
 	if ph == "load" {
-		return s.Load.Throughput
+		r = s.Load
 	}
-	if s.Read == nil {
-		return 0
+	if r == nil {
+		return &bench.Result{}
 	}
-	return s.Read.Throughput
+	return r
 }
 
 func median(vs []float64) float64 {
@@ -104,7 +119,7 @@ func Markdown(r *Report) string {
 			resultOr(s, func() string { return fmt.Sprintf("%.0f", s.Read.Throughput) }),
 			resultOr(s, func() string { return fmt.Sprintf("%.1f", s.Read.ServerCPUPerOp) }))
 	}
-	b.WriteString("\n| variant | phase | ratio per run | median | goal | verdict |\n| --- | --- | --- | ---: | ---: | --- |\n")
+	b.WriteString("\n| variant | phase | throughput ratio per run | median | goal | verdict | server CPU/op ratio, median |\n| --- | --- | --- | ---: | ---: | --- | ---: |\n")
 	for _, q := range r.Ratios {
 		per := make([]string, len(q.PerRun))
 		for i, v := range q.PerRun {
@@ -114,7 +129,7 @@ func Markdown(r *Report) string {
 		if q.Goal > 0 {
 			goal = fmt.Sprintf("≥ %.2f", q.Goal)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %.3f | %s | %s |\n", q.Variant, q.Phase, strings.Join(per, ", "), q.Median, goal, q.Verdict)
+		fmt.Fprintf(&b, "| %s | %s | %s | %.3f | %s | %s | %.3f |\n", q.Variant, q.Phase, strings.Join(per, ", "), q.Median, goal, q.Verdict, q.CPUMedian)
 	}
 	return b.String()
 }

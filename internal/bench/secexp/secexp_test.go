@@ -13,7 +13,9 @@ import (
 )
 
 func sample(v string, run int, load, c float64) Sample {
-	return Sample{Variant: v, Run: run, Load: &bench.Result{Throughput: load}, Read: &bench.Result{Throughput: c}}
+	// CPU per operation falls as throughput rises: its ratio is the inverse.
+	return Sample{Variant: v, Run: run, Load: &bench.Result{Throughput: load, ServerCPUPerOp: 1e6 / load},
+		Read: &bench.Result{Throughput: c, ServerCPUPerOp: 1e6 / c}}
 }
 
 // TestRatiosAreSideBySide checks that each ratio divides by the plain node
@@ -40,6 +42,9 @@ func TestRatiosAreSideBySide(t *testing.T) {
 		w := want[q.Variant+"/"+q.Phase]
 		if d := q.Median - w.median; d > 1e-9 || d < -1e-9 || q.Verdict != w.verdict {
 			t.Errorf("%s %s: median %.4f %s, want %.4f %s (per run %v)", q.Variant, q.Phase, q.Median, q.Verdict, w.median, w.verdict, q.PerRun)
+		}
+		if p := q.CPUMedian * q.Median; p < 0.999999 || p > 1.000001 {
+			t.Errorf("%s %s: CPU ratio median %.4f, want 1/%.4f", q.Variant, q.Phase, q.CPUMedian, q.Median)
 		}
 	}
 }
