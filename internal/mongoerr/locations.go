@@ -265,4 +265,42 @@ const (
 	GetFieldFieldNotConstant        Code = 5654602 // location code: codeName Location5654602
 	DocumentsNotArray               Code = 5858203 // location code: codeName Location5858203
 	ShardedDataDistributionNotAdmin Code = 6789100 // location code: codeName Location6789100
+	// Aggregation accumulators and stages of #14 (not in number order). TODO(#14): the
+	// Window* and BucketAuto*/GraphLookup* numbers follow MongoDB where known; check
+	// them against its sources.
+	PercentileNotArray       Code = 7429700 // location code: codeName Location7429700
+	PercentileNotNumeric     Code = 7429701 // location code: codeName Location7429701
+	PercentileSpecNotObject  Code = 7429703 // location code: codeName Location7429703
+	MedianSpecNotObject      Code = 7436100 // location code: codeName Location7436100
+	AccumNSpecNotObject      Code = 5787900 // location code: codeName Location5787900
+	AccumNUnknownArg         Code = 5787901 // location code: codeName Location5787901
+	AccumNNotIntegral        Code = 5787902 // location code: codeName Location5787902
+	AccumNMissingInput       Code = 5787907 // location code: codeName Location5787907
+	AccumNMissingN           Code = 5787906 // location code: codeName Location5787906
+	AccumNNotPositive        Code = 5787908 // location code: codeName Location5787908
+	AccumTopMissingOutput    Code = 5788004 // location code: codeName Location5788004
+	AccumTopMissingSortBy    Code = 5788005 // location code: codeName Location5788005
+	SortArrayBadSortBy       Code = 2942505 // location code: codeName Location2942505
+	SortArrayInputNotArray   Code = 2942504 // location code: codeName Location2942504
+	SortArraySpecNotObject   Code = 2942500 // location code: codeName Location2942500
+	SortArrayUnknownField    Code = 2942501 // location code: codeName Location2942501
+	SortArrayMissingInput    Code = 2942502 // location code: codeName Location2942502
+	SortArrayMissingSortBy   Code = 2942503 // location code: codeName Location2942503
+	RedactBadResult          Code = 17053   // location code: codeName Location17053
+	WindowSpecNotObject      Code = 5809200 // location code: codeName Location5809200 ($setWindowFields spec)
+	WindowUnknownField       Code = 5809201 // location code: codeName Location5809201
+	WindowBadOutput          Code = 5809202 // location code: codeName Location5809202 (output field or operator)
+	WindowBadBounds          Code = 5809203 // location code: codeName Location5809203 (window documents/range)
+	WindowNeedsSortBy        Code = 5809204 // location code: codeName Location5809204 (rank/shift/range need sortBy)
+	WindowMemoryExceeded     Code = 5414201 // location code: codeName Location5414201
+	BucketAutoBadSpec        Code = 40240   // location code: codeName Location40240
+	BucketAutoBadBuckets     Code = 40243   // location code: codeName Location40243
+	BucketAutoNeedsGroupBy   Code = 40246   // location code: codeName Location40246
+	BucketAutoBadGranularity Code = 40257   // location code: codeName Location40257
+	BucketAutoNotNumeric     Code = 40258   // location code: codeName Location40258
+	GraphLookupBadSpec       Code = 40105   // location code: codeName Location40105
+	GraphLookupMissingField  Code = 40106   // location code: codeName Location40106
+	GraphLookupBadMaxDepth   Code = 40101   // location code: codeName Location40101
+	GraphLookupBadDepthField Code = 40103   // location code: codeName Location40103
+	GraphLookupBadMatch      Code = 40185   // location code: codeName Location40185
 )
