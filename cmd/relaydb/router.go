@@ -64,10 +64,15 @@ func runRouter(cfg *config.Router, log *slog.Logger) int {
 	if cfg.X509Members() { // the router presents its certificate to members
 		cred = netclient.X509Credential()
 	}
+	mechs, err := authMechanisms(cfg.Parameters, srvTLS) // mechanisms.go
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)
+		return exitBadOptions
+	}
 	r, err := router.New(router.Options{
 		TLS: memberTLS, ConfigDB: cfg.ConfigDB, Version: Version, GitCommit: gitCommit, Logger: log,
 		Shutdown: stop.Request, Auth: cfg.AuthRequired(), Credential: cred,
-		UserCacheInvalidationIntervalSecs: cfg.UserCacheInterval(),
+		UserCacheInvalidationIntervalSecs: cfg.UserCacheInterval(), AuthMechanisms: mechs,
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)

@@ -103,6 +103,12 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 		return exitBadOptions
 	}
 	setupX509Members(cfg, disp, log)
+	mechs, err := authMechanisms(cfg.Parameters, srvTLS) // mechanisms.go
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "relaydb serve: %v\n", err)
+		return exitBadOptions
+	}
+	disp.SetAuthMechanisms(mechs)
 	stopRepl, err := startReplication(cfg, cat, disp, log)
 	if err != nil {
 		log.Error("cannot start replication", "err", err)

@@ -47,6 +47,7 @@ type Dispatcher struct {
 
 	shardVersioner ShardVersioner  // nil unless a shard (--shardsvr)
 	authOn         bool            // --auth: see auth.go
+	mechs          auth.Mechanisms // authenticationMechanisms: see mechanisms.go
 	allow          *allowlistState // the IP allowlist (allowlist.go); nil: none
 
 	system *auth.Credentials // __system@local's, from the key file (keyfile.go); nil without one

@@ -40,11 +40,7 @@ func (c *Ctx) supportedMechs(v any) bson.A {
 	if err != nil {
 		return nil
 	}
-	mechs := bson.A{}
-	for _, m := range creds.Mechanisms() {
-		mechs = append(mechs, m)
-	}
-	return mechs
+	return c.D.mechs.Filter(creds.Mechanisms()) // only the enabled ones (mechanisms.go)
 }
 
 // speculative runs {saslStart, mechanism, payload, db} from hello.

@@ -22,7 +22,7 @@ func parameters(c *Ctx) bson.D {
 		{Key: "maxBSONDepth", Value: int32(100)},
 
 		{Key: "transactionLifetimeLimitSeconds", Value: int32(60)},
-		{Key: "authenticationMechanisms", Value: bson.A{}},
+		{Key: "authenticationMechanisms", Value: c.D.mechs.BSON()},
 		{Key: "requireApiVersion", Value: false},
 	}, slices.Concat(agg.Parameters(), shardsvr.RangeDeleterParameters(), balancer.Parameters())...)
 }

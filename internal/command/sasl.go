@@ -1,7 +1,6 @@
 package command
 
 import (
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/auth"
@@ -18,6 +17,9 @@ func saslStart(c *Ctx, p *request.SaslStart) (bson.D, error) {
 	payload, err := auth.SASLPayload(p.Payload)
 	if err != nil {
 		return nil, err
+	}
+	if err := c.D.mechs.Check(p.Mechanism, c.DB); err != nil { // mechanisms.go
+		return nil, c.authErr(err, p.Mechanism)
 	}
 	conv, err := auth.NewConversation(p.Mechanism, c.D.credentialLookup(c.DB))
 	if err != nil {

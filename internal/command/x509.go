@@ -71,6 +71,9 @@ func authenticate(c *Ctx, p *request.Authenticate) (bson.D, error) {
 		return nil, mongoerr.New(mongoerr.ProtocolError, "X.509 authentication must always use the $external database.")
 	}
 	cert, subject := c.Conn.peerIdentity()
+	if err := c.D.mechs.Check(mechX509, c.DB); err != nil && !c.D.isX509Member(cert) { // mechanisms.go
+		return nil, c.authErr(err, mechX509)
+	}
 	if subject == "" {
 		return nil, c.x509Failed("No verified subject name available from client")
 	}

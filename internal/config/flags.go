@@ -120,7 +120,8 @@ func (m *millis) Set(v string) error {
 // knownParameters are the --setParameter names relaydb understands.
 // The aggregation memory limits (agg.ParamNames) are known too; the server
 // applies them with agg.SetParameter at startup.
-var knownParameters = map[string]bool{"ttlMonitorSleepSecs": true, "enableTestCommands": true, "messageTimeoutMillis": true}
+var knownParameters = map[string]bool{"ttlMonitorSleepSecs": true, "enableTestCommands": true, "messageTimeoutMillis": true,
+	"authenticationMechanisms": true}
 
 func init() {
 	for _, n := range agg.ParamNames() {

@@ -9,12 +9,13 @@ import (
 
 // routerParameters are the --setParameter names a router takes, as
 // mongos: userCacheInvalidationIntervalSecs (1..86400 seconds, default
-// 30).
-var routerParameters = map[string]bool{"userCacheInvalidationIntervalSecs": true}
+// 30) and authenticationMechanisms (a comma-separated list, checked where
+// it is applied: cmd/relaydb/mechanisms.go).
+var routerParameters = map[string]bool{"userCacheInvalidationIntervalSecs": true, "authenticationMechanisms": true}
 
 // bindRouterParameterFlags registers the router's --setParameter.
 func bindRouterParameterFlags(fs *flag.FlagSet, r *Router) {
-	fs.Func("setParameter", "server parameter name=value (repeatable); known: userCacheInvalidationIntervalSecs", func(v string) error {
+	fs.Func("setParameter", "server parameter name=value (repeatable); known: userCacheInvalidationIntervalSecs, authenticationMechanisms", func(v string) error {
 		name, value, ok := strings.Cut(v, "=")
 		if !ok || name == "" {
 			return fmt.Errorf("--setParameter wants name=value, got %q", v)

@@ -46,6 +46,9 @@ func saslStart(c *call) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.r.opts.AuthMechanisms.Check(mech, c.db); err != nil { // authenticationMechanisms
+		return nil, c.authErr(err, mech)
+	}
 	conv, err := auth.NewConversation(mech, c.credentialLookup(c.db))
 	if err != nil {
 		return nil, c.authErr(err, mech)
@@ -168,11 +171,7 @@ func (c *call) supportedMechs(v any) bson.A {
 	if err != nil {
 		return nil
 	}
-	mechs := bson.A{}
-	for _, m := range creds.Mechanisms() {
-		mechs = append(mechs, m)
-	}
-	return mechs
+	return c.r.opts.AuthMechanisms.Filter(creds.Mechanisms()) // only the enabled ones
 }
 
 // speculative runs {saslStart, mechanism, payload, db} from hello.

@@ -28,6 +28,9 @@ func authenticate(c *call) (bson.D, error) {
 	if mech, _ := mv.(string); mech != mechX509 {
 		return nil, mongoerr.New(mongoerr.MechanismUnavailable, "Unsupported mechanism %s for authenticate: use saslStart", mech)
 	}
+	if err := c.r.opts.AuthMechanisms.Check(mechX509, c.db); err != nil { // authenticationMechanisms
+		return nil, c.authErr(err, mechX509)
+	}
 	if c.db != externalDB {
 		return nil, mongoerr.New(mongoerr.ProtocolError, "X.509 authentication must always use the $external database.")
 	}

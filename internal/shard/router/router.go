@@ -44,6 +44,9 @@ type Options struct {
 	// UserCacheInvalidationIntervalSecs is how often the user cache
 	// generation is polled with auth on (user_cache_gen.go); 0: 30.
 	UserCacheInvalidationIntervalSecs int64
+	// AuthMechanisms are the mechanisms clients may log in with
+	// (authenticationMechanisms); nil: every supported one.
+	AuthMechanisms auth.Mechanisms
 }
 
 // maxIdlePerShardHost keeps enough idle connections to a shard primary for

@@ -138,7 +138,13 @@ func (r *Router) startUserCacheInvalidator(secs int64) error {
 
 // parameters are the router's getParameter values.
 func (r *Router) parameters() bson.D {
-	return append(routerParameters(), bson.E{Key: userCacheIntervalParam, Value: r.userCacheInterval()})
+	ps := routerParameters()
+	for i := range ps {
+		if ps[i].Key == "authenticationMechanisms" {
+			ps[i].Value = r.opts.AuthMechanisms.BSON()
+		}
+	}
+	return append(ps, bson.E{Key: userCacheIntervalParam, Value: r.userCacheInterval()})
 }
 
 // setAuthParameter sets the router's auth parameters; handled is false
