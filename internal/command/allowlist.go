@@ -58,10 +58,13 @@ type allowlistState struct {
 		cluster    []string          // the cluster hosts (memberHosts)
 		clusterVer [3]uint64         // the watches' versions cluster was read at
 		clusterOK  bool
-		hostsKey   string       // the member hosts members was resolved from
-		members    []netip.Addr // their addresses
-		resolved   time.Time    // when members were resolved
-		lastWarn   time.Time    // the last unreadable-list warning
+		// shardRouters are, on a shard, the routers' hosts last read
+		// from the config servers (allowlist_routers.go).
+		shardRouters []string
+		hostsKey     string       // the member hosts members was resolved from
+		members      []netip.Addr // their addresses
+		resolved     time.Time    // when members were resolved
+		lastWarn     time.Time    // the last unreadable-list warning
 	}
 }
 

@@ -36,9 +36,11 @@ const (
 func (d *Dispatcher) runAllowlistRefresher(st *allowlistState) {
 	t := time.NewTicker(allowlistRefreshInterval)
 	defer t.Stop()
+	var routersAt time.Time // when a shard reads the routers next
 	for {
 		select {
 		case <-t.C:
+			d.refreshShardRouters(st, &routersAt)
 			d.refreshAllowlist(st)
 		case <-d.done:
 			return
@@ -152,8 +154,8 @@ func (d *Dispatcher) membersLocked(st *allowlistState) []netip.Addr {
 // memberHosts returns, sorted, the host:port of the replica set's members
 // and of the cluster nodes this member knows cheaply: on a shard the config
 // servers (its shardIdentity), on a config server every shard's hosts
-// (config.shards) and the routers (config.mongos). TODO(#13): a shard does
-// not know the routers; list their addresses explicitly.
+// (config.shards) and the routers (config.mongos); a shard also lets in
+// the routers it last read from the config servers (allowlist_routers.go).
 // REQUIRES: st.mu.
 func (d *Dispatcher) memberHosts(st *allowlistState) []string {
 	var hosts []string
@@ -182,6 +184,7 @@ func (d *Dispatcher) clusterHostsLocked(st *allowlistState) []string {
 			s, _ := id.Lookup("configsvrConnectionString").StringValueOK()
 			hosts = append(hosts, splitConnString(s)...)
 		}
+		hosts = append(hosts, st.mu.shardRouters...)
 	case "configsvr":
 		shards, _ := d.findDocs("config", "shards", nil, maxClusterDocs)
 		for _, s := range shards {

@@ -74,3 +74,21 @@ func (c *Catalog) MongosEntry(ctx context.Context, id string) (doc bson.D, found
 	}
 	return docs[0], true, nil
 }
+
+// RouterHosts returns the _id ("host:port") of every router in
+// config.mongos (at most limit).
+func (c *Catalog) RouterHosts(ctx context.Context, limit int) ([]string, error) {
+	docs, err := c.find(ctx, MongosColl, bson.D{})
+	if err != nil {
+		return nil, err
+	}
+	var hosts []string
+	for _, d := range docs[:min(len(docs), limit)] {
+		for _, e := range d {
+			if id, ok := e.Value.(string); ok && e.Key == "_id" {
+				hosts = append(hosts, id)
+			}
+		}
+	}
+	return hosts, nil
+}

@@ -26,8 +26,8 @@ import (
 // it keeps the policy it has. With alwaysAllowMembers, 127.0.0.1, ::1 and
 // the config servers' seed hosts stay allowed. Each shard's replica set
 // keeps a list of its own (set it on the shard's primary).
-// serverStatus.ipAllowlist counts the refusals. TODO(#13): a shard does
-// not yet allow the routers by itself (list their addresses).
+// serverStatus.ipAllowlist counts the refusals. With alwaysAllowMembers a
+// shard lets in the routers config.mongos lists (read every minute).
 //
 // Invariant: refreshes are serialised (routerAllowlist.refresh); they are
 // the only writers of the matcher.

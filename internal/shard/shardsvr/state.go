@@ -25,6 +25,9 @@ type Source interface {
 	// Database returns db's config.databases entry; found is false when
 	// there is none.
 	Database(ctx context.Context, name string) (configsvr.Database, bool, error)
+	// RouterHosts returns the routers' "host:port" from config.mongos
+	// (at most limit).
+	RouterHosts(ctx context.Context, limit int) ([]string, error)
 }
 
 // Options configure a State.
@@ -294,6 +297,16 @@ func (s *State) identity(ctx context.Context) (configsvr.ShardIdentity, Source, 
 		s.opts.Logger.Info("sharding state initialized", "shardName", got.ShardName, "configsvr", got.ConfigsvrConnectionString)
 	}
 	return *s.mu.identity, s.mu.source, nil
+}
+
+// RouterHosts returns the cluster's routers as config.mongos lists them
+// (at most limit); none before the shard's identity is known.
+func (s *State) RouterHosts(ctx context.Context, limit int) ([]string, error) {
+	_, src, err := s.identity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return src.RouterHosts(ctx, limit)
 }
 
 // ShardName returns this shard's name, "" before its identity is known.

@@ -38,6 +38,8 @@ func (m *memSource) Database(_ context.Context, name string) (configsvr.Database
 	return d, ok, nil
 }
 
+func (m *memSource) RouterHosts(context.Context, int) ([]string, error) { return nil, nil }
+
 func (m *memSource) set(ns string, t *routing.ChunkManager) {
 	m.mu.Lock()
 	m.tables[ns] = t
