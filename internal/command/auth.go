@@ -19,7 +19,9 @@ import (
 // privileges next (privileges.go).
 // Members log in to each other as __system@local with the key file
 // (keyfile.go); the in-process connection of configsvr_migration.go is
-// that user too (internalConn). TODO(#13): x.509 member authentication.
+// that user too (internalConn); with x.509 member authentication a peer
+// whose certificate matches this member's O/OU/DC is that user too
+// (x509_member.go).
 
 // authUser is one authenticated user of a connection and the privileges
 // of its roles, resolved at login (privileges.go).
