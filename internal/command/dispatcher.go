@@ -144,6 +144,9 @@ func (d *Dispatcher) run(conn *Conn, db string, cmd bson.D, req *Request) (out [
 	if fp != nil && err == nil {
 		reply = fp.after(reply)
 	}
+	if err == nil {
+		reply = d.withWCETopologyVersion(reply) // statechange.go
+	}
 	d.metrics.observe(c, time.Since(start), err)
 	if err != nil {
 		return d.ErrorReply(err)
@@ -209,7 +212,7 @@ func checkUnknown(c *Command, cmd bson.D) error { return c.Def.spec.CheckUnknown
 
 // ErrorReply encodes err as MongoDB's error reply {ok:0, errmsg, code, codeName}.
 func (d *Dispatcher) ErrorReply(err error) []byte {
-	b, _ := bson.Marshal(ErrorDoc(err))
+	b, _ := bson.Marshal(append(ErrorDoc(err), d.stateChangeFields(mongoerr.From(err).Code, 0)...))
 	return b
 }
 
