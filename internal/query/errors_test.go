@@ -56,7 +56,7 @@ func TestCompileErrors(t *testing.T) {
 		{`{"$where": "this.a == 1"}`, mongoerr.NotImplemented},
 		{`{"$text": {"$search": "x"}}`, mongoerr.IndexNotFound},
 		{`{"a": {"$near": [0, 0]}}`, mongoerr.NotImplemented},
-		{`{"$jsonSchema": {}}`, mongoerr.NotImplemented},
+		{`{"$jsonSchema": {"bogus": 1}}`, mongoerr.FailedToParse},
 		{`{"$expr": {"$bogus": 1}}`, mongoerr.InvalidPipelineOperator},
 	}
 	for _, c := range cases {

@@ -70,8 +70,11 @@ func (c *compiler) parseTopOp(e bson.E, depth int) (node, error) {
 	case "$text":
 		return nil, codeErr(mongoerr.IndexNotFound, "text index required for $text query")
 	case "$jsonSchema":
-		// TODO(#2): $jsonSchema validation.
-		return nil, notImplemented("$jsonSchema is not supported yet")
+		s, err := parseJSONSchema(e.Value)
+		if err != nil {
+			return nil, err
+		}
+		return schemaNode{s: s}, nil
 	case "$sampleRate":
 		return nil, notImplemented("$sampleRate is not supported")
 	}
