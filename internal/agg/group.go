@@ -72,6 +72,14 @@ func compileAccumulator(name string, v any, cc *compileCtx) (accSpec, error) {
 		}
 		op, arg = "$sum", int32(1)
 	}
+	if _, ok := nAccumulators[op]; ok {
+		e, mk, err := compileNAccumulator(op, arg, cc)
+		return accSpec{field: name, arg: e, make: mk}, err
+	}
+	if op == "$median" || op == "$percentile" {
+		e, mk, err := compilePercentileAccumulator(op, arg, cc)
+		return accSpec{field: name, arg: e, make: mk}, err
+	}
 	mk, ok := accumulators[op]
 	if !ok {
 		return accSpec{}, mongoerr.New(mongoerr.UnknownGroupOperator, "unknown group operator '%s'", op)

@@ -41,6 +41,8 @@ const (
 	ModNotNumeric                   Code = 16611   // location code: codeName Location16611
 	AddMultipleDates                Code = 16612   // location code: codeName Location16612
 	SubtractFromDateBadType         Code = 16613   // location code: codeName Location16613
+	TextWeightTooHigh               Code = 16674   // location code: codeName Location16674 (a text index weight out of (0, 100000))
+	TextPrefixArray                 Code = 16675   // location code: codeName Location16675 (an array in a text index's prefix field)
 	ConcatNotString                 Code = 16702   // location code: codeName Location16702
 	HashedIndexUnique               Code = 16764   // location code: codeName Location16764 (a unique hashed index)
 	HashedIndexArray                Code = 16766   // location code: codeName Location16766 (an array on a hashed index's path)
@@ -67,7 +69,15 @@ const (
 	CondUnknownParameter            Code = 17083   // location code: codeName Location17083
 	SizeNotArray                    Code = 17124   // location code: codeName Location17124
 	DistinctTooBig                  Code = 17217   // location code: codeName Location17217 ("distinct too big, 16mb cap")
+	TextLanguageOverrideType        Code = 17261   // location code: codeName Location17261 (a text index language override field that is not a string)
+	TextLanguageUnsupported         Code = 17262   // location code: codeName Location17262 (a text index language override naming an unsupported language)
+	TextNonTextKeyValue             Code = 17273   // location code: codeName Location17273 (a text index's other field that is not 1 or -1)
 	UndefinedVariable               Code = 17276   // location code: codeName Location17276
+	TextWeightNotNumber             Code = 17283   // location code: codeName Location17283 (a text index weight that is not a number)
+	TextWeightsNotObject            Code = 17284   // location code: codeName Location17284 (text index option weights not an object)
+	TextReservedField               Code = 17289   // location code: codeName Location17289 (a text index on _fts or _ftsx)
+	TextMatchNotFirst               Code = 17313   // location code: codeName Location17313 ($match with $text after the first pipeline stage)
+	TextFieldsNotAdjacent           Code = 17389   // location code: codeName Location17389 (a text index whose text fields are not adjacent)
 	UpdatedDocumentTooLarge         Code = 17419   // location code: codeName Location17419
 	DateToStringFormatNotString     Code = 18533   // location code: codeName Location18533
 	DateFormatTrailingPercent       Code = 18535   // location code: codeName Location18535
@@ -180,6 +190,7 @@ const (
 	BucketDefaultInRange            Code = 40199   // location code: codeName Location40199
 	BucketBoundariesNotArray        Code = 40200   // location code: codeName Location40200
 	BucketSpecNotObject             Code = 40201   // location code: codeName Location40201
+	TextScoreUnavailable            Code = 40218   // location code: codeName Location40218 ($meta textScore without $text)
 	ReplacementNotObject            Code = 40228   // location code: codeName Location40228
 	ReplaceRootSpecNotObject        Code = 40229   // location code: codeName Location40229
 	ReplaceRootUnknownOption        Code = 40230   // location code: codeName Location40230
@@ -278,6 +289,7 @@ const (
 	AccumNMissingInput       Code = 5787907 // location code: codeName Location5787907
 	AccumNMissingN           Code = 5787906 // location code: codeName Location5787906
 	AccumNNotPositive        Code = 5787908 // location code: codeName Location5787908
+	AccumNInputNotArray      Code = 5788200 // location code: codeName Location5788200
 	AccumTopMissingOutput    Code = 5788004 // location code: codeName Location5788004
 	AccumTopMissingSortBy    Code = 5788005 // location code: codeName Location5788005
 	SortArrayBadSortBy       Code = 2942505 // location code: codeName Location2942505

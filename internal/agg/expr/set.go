@@ -63,6 +63,7 @@ func registerSet() {
 	nary("$allElementsTrue", 1, 1, elementsTrue(true))
 	nary("$anyElementTrue", 1, 1, elementsTrue(false))
 	registerAccumulatorExprs()
+	registerAccumN()
 }
 
 // arrays checks that every argument is an array; null reports a nullish one.
