@@ -28,7 +28,7 @@ import (
 type authUser struct {
 	user, db string
 	privs    privilege.Set
-	gen      uint64 // usersGen when privs were read
+	gen      uint64 // authGen when privs were read (privileges.go)
 }
 
 // connAuth is a connection's authentication state, guarded by Conn.mu.

@@ -83,6 +83,7 @@ func authenticate(c *Ctx, p *request.Authenticate) (bson.D, error) {
 	if c.D.isX509Member(cert) {
 		return c.x509MemberLogin(subject), nil
 	}
+	gen := c.D.authGen() // before the reads, as saslStep
 	doc, err := c.D.userDoc(externalDB, subject)
 	if err != nil {
 		return nil, fmt.Errorf("authenticate: reading user %q: %w", subject, err)
@@ -90,7 +91,7 @@ func authenticate(c *Ctx, p *request.Authenticate) (bson.D, error) {
 	if doc == nil {
 		return nil, c.x509Failed(fmt.Sprintf("Could not find user \"%s\" for db \"%s\"", subject, externalDB))
 	}
-	c.Conn.addUser(authUser{user: subject, db: externalDB, privs: c.D.userPrivileges(externalDB, subject), gen: usersGen.Load()})
+	c.Conn.addUser(authUser{user: subject, db: externalDB, privs: c.D.userPrivileges(externalDB, subject), gen: gen})
 	loginThrottle.Succeed(auth.RemoteHost(c.Conn.Remote))
 	c.D.log.Info("authenticated", "user", subject, "db", externalDB, "mechanism", mechX509, "remote", c.Conn.Remote)
 	return bson.D{{Key: "dbname", Value: externalDB}, {Key: "user", Value: subject}}, nil

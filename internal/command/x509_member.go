@@ -31,7 +31,7 @@ func (d *Dispatcher) isX509Member(cert *x509.Certificate) bool {
 
 // x509MemberLogin records __system@local on the connection.
 func (c *Ctx) x509MemberLogin(subject string) bson.D {
-	c.Conn.addUser(authUser{user: auth.SystemUser, db: auth.SystemDB, privs: privilege.SystemPrivileges(), gen: usersGen.Load()})
+	c.Conn.addUser(authUser{user: auth.SystemUser, db: auth.SystemDB, privs: privilege.SystemPrivileges(), gen: c.D.authGen()})
 	c.D.log.Info("authenticated", "user", auth.SystemUser, "db", auth.SystemDB, "mechanism", mechX509, "member", subject, "remote", c.Conn.Remote)
 	return bson.D{{Key: "dbname", Value: externalDB}, {Key: "user", Value: subject}}
 }
