@@ -2,6 +2,7 @@ package command
 
 import (
 	"github.com/relaydb/relaydb/internal/auth"
+	"github.com/relaydb/relaydb/internal/auth/privilege"
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
@@ -10,7 +11,9 @@ import (
 // the users authenticated when it was opened (Cursor.Owners, set once
 // before it is registered, never changed), and getMore or killCursors from
 // a connection that shares none of them is refused with Unauthorized and
-// leaves the cursor as it was. Without --auth cursors have no owners and
+// leaves the cursor as it was; killCursors is allowed to a user with
+// killAnyCursor on the collection (hostManager, clusterAdmin, root), as
+// in MongoDB. Without --auth cursors have no owners and
 // nothing is checked.
 
 // cursorUsers names the connection's users as cursor owners (nil without
@@ -48,9 +51,10 @@ func (c *Ctx) checkCursorOwner(id int64) error {
 	return mongoerr.New(mongoerr.Unauthorized, "cursor id %d was not created by the authenticated user", id)
 }
 
-// checkKillCursor refuses killCursors of cursor id (on ns) by a
-// connection that did not open it, with MongoDB's message for it.
-func (c *Ctx) checkKillCursor(id int64, ns string) error {
+// checkKillCursor refuses killCursors of cursor id (on coll) by a
+// connection that did not open it and lacks killAnyCursor on coll, with
+// MongoDB's message for it.
+func (c *Ctx) checkKillCursor(id int64, coll string) error {
 	if !c.D.authOn {
 		return nil
 	}
@@ -58,5 +62,8 @@ func (c *Ctx) checkKillCursor(id int64, ns string) error {
 	if !ok || auth.Coauthorized(owners, c.cursorUsers()) {
 		return nil
 	}
-	return mongoerr.New(mongoerr.Unauthorized, "not authorized to kill cursor on %s", ns)
+	if set, _ := c.connPrivileges(); set.Allows([]privilege.Need{{DB: c.DB, Coll: coll, Actions: privilege.KillAnyCursor}}) {
+		return nil
+	}
+	return mongoerr.New(mongoerr.Unauthorized, "not authorized to kill cursor on %s", c.ns(coll))
 }

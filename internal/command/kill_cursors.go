@@ -16,7 +16,7 @@ func killCursors(c *Ctx, p *request.KillCursors) (bson.D, error) {
 		if !isLong {
 			return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'killCursors.cursors' is the wrong type '%s', expected type 'long'", bsonx.TypeAlias(v))
 		}
-		if err := c.checkKillCursor(id, c.ns(string(p.Collection))); err != nil {
+		if err := c.checkKillCursor(id, string(p.Collection)); err != nil {
 			return nil, err // before any is killed, as MongoDB checks them all first
 		}
 		ids[i] = id

@@ -9,7 +9,7 @@ import (
 
 // TestAuthCursorOwnership: two users with find on the same collection; B
 // can neither getMore nor kill A's cursor (Unauthorized, the cursor left
-// as it was), A can; without a cursor the same commands answer as before.
+// as it was), A can; root may kill it (killAnyCursor) but not continue it.
 func TestAuthCursorOwnership(t *testing.T) {
 	s, root := rolesSetup(t, map[string]bson.A{"a": {role("read", "app")}, "b": {role("read", "app")}})
 	ctx := tctx(t, opTimeout)
@@ -34,9 +34,14 @@ func TestAuthCursorOwnership(t *testing.T) {
 	if killed, _ := out["cursorsKilled"].(bson.A); len(killed) != 1 {
 		t.Fatalf("owner's killCursors: %v", out)
 	}
-	// Root (another user) is refused too; a missing cursor is not found.
+	// Root (another user) cannot continue it either, but may kill it
+	// (killAnyCursor); a missing cursor is not found.
 	id2 := openCursor(t, a)
 	wantRoleErr(t, root, "app", bson.D{{Key: "getMore", Value: id2}, {Key: "collection", Value: "c"}}, 13, "was not created")
+	out = runOK(t, root, "app", bson.D{{Key: "killCursors", Value: "c"}, {Key: "cursors", Value: bson.A{id2}}})
+	if killed, _ := out["cursorsKilled"].(bson.A); len(killed) != 1 {
+		t.Fatalf("root's killCursors of another user's cursor: %v", out)
+	}
 	wantRoleErr(t, b, "app", bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}}, 43, "not found")
 }
 

@@ -10,7 +10,8 @@ import (
 // read on app: B can neither getMore nor kill A's cursors (a shard's
 // cursor the router passes through, from an unsharded find on the fast
 // path, and a router cursor merging both shards), A can; the refusals
-// leave the cursors usable.
+// leave the cursors usable. Root may kill them (killAnyCursor), not
+// continue them.
 func TestRouterCursorOwnership(t *testing.T) {
 	sc := startSecuredCluster(t)
 	read := bson.A{bson.D{{Key: "role", Value: "read"}, {Key: "db", Value: "app"}}}
@@ -57,4 +58,14 @@ func TestRouterCursorOwnership(t *testing.T) {
 			t.Errorf("%s: A's killCursors: %v", tc.what, reply)
 		}
 	}
+	// The root user may kill another user's cursor (killAnyCursor).
+	reply, err := runDoc(ctx, a, "app", bson.D{{Key: "find", Value: "u"}, {Key: "batchSize", Value: 2}})
+	must(t, err, "find")
+	id, _ := cursorOf(reply, "firstBatch")
+	_, err = runDoc(ctx, sc.boss, "app", bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "u"}})
+	wantErr(t, err, 13, "was not created by the authenticated user", "root's getMore")
+	_, err = runDoc(ctx, sc.boss, "app", bson.D{{Key: "killCursors", Value: "u"}, {Key: "cursors", Value: bson.A{id}}})
+	must(t, err, "root's killCursors of another user's cursor")
+	_, err = runDoc(ctx, a, "app", bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "u"}})
+	wantErr(t, err, 43, "", "getMore after root killed the cursor")
 }

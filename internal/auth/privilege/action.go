@@ -63,6 +63,8 @@ const (
 	// relaydb's IP allowlist commands (setIPAllowlist, getIPAllowlist).
 	SetIPAllowlist
 	GetIPAllowlist
+	// KillAnyCursor kills another user's cursor (killCursors under auth).
+	KillAnyCursor
 	// Internal is member-to-member and migration traffic (__system only).
 	Internal
 )

@@ -21,7 +21,7 @@ var actionNames = map[Action]string{
 	CheckMetadataConsistency: "checkMetadataConsistency", CreateRole: "createRole", DropRole: "dropRole",
 	ViewRole: "viewRole", ChangeCustomData: "changeCustomData", ChangeOwnPassword: "changeOwnPassword",
 	ChangeOwnCustomData: "changeOwnCustomData", SetIPAllowlist: "setIPAllowlist",
-	GetIPAllowlist: "getIPAllowlist", Internal: "internal",
+	GetIPAllowlist: "getIPAllowlist", KillAnyCursor: "killAnyCursor", Internal: "internal",
 }
 
 // otherActions are MongoDB action names relaydb accepts in a user-defined
@@ -34,7 +34,7 @@ var otherActions = []string{
 	"cpuProfiler", "createSearchIndexes", "dbCheck", "dbHash", "dropConnections", "dropSearchIndex",
 	"enableProfiler", "exportCollection", "forceUUID", "fsync", "getClusterParameter",
 	"getDatabaseVersion", "getDefaultRWConcern", "getShardMap", "impersonate", "importCollection",
-	"indexStats", "inprog", "invalidateUserCache", "killAnyCursor", "killop", "listCachedAndActiveUsers",
+	"indexStats", "inprog", "invalidateUserCache", "killop", "listCachedAndActiveUsers",
 	"listSearchIndexes", "listSessions", "logRotate", "netstat", "operationMetrics",
 	"planCacheIndexFilter", "planCacheRead", "planCacheWrite", "reIndex", "refineCollectionShardKey",
 	"renameCollection", "replSetHeartbeat", "replSetResizeOplog", "reshardCollection", "resync",

@@ -55,8 +55,8 @@ var anyDBRole = map[string]string{
 var clusterRole = map[string][2]Action{
 	"clusterMonitor": {monitorActs | shardMonitor, CollStats | DBStats | ListIndexes | ListCollections | GetShardVersion},
 	"clusterManager": {managerActs | ListDatabases | shardManager | shardDBActs, shardDBActs},
-	"hostManager":    {hostActs, KillCursors},
-	"clusterAdmin":   {monitorActs | managerActs | hostActs | shardMonitor | shardManager | shardDBActs, CollStats | DBStats | ListIndexes | ListCollections | KillCursors | DropDatabase | shardDBActs},
+	"hostManager":    {hostActs, KillCursors | KillAnyCursor},
+	"clusterAdmin":   {monitorActs | managerActs | hostActs | shardMonitor | shardManager | shardDBActs, CollStats | DBStats | ListIndexes | ListCollections | KillCursors | KillAnyCursor | DropDatabase | shardDBActs},
 	"backup":         {ListDatabases | ServerStatus, Find | ListCollections | ListIndexes | CollStats | DBStats},
 	"restore":        {ListDatabases, writeActions | userAdminActs},
 }

@@ -4,6 +4,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/auth"
+	"github.com/relaydb/relaydb/internal/auth/privilege"
 	"github.com/relaydb/relaydb/internal/command"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
@@ -13,7 +14,8 @@ import (
 // cursor it hands out (a shard's, in cursorTable, or its own, in
 // mergedCursors) to the users of the connection that opened it, and
 // refuses getMore or killCursors from a connection sharing none of them
-// (Unauthorized, the cursor untouched). The owners are set right after
+// (Unauthorized, the cursor untouched); killCursors is allowed to a user
+// holding killAnyCursor on the collection, as in MongoDB. The owners are set right after
 // the opening command's reply is built, before the client sees the id,
 // and live and expire with the cursor's entry. Without auth cursors have
 // no owners and nothing is checked.
@@ -68,14 +70,27 @@ func (r *Router) checkKillOwner(c *call, ids bson.A) error {
 		return nil
 	}
 	users := r.cursorUsers(c.conn)
+	coll, _ := c.cmd[0].Value.(string)
 	for _, v := range ids {
 		id, _ := v.(int64)
-		if owners, ok := r.cursorOwners(id); ok && !auth.Coauthorized(owners, users) {
-			coll, _ := c.cmd[0].Value.(string)
+		if owners, ok := r.cursorOwners(id); ok && !auth.Coauthorized(owners, users) && !r.killsAnyCursor(c, coll) {
 			return mongoerr.New(mongoerr.Unauthorized, "not authorized to kill cursor on %s.%s", c.db, coll)
 		}
 	}
 	return nil
+}
+
+// killsAnyCursor reports whether c's users hold killAnyCursor on coll.
+func (r *Router) killsAnyCursor(c *call, coll string) bool {
+	var set privilege.Set
+	for _, u := range r.authUsers(c.conn) {
+		e, err := r.auth.users.get(c.ctx, u.db, u.user, false)
+		if err != nil {
+			return false
+		}
+		set = append(set, e.privs...)
+	}
+	return set.Allows([]privilege.Need{{DB: c.db, Coll: coll, Actions: privilege.KillAnyCursor}})
 }
 
 // setOwners sets cursor id's owners; false if there is no such entry.
