@@ -79,6 +79,8 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, note, f
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "YCSB seed")
 	fs.StringVar(&cfg.Dir, "dir", "", "parent directory of the clusters (default a temporary one)")
 	fs.StringVar(&cfg.Bin, "bin", "", "relaydb binary for the clusters (default this executable)")
+	fs.BoolVar(&cfg.Auth, "auth", false, "start the clusters with a key file and a root user, as relaydb cluster up --auth")
+	fs.BoolVar(&cfg.TLS, "tls", false, "start the clusters requiring TLS, as relaydb cluster up --tls")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the cluster directories (data and logs)")
 	fs.StringVar(&out, "out", "bench/results", "results directory")
 	fs.StringVar(&name, "name", "rebalance", "results file name stem")

@@ -26,7 +26,7 @@ const (
 // start fails (a free port picked can be taken before it is bound).
 func startCluster(ctx context.Context, cfg Config, dir string) (*cluster.Sharded, error) {
 	spec := cluster.ShardedSpec{Dir: dir, Shards: cfg.Shards, ShardMembers: cfg.ShardMembers,
-		ConfigMembers: cfg.ConfigMembers, Routers: cfg.Routers, Bin: cfg.Bin, DieWithParent: true}
+		ConfigMembers: cfg.ConfigMembers, Routers: cfg.Routers, Bin: cfg.Bin, DieWithParent: true, Auth: cfg.Auth, TLS: cfg.TLS}
 	sc, err := cluster.UpSharded(ctx, spec)
 	if err != nil && ctx.Err() == nil {
 		_ = os.RemoveAll(dir)
@@ -165,7 +165,7 @@ func migrations(sc *cluster.Sharded) ([]Migration, error) {
 func routerClients(sc *cluster.Sharded) ([]*mongo.Client, error) {
 	var out []*mongo.Client
 	for _, r := range sc.Routers {
-		cl, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + r.Host + "/").SetTimeout(time.Minute))
+		cl, err := mongo.Connect(options.Client().ApplyURI(sc.Spec().Secrets.URI("mongodb://"+r.Host+"/", true)).SetTimeout(time.Minute))
 		if err != nil {
 			disconnect(out)
 			return nil, fmt.Errorf("connect %s: %w", r.Host, err)

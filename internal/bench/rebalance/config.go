@@ -28,6 +28,7 @@ type Config struct {
 	Runs           int           // runs per case; medians reported
 	Seed           uint64
 	Dir, Bin       string
+	Auth, TLS      bool // secure the clusters as `relaydb cluster up --auth/--tls`
 	Keep           bool // keep cluster directories
 }
 

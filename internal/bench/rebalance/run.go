@@ -120,7 +120,8 @@ func pools(ctx context.Context, sc *cluster.Sharded) ([]*bench.Mongo, *errSample
 	sample := &errSample{}
 	var out []*bench.Mongo
 	for _, rt := range sc.Routers {
-		m, err := bench.ConnectMongo(ctx, "mongodb://"+rt.Host+"/"+Database+"?w=1&journal=true", bench.Properties{}, sample)
+		uri := sc.Spec().Secrets.URI("mongodb://"+rt.Host+"/"+Database+"?w=1&journal=true", true)
+		m, err := bench.ConnectMongo(ctx, uri, bench.Properties{}, sample)
 		if err != nil {
 			for _, p := range out {
 				_ = p.Close()

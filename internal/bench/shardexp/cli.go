@@ -73,6 +73,8 @@ func parseFlags(args []string, stderr io.Writer) (Config, cliOptions, int) {
 	fs.BoolVar(&o.quick, "quick", false, "a smoke run: 2000 records, 8 threads, one 4s run per cell, scale-out 2,4 (explicit flags win)")
 	fs.StringVar(&cfg.Dir, "dir", "", "parent directory of the clusters (default a temporary directory)")
 	fs.StringVar(&cfg.Bin, "bin", "", "relaydb binary for the clusters (default this executable)")
+	fs.BoolVar(&cfg.Auth, "auth", false, "start the clusters with a key file and a root user, as relaydb cluster up --auth")
+	fs.BoolVar(&cfg.TLS, "tls", false, "start the clusters requiring TLS, as relaydb cluster up --tls")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the cluster directories (data and logs)")
 	fs.StringVar(&o.out, "out", "bench/results", "results directory")
 	fs.StringVar(&o.name, "name", "sharding", "results file name stem: NAME.md, NAME.json, NAME.svg")

@@ -23,7 +23,7 @@ const (
 // member per shard; rs=N is N-1 data members and an arbiter.
 func startCluster(ctx context.Context, cfg Config, t Topology, dir string) (*cluster.Sharded, error) {
 	spec := cluster.ShardedSpec{Dir: dir, Shards: t.Shards, ShardMembers: 1, Routers: cfg.Routers,
-		Bin: cfg.Bin, DieWithParent: true}
+		Bin: cfg.Bin, DieWithParent: true, Auth: cfg.Auth, TLS: cfg.TLS}
 	if t.Members > 1 {
 		spec.ShardMembers, spec.ShardArbiter = t.Members-1, true
 	}
@@ -43,14 +43,14 @@ func routerHosts(sc *cluster.Sharded) []string {
 	return out
 }
 
-// prepare shards usertable on a hashed _id through router host before
+// prepare shards usertable on a hashed _id through the router at uri before
 // anything is written (two chunks per shard, so every shard gets data)
 // and stops the balancer so no migration runs under a cell. It returns
 // the balancer's state: "stopped" or why balancerStop failed.
-func prepare(ctx context.Context, host string) (balancer string, err error) {
-	cl, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + host + "/").SetTimeout(time.Minute))
+func prepare(ctx context.Context, uri string) (balancer string, err error) {
+	cl, err := mongo.Connect(options.Client().ApplyURI(uri).SetTimeout(time.Minute))
 	if err != nil {
-		return "", fmt.Errorf("connect %s: %w", host, err)
+		return "", fmt.Errorf("connect to the first router: %w", err)
 	}
 	defer cl.Disconnect(context.Background())
 	admin := cl.Database("admin")

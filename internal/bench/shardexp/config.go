@@ -48,6 +48,7 @@ type Config struct {
 	Runs       int           // runs per cell (median reported)
 	Seed       uint64        // YCSB seed of run 1
 	Bin        string        // relaydb binary for the cluster; default this executable
+	Auth, TLS  bool          // secure the clusters as `relaydb cluster up --auth/--tls`
 	Dir        string        // parent of the cluster directories; default a temporary one
 	Keep       bool          // keep cluster directories
 }

@@ -13,12 +13,15 @@ import (
 	"time"
 
 	"github.com/relaydb/relaydb/internal/bench"
+	"github.com/relaydb/relaydb/internal/cluster"
 )
 
 // Runner runs the plan of Config on real clusters.
 type Runner struct {
 	Config Config
 	Log    io.Writer // one line per cluster, load and cell; default io.Discard
+
+	sec *cluster.Secrets // the running cluster's (--auth/--tls), nil if plain
 }
 
 // Run runs every cluster of Plan in turn. A failed cluster or cell is
@@ -93,7 +96,8 @@ func (r *Runner) runTopology(ctx context.Context, t Topology) (ClusterResult, []
 	}()
 	cr.StartSecs = time.Since(start).Seconds()
 	hosts := routerHosts(sc)
-	if cr.Balancer, err = prepare(ctx, hosts[0]); err != nil {
+	r.sec = sc.Spec().Secrets
+	if cr.Balancer, err = prepare(ctx, r.sec.URI("mongodb://"+hosts[0]+"/", true)); err != nil {
 		return fail(err)
 	}
 	if err := r.load(ctx, &cr, hosts); err != nil {
@@ -140,7 +144,7 @@ func (r *Runner) load(ctx context.Context, cr *ClusterResult, hosts []string) er
 	var sample errSample
 	res, err := clients(lctx, bench.PhaseLoad, hosts, cr.Threads, func(i int) bench.Properties {
 		p := baseProps("a", cr.Records)
-		p["mongodb.url"] = uri(hosts[i], loadDurability(cr.Members))
+		p["mongodb.url"] = r.sec.URI(uri(hosts[i], loadDurability(cr.Members)), true)
 		from, n := split(cr.Records, len(hosts), i)
 		p["insertstart"], p["insertcount"] = strconv.FormatInt(from, 10), strconv.FormatInt(n, 10)
 		return p
@@ -200,7 +204,7 @@ func (r *Runner) runFor(ctx context.Context, c *Cell, hosts []string, run int, o
 	var sample errSample
 	res, err := clients(cctx, bench.PhaseRun, hosts, c.Threads, func(i int) bench.Properties {
 		p := baseProps(c.Workload, c.Records)
-		p["mongodb.url"] = uri(hosts[i], c.Durability)
+		p["mongodb.url"] = r.sec.URI(uri(hosts[i], c.Durability), true)
 		n := int64(1) << 40
 		if ops > 0 {
 			_, n = split(ops, len(hosts), i)
