@@ -87,6 +87,8 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, from st
 	fs.StringVar(&ws, "w", "majority,1", "write concerns (1, majority)")
 	fs.StringVar(&lats, "latency", "0.1ms", "simulated one-way node-to-node delays, comma-separated (e.g. 0.1ms,1ms)")
 	fs.BoolVar(&cfg.Spread, "spread", false, "unequal distances: members in three zones (i mod 3), delay latency × (1 + zone distance) per pair")
+	fs.BoolVar(&cfg.Auth, "auth", false, "start the sets with a key file and a root user, as relaydb cluster up --auth")
+	fs.BoolVar(&cfg.TLS, "tls", false, "start the sets requiring TLS, as relaydb cluster up --tls")
 	fs.IntVar(&cfg.Runs, "runs", 3, "runs per cell")
 	fs.DurationVar(&cfg.Warmup, "warmup", DefaultWarmup, "same load into table \"warmup\" before each measured run (0 = none)")
 	fs.Int64Var(&cfg.RecordCount, "recordcount", DefaultRecordCount, "records per load")

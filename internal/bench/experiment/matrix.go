@@ -32,6 +32,7 @@ type Config struct {
 	W           []string        // write concerns; default majority, 1
 	Latencies   []time.Duration // one-way node-to-node delays; default 100µs
 	Spread      bool            // member i's delay = base × (1 + i mod 3)
+	Auth, TLS   bool            // secure the sets as `relaydb cluster up --auth/--tls`
 	Runs        int             // runs per cell; default 3
 	RecordCount int64           // records per load; default DefaultRecordCount
 	Threads     int             // client threads; default 8, the reference's

@@ -20,7 +20,7 @@ type PhaseFunc func(ctx context.Context, cfg bench.PhaseConfig) (*bench.Result, 
 // Runner runs a matrix.
 type Runner struct {
 	Config Config
-	Start  Starter   // default ClusterStarter(Config.Bin, Config.Spread)
+	Start  Starter   // default ClusterStarter(Config)
 	Phase  PhaseFunc // default bench.RunPhase
 	Log    io.Writer // one line per run; default io.Discard
 	// RunTimeout bounds one load; default 15 minutes.
@@ -64,7 +64,7 @@ func (r *Runner) Run(ctx context.Context) ([]*Cell, error) {
 
 func (r *Runner) defaults(cfg Config) {
 	if r.Start == nil {
-		r.Start = ClusterStarter(cfg.Bin, cfg.Spread)
+		r.Start = ClusterStarter(cfg)
 	}
 	if r.Phase == nil {
 		r.Phase = bench.RunPhase

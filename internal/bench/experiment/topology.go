@@ -29,10 +29,12 @@ type Set interface {
 // Starter starts the set of group g in dir.
 type Starter func(ctx context.Context, g Group, dir string) (Set, error)
 
-// ClusterStarter starts g's topology with cluster.Up. The simulated
-// latency goes to every member as --simulatedLatency; with spread each
-// member also gets its delay towards every peer (cluster.Spec.MemberArgs).
-func ClusterStarter(bin string, spread bool) Starter {
+// ClusterStarter starts g's topology with cluster.Up from cfg.Bin,
+// secured as cfg.Auth/TLS say. The simulated latency goes to every member
+// as --simulatedLatency; with cfg.Spread each member also gets its delay
+// towards every peer (cluster.Spec.MemberArgs).
+func ClusterStarter(cfg Config) Starter {
+	bin, spread := cfg.Bin, cfg.Spread
 	return func(ctx context.Context, g Group, dir string) (Set, error) {
 		t, err := TopologyFor(g.Nodes)
 		if err != nil {
@@ -43,6 +45,7 @@ func ClusterStarter(bin string, spread bool) Starter {
 			return nil, err
 		}
 		spec.Dir, spec.Bin, spec.DieWithParent = dir, bin, true
+		spec.Auth, spec.TLS = cfg.Auth, cfg.TLS
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("experiment: %w", err)
 		}
