@@ -128,7 +128,8 @@ type Index struct {
 	Spec               bson.D // as listIndexes shows it: v, key, name, options
 	Multikey           bool
 
-	partial matcher // compiled Partial, nil if none
+	partial matcher    // compiled Partial, nil if none
+	geo     *geoParams // 2dsphere/2d options (indexgeo.go), nil otherwise
 }
 
 // IsID reports whether idx is the _id_ index.

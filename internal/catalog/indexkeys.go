@@ -30,6 +30,9 @@ func indexKeys(idx *Index, doc bson.D) (keys [][]byte, multikey bool, err error)
 		keys, err := hashedKeys(idx, doc)
 		return keys, false, err
 	}
+	if idx.geo != nil {
+		return geoKeys(idx, doc)
+	}
 	fields := make([][]any, len(idx.Key))
 	var arrays []string
 	allMissing := true

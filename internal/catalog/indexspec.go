@@ -42,6 +42,10 @@ func parseSpec(spec bson.D) (*Index, error) {
 	if err := idx.validate(); err != nil {
 		return nil, err
 	}
+	if err := idx.validateGeo(rest); err != nil {
+		return nil, err
+	}
+	rest = geoSpecDefaults(idx, rest)
 	idx.Spec = append(bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: idx.Key}, {Key: "name", Value: idx.Name}}, rest...)
 	return idx, nil
 }
@@ -145,9 +149,9 @@ func validateKeyValue(f bson.E) error {
 	}
 	if s, ok := f.Value.(string); ok {
 		switch s {
-		case hashedKeyValue:
+		case hashedKeyValue, sphereKeyValue, flatKeyValue:
 			return nil
-		case "text", "2dsphere", "2d", "geoHaystack", "wildcard":
+		case "text", "geoHaystack", "wildcard":
 			// TODO(#2): text indexes.
 			return mongoerr.New(mongoerr.CannotCreateIndex, "Index type '%s' is not supported by relaydb", s)
 		}
@@ -169,7 +173,8 @@ func keyPatternEqual(a, b bson.D) bool {
 	}
 	for i := range a {
 		if a[i].Key != b[i].Key || isDesc(a[i].Value) != isDesc(b[i].Value) ||
-			IsHashedKey(a[i].Value) != IsHashedKey(b[i].Value) {
+			IsHashedKey(a[i].Value) != IsHashedKey(b[i].Value) ||
+			GeoKind(a[i].Value) != GeoKind(b[i].Value) {
 			return false
 		}
 	}
