@@ -31,6 +31,9 @@ func listCommands(c *call) (bson.D, error) {
 		}
 	}
 	for name, h := range localCommands {
+		if !listedName(name) { // aliases.go
+			continue
+		}
 		cmds = append(cmds, bson.E{Key: name, Value: bson.D{{Key: "help", Value: ""}, {Key: "adminOnly", Value: h.adminOnly}}})
 	}
 	slices.SortFunc(cmds, func(a, b bson.E) int { return strings.Compare(a.Key, b.Key) })

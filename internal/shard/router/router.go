@@ -223,6 +223,7 @@ func (r *Router) invoke(conn *command.Conn, db string, cmd bson.D, req *command.
 			reply, err = nil, mongoerr.New(mongoerr.InternalError, "internal error in %s: %v", cmdName(cmd), p)
 		}
 	}()
+	cmd = canonicalCmd(cmd) // aliases.go
 	c := &call{r: r, conn: conn, db: db, cmd: cmd, name: cmdName(cmd), ctx: r.ctx}
 	if err := r.authorize(c); err != nil { // auth.go: before anything runs
 		return nil, err
