@@ -55,7 +55,7 @@ func TestCompileErrors(t *testing.T) {
 		{`{"$alwaysTrue": 2}`, mongoerr.BadValue},
 		{`{"$where": "this.a == 1"}`, mongoerr.NotImplemented},
 		{`{"$text": {"$search": "x"}}`, mongoerr.IndexNotFound},
-		{`{"a": {"$near": [0, 0]}}`, mongoerr.NotImplemented},
+		{`{"a": {"$near": "x"}}`, mongoerr.BadValue},
 		{`{"$jsonSchema": {"bogus": 1}}`, mongoerr.FailedToParse},
 		{`{"$expr": {"$bogus": 1}}`, mongoerr.InvalidPipelineOperator},
 	}

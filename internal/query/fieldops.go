@@ -7,6 +7,9 @@ import (
 // parseOps parses an operator document ({$gt: 1, $lt: 5}) into one spec
 // per operator ($regex and $options together make one).
 func (c *compiler) parseOps(ops bson.D, depth int) ([]opSpec, error) {
+	if hasNear(ops) {
+		return parseNearOps(ops)
+	}
 	specs := make([]opSpec, 0, len(ops))
 	regexDone := false
 	for _, e := range ops {
@@ -69,9 +72,10 @@ func (c *compiler) parseOp(name string, arg any, depth int) (opSpec, error) {
 		return c.parseElemMatch(arg, depth)
 	case "$not":
 		return c.parseNot(arg, depth)
-	case "$near", "$nearSphere", "$geoWithin", "$geoIntersects", "$within":
-		// TODO(#2): geospatial query operators.
-		return opSpec{}, notImplemented("%s is not supported", name)
+	case "$geoWithin", "$geoIntersects", "$within":
+		return parseGeoOp(name, arg)
+	case "$near", "$nearSphere":
+		return opSpec{}, badValue("geo near accepts just one argument when querying for a GeoJSON point. Extra field found: %s", name)
 	}
 	return opSpec{}, badValue("unknown operator: %s", name)
 }

@@ -1,0 +1,114 @@
+package query
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/geo"
+)
+
+// Geo operators: $geoWithin (and its old name $within) and
+// $geoIntersects are evaluated here, exactly, with or without an index;
+// $near and $nearSphere only parse here and match any document with a
+// location: their distance bounds and order are the executor's (FindNear),
+// as MongoDB's GeoNearMatchExpression leaves them to the GEO_NEAR stage.
+
+// parseGeoOp parses $geoWithin, $within and $geoIntersects.
+func parseGeoOp(name string, arg any) (opSpec, error) {
+	switch name {
+	case "$geoWithin", "$within":
+		r, err := geo.ParseWithin(arg)
+		if err != nil {
+			return opSpec{}, badValue("%v", err)
+		}
+		return opSpec{m: geoMatcher{within: r}, noExpand: true}, nil
+	case "$geoIntersects":
+		g, err := geo.ParseIntersects(arg)
+		if err != nil {
+			return opSpec{}, badValue("%v", err)
+		}
+		return opSpec{m: geoMatcher{intersects: g}, noExpand: true}, nil
+	}
+	return opSpec{}, badValue("unknown operator: %s", name)
+}
+
+// hasNear reports an operator document holding $near or $nearSphere.
+func hasNear(ops bson.D) bool {
+	for _, e := range ops {
+		if e.Key == "$near" || e.Key == "$nearSphere" {
+			return true
+		}
+	}
+	return false
+}
+
+// parseNearOps parses {$near: ..., $maxDistance, $minDistance}.
+func parseNearOps(ops bson.D) ([]opSpec, error) {
+	if _, err := ParseNear(ops); err != nil {
+		return nil, err
+	}
+	return []opSpec{{m: geoMatcher{}, noExpand: true}}, nil
+}
+
+// ParseNear reads a path's $near/$nearSphere operator document.
+func ParseNear(ops bson.D) (*geo.Near, error) {
+	n, err := geo.ParseNearOp(ops)
+	if err != nil {
+		return nil, badValue("%v", err)
+	}
+	if err := n.Validate(); err != nil {
+		return nil, badValue("%v", err)
+	}
+	return n, nil
+}
+
+// geoMatcher tests the location(s) at a path: a GeoJSON object, a legacy
+// pair, or an array of either (matching when one element does). With
+// neither region nor geometry it is $near's: any location matches.
+type geoMatcher struct {
+	within     *geo.Region
+	intersects *geo.Geometry
+}
+
+func (m geoMatcher) matchValue(v any, missing bool) bool {
+	if missing {
+		return false
+	}
+	return EachLocation(v, func(g *geo.Geometry) bool {
+		switch {
+		case m.within != nil:
+			return m.within.Contains(g)
+		case m.intersects != nil:
+			return geo.Intersects(g, m.intersects)
+		}
+		return true
+	})
+}
+
+// maxLocations bounds the elements of a location array looked at.
+const maxLocations = 100000
+
+// EachLocation calls fn on every location v holds until fn returns true,
+// and reports whether one did. Values that are no location are skipped.
+func EachLocation(v any, fn func(*geo.Geometry) bool) bool {
+	switch t := v.(type) {
+	case bson.D:
+		g, err := geo.Parse(t)
+		return err == nil && fn(g)
+	case bson.A:
+		if g, err := geo.ParseLegacy(t); err == nil {
+			return fn(g)
+		}
+		for i, e := range t {
+			if i >= maxLocations {
+				return false
+			}
+			switch e.(type) {
+			case bson.D, bson.A:
+				if g, err := geo.Parse(e); err == nil && fn(g) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
