@@ -30,6 +30,11 @@ const (
 	ParamFacetBufferBytes = "internalQueryFacetBufferSizeBytes"
 	// ParamFacetOutputBytes bounds the document $facet builds.
 	ParamFacetOutputBytes = "internalQueryFacetMaxOutputDocSizeBytes"
+	// ParamWindowBytes bounds the partition $setWindowFields holds.
+	ParamWindowBytes = "internalDocumentSourceSetWindowFieldsMaxMemoryBytes"
+	// ParamGraphLookupBytes bounds what $graphLookup holds per document:
+	// its visited set and queue.
+	ParamGraphLookupBytes = "internalDocumentSourceGraphLookupMaxMemoryBytes"
 )
 
 // defaultLimitBytes is MongoDB's default for each of the parameters.
@@ -52,7 +57,8 @@ func newParams() map[string]*atomic.Int64 {
 
 // ParamNames lists the memory parameters agg owns, in a fixed order.
 func ParamNames() []string {
-	return []string{ParamSortBytes, ParamGroupBytes, ParamLookupCacheBytes, ParamFacetBufferBytes, ParamFacetOutputBytes}
+	return []string{ParamSortBytes, ParamGroupBytes, ParamLookupCacheBytes, ParamFacetBufferBytes, ParamFacetOutputBytes,
+		ParamWindowBytes, ParamGraphLookupBytes}
 }
 
 // Parameters returns the memory parameters and their values, for
@@ -84,6 +90,7 @@ func SetParameter(name string, value any) (was int64, found bool, err error) {
 // limits are the memory limits one Run uses, read when it starts.
 type limits struct {
 	sortBytes, groupBytes, lookupCacheBytes, facetBufferBytes, facetOutputBytes int64
+	windowBytes, graphLookupBytes                                               int64
 	allowDiskUse                                                                bool
 	tempDir                                                                     string // "" = os.TempDir()
 }
@@ -95,6 +102,8 @@ func currentLimits(env *Env) *limits {
 		lookupCacheBytes: params[ParamLookupCacheBytes].Load(),
 		facetBufferBytes: params[ParamFacetBufferBytes].Load(),
 		facetOutputBytes: params[ParamFacetOutputBytes].Load(),
+		windowBytes:      params[ParamWindowBytes].Load(),
+		graphLookupBytes: params[ParamGraphLookupBytes].Load(),
 		allowDiskUse:     env.AllowDiskUse,
 		tempDir:          env.TempDir,
 	}

@@ -56,6 +56,7 @@ func init() {
 		"$facet": compileFacet, "$sortByCount": compileSortByCount, "$bucket": compileBucket,
 		"$unionWith": compileUnionWith, "$documents": compileDocuments,
 		"$listLocalSessions": compileListLocalSessions, "$collStats": compileCollStats,
+		"$setWindowFields": compileSetWindowFields,
 	}
 }
 
