@@ -11,7 +11,7 @@ import (
 // unsupportedCreate lists create options relaydb refuses rather than ignores.
 var unsupportedCreate = map[string]string{
 	"capped": "capped collections", "viewOn": "views", "timeseries": "time-series collections",
-	"clusteredIndex": "clustered collections", "validator": "document validation",
+	"clusteredIndex": "clustered collections",
 	"encryptedFields": "queryable encryption", "changeStreamPreAndPostImages": "change stream pre- and post-images",
 }
 
@@ -24,6 +24,11 @@ func create(c *Ctx, p *request.Create) (bson.D, error) {
 				continue
 			}
 			return nil, mongoerr.New(mongoerr.NotImplemented, "relaydb does not support %s yet (create option '%s')", what, e.Key)
+		}
+		if validationOptions[e.Key] {
+			if err := checkValidationOption(e); err != nil {
+				return nil, err
+			}
 		}
 		if e.Key == "collation" {
 			var col cmdspec.Collation

@@ -3,6 +3,7 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/cmdspec"
 	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/exec"
 )
@@ -18,6 +19,9 @@ func findAndModify(c *Ctx, f *request.FindAndModify) (bson.D, error) {
 	}
 	p := exec.FindAndModifyParams{Query: f.Query, Sort: f.Sort, Fields: f.Fields, Remove: f.Remove, New: f.New,
 		Upsert: f.Upsert, Update: f.Update.Value, ArrayFilters: []bson.D(f.ArrayFilters), Hint: f.Hint.Value}
+	if p.BypassValidation, err = cmdspec.Bool("findAndModify.bypassDocumentValidation", f.BypassDocumentValidation); err != nil {
+		return nil, err
+	}
 	if p.Vars, err = letVars(f.Let); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/cmdspec"
 	"github.com/relaydb/relaydb/internal/command/request"
 )
 
@@ -19,7 +20,11 @@ func insert(c *Ctx, p *request.Insert) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := c.D.eng.Insert(c.DB, coll, p.Documents, ordered, retry)
+	bypass, err := cmdspec.Bool("insert.bypassDocumentValidation", p.BypassDocumentValidation)
+	if err != nil {
+		return nil, err
+	}
+	res := c.D.eng.InsertBypass(c.DB, coll, p.Documents, ordered, retry, bypass)
 	c.D.metrics.opcounters.insert.Add(int64(len(p.Documents)))
 	return c.writeReply(wc, res, false), nil
 }

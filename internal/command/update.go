@@ -3,6 +3,7 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/cmdspec"
 	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/exec"
 )
@@ -16,12 +17,17 @@ func update(c *Ctx, p *request.Update) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	bypass, err := cmdspec.Bool("update.bypassDocumentValidation", p.BypassDocumentValidation)
+	if err != nil {
+		return nil, err
+	}
 	stmts := make([]exec.UpdateStmt, len(p.Updates))
 	for i, u := range p.Updates {
 		if err := checkCollation(u.Collation); err != nil {
 			return nil, err
 		}
-		stmts[i] = exec.UpdateStmt{Q: u.Q, U: u.U.Value, Upsert: u.Upsert, Multi: u.Multi, ArrayFilters: []bson.D(u.ArrayFilters), Hint: u.Hint.Value}
+		stmts[i] = exec.UpdateStmt{Q: u.Q, U: u.U.Value, Upsert: u.Upsert, Multi: u.Multi, ArrayFilters: []bson.D(u.ArrayFilters), Hint: u.Hint.Value,
+			BypassValidation: bypass}
 	}
 	vars, retry, err := c.stmtContext(p.Let)
 	if err != nil {

@@ -12,14 +12,15 @@ import (
 
 // Engine executes operations on one data node's catalog.
 type Engine struct {
-	cat      *catalog.Catalog
-	cursors  *Cursors
-	locks    stripes
-	sessions *session.Table
-	log      *slog.Logger
-	now      func() time.Time
-	tempDir  atomic.Pointer[string] // aggregation spill directory (SetTempDir)
-	keyGuard KeyGuard               // shard key check of updates (SetKeyGuard); nil off a shard
+	cat        *catalog.Catalog
+	cursors    *Cursors
+	locks      stripes
+	sessions   *session.Table
+	log        *slog.Logger
+	now        func() time.Time
+	tempDir    atomic.Pointer[string] // aggregation spill directory (SetTempDir)
+	keyGuard   KeyGuard               // shard key check of updates (SetKeyGuard); nil off a shard
+	validators validators             // compiled collection validators (validate.go)
 }
 
 // New returns an engine over cat.

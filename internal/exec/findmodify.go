@@ -22,6 +22,8 @@ type FindAndModifyParams struct {
 	Retry               *Retry // nil: not a retryable write
 	// Owned filters the documents the query matches (UpdateStmt.Owned).
 	Owned OwnershipFilter
+	// BypassValidation skips the collection's validator.
+	BypassValidation bool
 }
 
 // FindAndModifyResult is the command's value and lastErrorObject.
@@ -74,7 +76,7 @@ func (e *Engine) FindAndModify(db, coll string, p FindAndModifyParams) (*FindAnd
 		}
 	}
 	if res.N == 0 && p.Upsert {
-		if err := e.upsert(db, coll, 0, p.Query, u, &res.Write, p.Retry); err != nil {
+		if err := e.upsert(db, coll, 0, p.Query, u, &res.Write, p.Retry, p.BypassValidation); err != nil {
 			return nil, err
 		}
 		res.N, res.UpsertedID = 1, res.Write.Upserted[0].ID
@@ -106,7 +108,7 @@ func (e *Engine) famOne(col *catalog.Collection, id any, m *query.Matcher, u *up
 		} else {
 			res.UpdatedExisting = true
 			var err error
-			if after, err = e.applyUpdate(col, old, pos, u, &res.Write, p.Retry, 0, KeyChange{Query: p.Query}); err != nil {
+			if after, err = e.applyUpdate(col, old, pos, u, &res.Write, p.Retry, 0, KeyChange{Query: p.Query}, p.BypassValidation); err != nil {
 				return nil, err
 			}
 		}

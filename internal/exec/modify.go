@@ -24,6 +24,9 @@ type UpdateStmt struct {
 	// Owned filters the documents the statement matches (a versioned
 	// write on a shard skips orphans; nil: every document).
 	Owned OwnershipFilter
+	// BypassValidation skips the collection's validator
+	// (bypassDocumentValidation).
+	BypassValidation bool
 }
 
 // Update runs update statements; vars are the command's let variables.
@@ -68,7 +71,7 @@ func (e *Engine) updateStmt(db, coll string, i int, s UpdateStmt, vars *expr.Var
 	}
 	for _, id := range ids {
 		matched, err := e.modifyByID(col, id, m, vars, func(old bson.D, pos int) (bson.D, error) {
-			return e.applyUpdate(col, old, pos, u, res, retry, i, KeyChange{Query: s.Q, Multi: s.Multi})
+			return e.applyUpdate(col, old, pos, u, res, retry, i, KeyChange{Query: s.Q, Multi: s.Multi}, s.BypassValidation)
 		})
 		if err != nil {
 			return err
@@ -78,14 +81,14 @@ func (e *Engine) updateStmt(db, coll string, i int, s UpdateStmt, vars *expr.Var
 		}
 	}
 	if len(ids) == 0 && s.Upsert {
-		return e.upsert(db, coll, i, s.Q, u, res, retry)
+		return e.upsert(db, coll, i, s.Q, u, res, retry, s.BypassValidation)
 	}
 	return nil
 }
 
 // applyUpdate computes and commits one document's update; k (its query
 // and multi) is completed for the key guard.
-func (e *Engine) applyUpdate(col *catalog.Collection, old bson.D, pos int, u *update.Update, res *WriteResult, retry *Retry, i int, k KeyChange) (bson.D, error) {
+func (e *Engine) applyUpdate(col *catalog.Collection, old bson.D, pos int, u *update.Update, res *WriteResult, retry *Retry, i int, k KeyChange, bypass bool) (bson.D, error) {
 	r, err := u.Apply(old, update.ApplyContext{MatchedPos: pos, Now: e.now()})
 	if err != nil {
 		return nil, err
@@ -96,6 +99,9 @@ func (e *Engine) applyUpdate(col *catalog.Collection, old bson.D, pos int, u *up
 		return old, nil
 	}
 	if err := bsonx.CheckUserDepth(r.Doc); err != nil {
+		return nil, err
+	}
+	if err := e.validate(col, old, r.Doc, bypass); err != nil {
 		return nil, err
 	}
 	k.DB, k.Coll, k.Old, k.New, k.Retryable = col.DB, col.Name, old, r.Doc, retry != nil
@@ -112,7 +118,7 @@ func (e *Engine) applyUpdate(col *catalog.Collection, old bson.D, pos int, u *up
 	return r.Doc, nil
 }
 
-func (e *Engine) upsert(db, coll string, i int, q bson.D, u *update.Update, res *WriteResult, retry *Retry) error {
+func (e *Engine) upsert(db, coll string, i int, q bson.D, u *update.Update, res *WriteResult, retry *Retry, bypass bool) error {
 	doc, err := u.Upsert(q, update.ApplyContext{MatchedPos: -1, IsInsert: true, Now: e.now()})
 	if err != nil {
 		return err
@@ -123,6 +129,9 @@ func (e *Engine) upsert(db, coll string, i int, q bson.D, u *update.Update, res 
 	}
 	doc, err = prepareInsert(doc)
 	if err != nil {
+		return err
+	}
+	if err := e.validate(col, nil, doc, bypass); err != nil {
 		return err
 	}
 	if err := e.guard(KeyChange{DB: db, Coll: coll, Query: q, New: doc, Upsert: true, Retryable: retry != nil}); err != nil {

@@ -76,6 +76,11 @@ func (e *Engine) CollectionForWrite(db, coll string) (*catalog.Collection, error
 // Insert inserts docs (each gets an ObjectId _id when it has none). With
 // retry, documents whose statement already ran are not inserted again.
 func (e *Engine) Insert(db, coll string, docs []bson.D, ordered bool, retry *Retry) *WriteResult {
+	return e.InsertBypass(db, coll, docs, ordered, retry, false)
+}
+
+// InsertBypass is Insert with bypassDocumentValidation.
+func (e *Engine) InsertBypass(db, coll string, docs []bson.D, ordered bool, retry *Retry, bypass bool) *WriteResult {
 	res := &WriteResult{}
 	col, err := e.CollectionForWrite(db, coll)
 	if err != nil {
@@ -91,7 +96,7 @@ func (e *Engine) Insert(db, coll string, docs []bson.D, ordered bool, retry *Ret
 			res.N++
 			continue
 		}
-		if err := e.insertOne(col, d, res, retry, i); err != nil {
+		if err := e.insertOne(col, d, res, retry, i, bypass); err != nil {
 			if res.fail(i, err, ordered) {
 				break
 			}
@@ -102,9 +107,12 @@ func (e *Engine) Insert(db, coll string, docs []bson.D, ordered bool, retry *Ret
 	return res
 }
 
-func (e *Engine) insertOne(col *catalog.Collection, d bson.D, res *WriteResult, retry *Retry, i int) error {
+func (e *Engine) insertOne(col *catalog.Collection, d bson.D, res *WriteResult, retry *Retry, i int, bypass bool) error {
 	d, err := prepareInsert(d)
 	if err != nil {
+		return err
+	}
+	if err := e.validate(col, nil, d, bypass); err != nil {
 		return err
 	}
 	w, err := e.cat.Insert(col, d, writeOpts(retry, i)...)

@@ -5,11 +5,13 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/catalog"
 )
 
 // command applies a "c" entry: every command the primary's catalog logs
 // (create, drop, createIndexes, dropIndexes, renameCollection,
-// dropDatabase). collMod has no effect here.
+// dropDatabase, collMod).
 func (a *entryApply) command() error {
 	e := a.e
 	if len(e.O) == 0 {
@@ -17,7 +19,7 @@ func (a *entryApply) command() error {
 	}
 	db, _, _ := strings.Cut(e.NS, ".")
 	name, _ := e.O[0].Value.(string)
-	if name == "" && e.O[0].Key != "dropDatabase" && e.O[0].Key != "collMod" {
+	if name == "" && e.O[0].Key != "dropDatabase" {
 		return fmt.Errorf("command entry %v names no collection", e.O)
 	}
 	switch e.O[0].Key {
@@ -34,7 +36,7 @@ func (a *entryApply) command() error {
 	case "dropDatabase":
 		return a.dropDatabase(db)
 	case "collMod":
-		return a.skip("collMod")
+		return a.collMod(db + "." + name)
 	}
 	return fmt.Errorf("unsupported command %q in oplog entry", e.O[0].Key)
 }
@@ -58,6 +60,17 @@ func (a *entryApply) create(db, name string) error {
 		}
 	}
 	_, err := a.w.CreateCollection(db, name, uuid, opts, nil)
+	return err
+}
+
+// collMod merges the entry's options into the collection's (validators
+// and the like: the applier itself never validates documents).
+func (a *entryApply) collMod(ns string) error {
+	coll := a.resolve(ns)
+	if coll == nil {
+		return a.skip("collection not found")
+	}
+	_, err := a.w.SetOptions(coll, catalog.MergeOptions(coll.Options, a.e.O[1:]))
 	return err
 }
 

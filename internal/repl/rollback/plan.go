@@ -119,10 +119,11 @@ func (p *plan) addCommand(e *oplog.Entry) error {
 	case "renameCollection":
 		_, dropTarget := bsonx.Get(e.O, "dropTarget")
 		return okIf(tailColl && !dropTarget, "renames cannot be rolled back")
-	case "dropDatabase", "collMod":
-		// dropDatabase: the primary logged a drop per collection before
-		// it. collMod: its effect is not replicated (apply_ddl.go).
-		// TODO(#4): undo collMod once its effect replicates.
+	case "collMod":
+		// TODO(#14): restore the options the collection had at the common point.
+		return okIf(tailColl, "collMod of a collection older than the common point cannot be rolled back")
+	case "dropDatabase":
+		// The primary logged a drop per collection before it.
 		return nil
 	}
 	return fmt.Errorf("unsupported command %q", e.O[0].Key)
