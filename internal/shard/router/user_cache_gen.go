@@ -22,8 +22,10 @@ import (
 // the cache at once (auth_usercmds.go).
 //
 // Invariants: one poll at a time (one goroutine, started with auth on,
-// ended by Close); each poll is bounded by userFetchTimeout; an interval
-// change applies from the next second.
+// ended by Close); each poll is bounded by the interval (at most
+// userFetchTimeout); polls are
+// one interval apart, and an interval change restarts the wait with the
+// new interval at once.
 
 const (
 	defaultUserCacheInterval = 30
@@ -35,8 +37,8 @@ const (
 // cacheInvalidator is the poller's state.
 type cacheInvalidator struct {
 	intervalSecs atomic.Int64
-	polls        atomic.Int64 // polls made (tests, serverStatus)
-	gen          bson.ObjectID
+	changed      chan struct{} // signalled (without blocking) when the interval changes
+	gen          bson.ObjectID // the poller's alone
 }
 
 // ValidUserCacheInterval checks a userCacheInvalidationIntervalSecs value
@@ -59,7 +61,12 @@ func (r *Router) setUserCacheInterval(v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return int32(r.auth.inval.intervalSecs.Swap(n)), nil
+	old := r.auth.inval.intervalSecs.Swap(n)
+	select {
+	case r.auth.inval.changed <- struct{}{}:
+	default: // a change is already pending
+	}
+	return int32(old), nil
 }
 
 // userCacheInterval is the current interval in seconds.
@@ -67,18 +74,15 @@ func (r *Router) userCacheInterval() int32 { return int32(r.auth.inval.intervalS
 
 // invalidateUserCacheLoop polls until the router closes.
 func (r *Router) invalidateUserCacheLoop() {
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	last := time.Now()
 	for {
+		wait := time.NewTimer(time.Duration(r.auth.inval.intervalSecs.Load()) * time.Second)
 		select {
 		case <-r.ctx.Done():
+			wait.Stop()
 			return
-		case now := <-tick.C:
-			if now.Sub(last) < time.Duration(r.auth.inval.intervalSecs.Load())*time.Second {
-				continue
-			}
-			last = now
+		case <-r.auth.inval.changed:
+			wait.Stop() // wait anew with the new interval
+		case <-wait.C:
 			r.pollUserCacheGeneration()
 		}
 	}
@@ -87,8 +91,7 @@ func (r *Router) invalidateUserCacheLoop() {
 // pollUserCacheGeneration empties the user cache when the config
 // servers' generation moved or cannot be read.
 func (r *Router) pollUserCacheGeneration() {
-	r.auth.inval.polls.Add(1)
-	ctx, cancel := context.WithTimeout(r.ctx, userFetchTimeout)
+	ctx, cancel := context.WithTimeout(r.ctx, min(userFetchTimeout, time.Duration(r.auth.inval.intervalSecs.Load())*time.Second))
 	defer cancel()
 	gen, err := r.fetchUserCacheGeneration(ctx)
 	if err != nil {
@@ -130,6 +133,7 @@ func (r *Router) startUserCacheInvalidator(secs int64) error {
 		return err
 	}
 	r.auth.inval.intervalSecs.Store(secs)
+	r.auth.inval.changed = make(chan struct{}, 1)
 	if r.auth.on {
 		go r.invalidateUserCacheLoop()
 	}
