@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -198,4 +199,38 @@ func TestAuthAttackGarbage(t *testing.T) {
 		t.Fatalf("find after the garbage: %v", err)
 	}
 	stillServes(t, s)
+}
+
+// TestAuthAttackUserExistenceTiming: the first SASL step for a user that
+// exists and for one that does not (a decoy credential) take the same
+// time within noise, so timing does not reveal whether a user exists.
+// It interleaves the two, compares medians and logs them.
+func TestAuthAttackUserExistenceTiming(t *testing.T) {
+	s := attackServer(t)
+	c := oneConn(t, s)
+	const rounds = 300
+	var real, ghost []time.Duration
+	for i := 0; i < rounds; i++ {
+		for _, u := range []string{"root", "ghost"} {
+			start := time.Now()
+			runOK(t, c, "admin", saslStartCmd("SCRAM-SHA-256", binData([]byte("n,,n="+u+",r=fyko+d2lbbFgONRv9qkxdawL"))))
+			if d := time.Since(start); u == "root" {
+				real = append(real, d)
+			} else {
+				ghost = append(ghost, d)
+			}
+		}
+	}
+	mr, mg := median(real), median(ghost)
+	t.Logf("saslStart median over %d rounds: existing user %v, missing user %v", rounds, mr, mg)
+	diff := max(mr, mg) - min(mr, mg)
+	if diff > time.Millisecond && diff > max(mr, mg)/2 {
+		t.Fatalf("saslStart takes %v for an existing user and %v for a missing one", mr, mg)
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
