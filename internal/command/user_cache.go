@@ -16,24 +16,30 @@ import (
 // one), so a router that polls it (_getUserCacheGeneration) knows when
 // to empty its user cache. Only config servers answer, as in MongoDB.
 
-// userCacheGen is this process's generation and the authGen it stands
+// userCacheGen is a dispatcher's generation and the authGen it stands
 // for.
-var userCacheGen struct {
+type userCacheGen struct {
 	sync.Mutex
 	authGen uint64
 	oid     bson.ObjectID
 }
 
+// userCacheGens holds each dispatcher's generation (one per process but
+// in tests running several nodes in one process).
+var userCacheGens sync.Map // *Dispatcher -> *userCacheGen
+
 // cacheGeneration returns the current generation, drawing a new one when
 // authGen moved since the last call.
 func (d *Dispatcher) cacheGeneration() bson.ObjectID {
+	v, _ := userCacheGens.LoadOrStore(d, &userCacheGen{})
+	ug := v.(*userCacheGen)
 	g := d.authGen()
-	userCacheGen.Lock()
-	defer userCacheGen.Unlock()
-	if userCacheGen.oid.IsZero() || userCacheGen.authGen != g {
-		userCacheGen.authGen, userCacheGen.oid = g, bson.NewObjectID()
+	ug.Lock()
+	defer ug.Unlock()
+	if ug.oid.IsZero() || ug.authGen != g {
+		ug.authGen, ug.oid = g, bson.NewObjectID()
 	}
-	return userCacheGen.oid
+	return ug.oid
 }
 
 func getUserCacheGeneration(c *Ctx, _ *request.GetUserCacheGeneration) (bson.D, error) {
