@@ -40,8 +40,9 @@ type stageCompiler func(spec any, cc *compileCtx) ([]stage, error)
 
 // compileCtx carries what stage compilers need.
 type compileCtx struct {
-	env  *Env
-	vars []string // names of the let variables in scope
+	env   *Env
+	vars  []string // names of the let variables in scope
+	first bool     // compiling a pipeline's first stage (where $match may hold $text)
 }
 
 var stageCompilers map[string]stageCompiler
@@ -56,7 +57,8 @@ func init() {
 		"$facet": compileFacet, "$sortByCount": compileSortByCount, "$bucket": compileBucket,
 		"$unionWith": compileUnionWith, "$documents": compileDocuments,
 		"$listLocalSessions": compileListLocalSessions, "$collStats": compileCollStats,
-		"$setWindowFields": compileSetWindowFields,
+		"$setWindowFields": compileSetWindowFields, "$bucketAuto": compileBucketAuto,
+		"$redact": compileRedact,
 	}
 }
 
@@ -97,6 +99,7 @@ func compileStages(pipeline bson.A, cc *compileCtx) (*Pipeline, error) {
 		if !ok {
 			return nil, mongoerr.New(mongoerr.UnknownPipelineStage, "Unrecognized pipeline stage name: '%s'", name)
 		}
+		cc.first = i == 0
 		stages, err := sc(spec, cc)
 		if err != nil {
 			return nil, err
