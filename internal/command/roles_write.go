@@ -25,7 +25,7 @@ func createRole(c *Ctx, p *request.CreateRole) (bson.D, error) {
 	case privilege.Exists(r):
 		return nil, mongoerr.New(mongoerr.BadValue, "Cannot create roles with the same name as a built-in role")
 	}
-	if err := unsupportedUserOptions(p.AuthenticationRestrictions, nil); err != nil {
+	if err := unsupportedRoleRestrictions(p.AuthenticationRestrictions); err != nil {
 		return nil, err
 	}
 	grants, err := privilege.ParseGrants(p.Privileges)
@@ -59,7 +59,7 @@ func updateRole(c *Ctx, p *request.UpdateRole) (bson.D, error) {
 	if p.Privileges == nil && p.Roles == nil && p.AuthenticationRestrictions == nil {
 		return nil, mongoerr.New(mongoerr.BadValue, "Must specify at least one field to update in updateRole")
 	}
-	if err := unsupportedUserOptions(p.AuthenticationRestrictions, nil); err != nil {
+	if err := unsupportedRoleRestrictions(p.AuthenticationRestrictions); err != nil {
 		return nil, err
 	}
 	roleWriteMu.Lock()

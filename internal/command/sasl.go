@@ -64,6 +64,12 @@ func (c *Ctx) saslStep(conv *auth.Conversation, payload []byte) (bson.D, error) 
 	var privs privilege.Set // read before taking Conn.mu
 	gen := c.D.authGen()
 	if conv.Done() || conv.ProofVerified() {
+		if err := c.D.checkRestrictions(c.DB, conv.User(), c.Conn); err != nil {
+			c.Conn.mu.Lock()
+			c.Conn.auth.conv = nil
+			c.Conn.mu.Unlock()
+			return nil, c.authErr(err, conv.Mechanism())
+		}
 		privs = c.D.userPrivileges(c.DB, conv.User())
 	}
 	c.Conn.mu.Lock()

@@ -38,6 +38,20 @@ func (d *Dispatcher) userDoc(db, user string) (bson.Raw, error) {
 	return docs[0], nil
 }
 
+// checkRestrictions refuses a login that the user's
+// authenticationRestrictions do not allow from the connection's addresses
+// (an error wrapping auth.ErrAuthFailed). __system has none.
+func (d *Dispatcher) checkRestrictions(db, user string, c *Conn) error {
+	if auth.IsSystemUser(db, user) {
+		return nil
+	}
+	doc, err := d.userDoc(db, user)
+	if err != nil || doc == nil {
+		return err
+	}
+	return auth.CheckRestrictions(doc.Lookup("authenticationRestrictions"), c.Remote, c.Local)
+}
+
 // anyUser reports whether any user exists (the localhost exception ends).
 func (d *Dispatcher) anyUser() bool {
 	docs, err := d.findUsers(nil, 1)
@@ -110,17 +124,23 @@ func mechanisms(v any) ([]string, error) {
 	return out, nil
 }
 
-// unsupportedUserOptions refuses the options relaydb would otherwise
-// silently ignore: authentication restrictions (a security control) and
-// client-digested passwords. TODO(#13): both.
-func unsupportedUserOptions(restrictions, digest any) error {
-	if a, ok := restrictions.(bson.A); restrictions != nil && (!ok || len(a) > 0) {
-		return mongoerr.New(mongoerr.NotImplemented, "authenticationRestrictions are not supported by relaydb yet")
-	}
+// unsupportedUserOptions refuses the option relaydb would otherwise
+// silently ignore: client-digested passwords (digestPassword: false).
+func unsupportedUserOptions(digest any) error {
 	if digest != nil {
 		if b, ok := digest.(bool); !ok || !b {
 			return mongoerr.New(mongoerr.BadValue, "digestPassword: false is not supported: send the password and let the server digest it")
 		}
+	}
+	return nil
+}
+
+// unsupportedRoleRestrictions refuses authentication restrictions on a
+// role (a security control relaydb would otherwise ignore); users'
+// restrictions are enforced (restrictions.go).
+func unsupportedRoleRestrictions(restrictions any) error {
+	if a, ok := restrictions.(bson.A); restrictions != nil && (!ok || len(a) > 0) {
+		return mongoerr.New(mongoerr.NotImplemented, "authenticationRestrictions on roles are not supported by relaydb yet; set them on users")
 	}
 	return nil
 }
@@ -160,7 +180,10 @@ func createUser(c *Ctx, p *request.CreateUser) (bson.D, error) {
 	if p.User == "" {
 		return nil, mongoerr.New(mongoerr.BadValue, "User document needs 'user' field to be non-empty")
 	}
-	if err := unsupportedUserOptions(p.AuthenticationRestrictions, p.DigestPassword); err != nil {
+	if err := unsupportedUserOptions(p.DigestPassword); err != nil {
+		return nil, err
+	}
+	if _, err := auth.ParseRestrictions(p.AuthenticationRestrictions); err != nil {
 		return nil, err
 	}
 	roles, err := c.parseRoles(p.Roles)
@@ -185,6 +208,9 @@ func createUser(c *Ctx, p *request.CreateUser) (bson.D, error) {
 	if p.CustomData != nil {
 		doc = append(doc, bson.E{Key: "customData", Value: *p.CustomData})
 	}
+	if p.AuthenticationRestrictions != nil {
+		doc = append(doc, bson.E{Key: "authenticationRestrictions", Value: p.AuthenticationRestrictions})
+	}
 	res := c.D.eng.Insert(usersDB, usersColl, []bson.D{doc}, true, nil)
 	if err := writeErr(res); err != nil {
 		if mongoerr.From(err).Code == mongoerr.DuplicateKey {
@@ -196,7 +222,10 @@ func createUser(c *Ctx, p *request.CreateUser) (bson.D, error) {
 }
 
 func updateUser(c *Ctx, p *request.UpdateUser) (bson.D, error) {
-	if err := unsupportedUserOptions(p.AuthenticationRestrictions, p.DigestPassword); err != nil {
+	if err := unsupportedUserOptions(p.DigestPassword); err != nil {
+		return nil, err
+	}
+	if _, err := auth.ParseRestrictions(p.AuthenticationRestrictions); err != nil {
 		return nil, err
 	}
 	set := bson.D{}
@@ -216,6 +245,9 @@ func updateUser(c *Ctx, p *request.UpdateUser) (bson.D, error) {
 	}
 	if p.CustomData != nil {
 		set = append(set, bson.E{Key: "customData", Value: *p.CustomData})
+	}
+	if p.AuthenticationRestrictions != nil {
+		set = append(set, bson.E{Key: "authenticationRestrictions", Value: p.AuthenticationRestrictions})
 	}
 	if len(set) == 0 {
 		return nil, mongoerr.New(mongoerr.BadValue, "Must specify at least one field to update in updateUser")

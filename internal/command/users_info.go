@@ -32,29 +32,45 @@ func usersInfo(c *Ctx, p *request.UsersInfo) (bson.D, error) {
 	}
 	showCreds := p.ShowCredentials != nil && *p.ShowCredentials
 	showCustom := p.ShowCustomData == nil || *p.ShowCustomData
+	showRestrictions, _ := p.ShowAuthenticationRestrictions.(bool)
 	users := bson.A{}
 	for _, raw := range docs {
 		d, err := bsonx.Decode(raw)
 		if err != nil {
 			return nil, err
 		}
-		u := userInfoDoc(d, showCreds, showCustom)
+		u := userInfoDoc(d, showCreds, showCustom, showRestrictions)
 		if showPrivs {
 			all := privilege.ResolveAll(privilege.RolesOf(raw.Lookup("roles")), c.D.roleLookup())
 			u = append(u, bson.E{Key: "inheritedRoles", Value: rolesBSON(all.Roles)},
 				bson.E{Key: "inheritedPrivileges", Value: grantsBSON(all.Grants)},
-				bson.E{Key: "inheritedAuthenticationRestrictions", Value: bson.A{}})
+				bson.E{Key: "inheritedAuthenticationRestrictions", Value: inheritedRestrictions(d)})
 		}
 		users = append(users, u)
 	}
 	return bson.D{{Key: "users", Value: users}}, nil
 }
 
-func userInfoDoc(d bson.D, showCreds, showCustom bool) bson.D {
+// inheritedRestrictions are a user's restrictions as usersInfo's
+// inheritedAuthenticationRestrictions shows them (roles carry none here).
+func inheritedRestrictions(d bson.D) bson.A {
+	if v, ok := bsonx.Get(d, "authenticationRestrictions"); ok {
+		if a, ok := v.(bson.A); ok && len(a) > 0 {
+			return bson.A{a}
+		}
+	}
+	return bson.A{}
+}
+
+func userInfoDoc(d bson.D, showCreds, showCustom, showRestrictions bool) bson.D {
 	out := bson.D{}
 	var mechs bson.A
 	for _, e := range d {
 		switch e.Key {
+		case "authenticationRestrictions":
+			if !showRestrictions {
+				continue
+			}
 		case "credentials":
 			if cd, ok := e.Value.(bson.D); ok {
 				for _, m := range cd {

@@ -91,6 +91,9 @@ func authenticate(c *Ctx, p *request.Authenticate) (bson.D, error) {
 	if doc == nil {
 		return nil, c.x509Failed(fmt.Sprintf("Could not find user \"%s\" for db \"%s\"", subject, externalDB))
 	}
+	if err := auth.CheckRestrictions(doc.Lookup("authenticationRestrictions"), c.Conn.Remote, c.Conn.Local); err != nil {
+		return nil, c.authErr(err, mechX509)
+	}
 	c.Conn.addUser(authUser{user: subject, db: externalDB, privs: c.D.userPrivileges(externalDB, subject), gen: gen})
 	loginThrottle.Succeed(auth.RemoteHost(c.Conn.Remote))
 	c.D.log.Info("authenticated", "user", subject, "db", externalDB, "mechanism", mechX509, "remote", c.Conn.Remote)

@@ -94,6 +94,20 @@ func TestRouterAuth(t *testing.T) {
 
 	checkUserDefinedRole(t, ctx, boss, r1, r2)
 
+	// authenticationRestrictions are checked against the client's address
+	// at the router.
+	for user, source := range map[string]string{"fenced": "127.0.0.9", "local": "127.0.0.1/32"} {
+		must(t, boss.Database("app").RunCommand(ctx, bson.D{{Key: "createUser", Value: user}, {Key: "pwd", Value: "pw"},
+			{Key: "roles", Value: read}, {Key: "authenticationRestrictions", Value: bson.A{bson.D{{Key: "clientSource", Value: bson.A{source}}}}}}).Err(),
+			"createUser %s", user)
+	}
+	if err := routerClient(t, r1, "fenced", "pw", "app").Ping(ctx, nil); err == nil || !strings.Contains(err.Error(), "Authentication failed") {
+		t.Errorf("login from outside the user's clientSource: %v", err)
+	}
+	if err := routerClient(t, r2, "local", "pw", "app").Ping(ctx, nil); err != nil {
+		t.Errorf("login from inside the user's clientSource: %v", err)
+	}
+
 	// Dropped through r1: r1's cache is emptied at once, so the reader's
 	// logged-in connection there can no longer read.
 	must(t, boss.Database("app").RunCommand(ctx, bson.D{{Key: "dropUser", Value: "reader"}}).Err(), "dropUser")

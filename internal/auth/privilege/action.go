@@ -65,6 +65,8 @@ const (
 	GetIPAllowlist
 	// KillAnyCursor kills another user's cursor (killCursors under auth).
 	KillAnyCursor
+	// SetAuthenticationRestriction sets a user's authenticationRestrictions.
+	SetAuthenticationRestriction
 	// Internal is member-to-member and migration traffic (__system only).
 	Internal
 )

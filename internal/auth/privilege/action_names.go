@@ -22,6 +22,7 @@ var actionNames = map[Action]string{
 	ViewRole: "viewRole", ChangeCustomData: "changeCustomData", ChangeOwnPassword: "changeOwnPassword",
 	ChangeOwnCustomData: "changeOwnCustomData", SetIPAllowlist: "setIPAllowlist",
 	GetIPAllowlist: "getIPAllowlist", KillAnyCursor: "killAnyCursor", Internal: "internal",
+	SetAuthenticationRestriction: "setAuthenticationRestriction",
 }
 
 // otherActions are MongoDB action names relaydb accepts in a user-defined
@@ -38,7 +39,7 @@ var otherActions = []string{
 	"listSearchIndexes", "listSessions", "logRotate", "netstat", "operationMetrics",
 	"planCacheIndexFilter", "planCacheRead", "planCacheWrite", "reIndex", "refineCollectionShardKey",
 	"renameCollection", "replSetHeartbeat", "replSetResizeOplog", "reshardCollection", "resync",
-	"rotateCertificates", "serverStatus", "setAuthenticationRestriction", "setClusterParameter",
+	"rotateCertificates", "serverStatus", "setClusterParameter",
 	"setDefaultRWConcern", "setFeatureCompatibilityVersion", "setFreeMonitoring",
 	"setUserWriteBlockMode", "shardCollection", "shardingState", "splitVector", "storageDetails", "top",
 	"touch", "trafficRecord", "unlock", "updateSearchIndex", "useUUID", "validate",

@@ -12,7 +12,7 @@ func userCommands() {
 		"dropUser": DropUser, "dropAllUsersFromDatabase": DropUser} {
 		commands[n] = onDB(a)
 	}
-	commands["createUser"] = withRoles(CreateUser, GrantRole)
+	commands["createUser"] = withRestrictions(withRoles(CreateUser, GrantRole))
 	commands["createRole"] = withRoles(CreateRole, GrantRole)
 	commands["updateRole"] = revokeAny(withRoles(0, GrantRole))
 	commands["grantRolesToUser"] = withRoles(0, GrantRole)
@@ -21,7 +21,7 @@ func userCommands() {
 	commands["revokeRolesFromUser"] = withRoles(0, RevokeRole)
 	commands["revokeRolesFromRole"] = withRoles(0, RevokeRole)
 	commands["revokePrivilegesFromRole"] = withRoles(0, RevokeRole)
-	commands["updateUser"] = updateUser
+	commands["updateUser"] = withRestrictions(updateUser)
 	commands["usersInfo"] = info("user", ViewUser)
 	commands["rolesInfo"] = info("role", ViewRole)
 	commands["listDatabases"] = listDatabases     // listing.go
@@ -56,6 +56,18 @@ func withRoles(own, per Action) needsFunc {
 	}
 }
 
+// withRestrictions adds setAuthenticationRestriction on the command's
+// database when it sets authenticationRestrictions, as MongoDB.
+func withRestrictions(f needsFunc) needsFunc {
+	return func(db string, cmd bson.D) []Need {
+		needs := f(db, cmd)
+		if field(cmd, "authenticationRestrictions") != nil {
+			needs = append(needs, Need{DB: db, Actions: SetAuthenticationRestriction})
+		}
+		return needs
+	}
+}
+
 // revokeAny adds revokeRole on every database to f's needs: updateRole
 // and updateUser with roles replace what they hold, so MongoDB requires
 // the ability to revoke any role.
@@ -80,7 +92,7 @@ func updateUser(db string, cmd bson.D) []Need {
 		needs = revokeAny(withRoles(0, GrantRole))(db, cmd)
 		needs = append(needs, Need{DB: db, Actions: a})
 	}
-	if a == 0 && len(needs) == 1 {
+	if a == 0 && len(needs) == 1 && field(cmd, "authenticationRestrictions") == nil {
 		needs[0].Actions = ChangePassword
 	}
 	return needs

@@ -22,14 +22,15 @@ const (
 	readActions   = Find | ListCollections | ListIndexes | CollStats | DBStats | KillCursors
 	writeActions  = readActions | Insert | Update | Remove | CreateCollection | DropCollection | CreateIndex | DropIndex | RenameCollection
 	dbAdminActs   = CollStats | DBStats | ListCollections | ListIndexes | CreateCollection | DropCollection | CreateIndex | DropIndex | DropDatabase | CollMod | RenameCollection
-	userAdminActs = CreateUser | DropUser | ViewUser | GrantRole | RevokeRole | ChangePassword | CreateRole | DropRole | ViewRole | ChangeCustomData
-	monitorActs   = ServerStatus | HostInfo | GetCmdLineOpts | GetLog | GetParameter | ReplSetGetStatus | ReplSetGetConfig | ListDatabases | GetIPAllowlist
-	managerActs   = ReplSetConfigure | ReplSetGetStatus | ReplSetGetConfig | ReplSetStateChange | CleanupOrphaned | SetIPAllowlist | GetIPAllowlist
-	hostActs      = Shutdown | SetParameter | KillAnySession | FlushRouterConfig | ConnPoolStats
-	shardMonitor  = ListShards | GetShardVersion | CheckMetadataConsistency | ConnPoolStats
-	shardManager  = AddShard | RemoveShard | ListShards | FlushRouterConfig | GetShardVersion | CheckMetadataConsistency
-	shardDBActs   = EnableSharding | MoveChunk | SplitChunk | GetShardVersion
-	allActions    = Internal - 1 // every action but Internal
+	userAdminActs = CreateUser | DropUser | ViewUser | GrantRole | RevokeRole | ChangePassword | CreateRole | DropRole | ViewRole | ChangeCustomData |
+		SetAuthenticationRestriction
+	monitorActs  = ServerStatus | HostInfo | GetCmdLineOpts | GetLog | GetParameter | ReplSetGetStatus | ReplSetGetConfig | ListDatabases | GetIPAllowlist
+	managerActs  = ReplSetConfigure | ReplSetGetStatus | ReplSetGetConfig | ReplSetStateChange | CleanupOrphaned | SetIPAllowlist | GetIPAllowlist
+	hostActs     = Shutdown | SetParameter | KillAnySession | FlushRouterConfig | ConnPoolStats
+	shardMonitor = ListShards | GetShardVersion | CheckMetadataConsistency | ConnPoolStats
+	shardManager = AddShard | RemoveShard | ListShards | FlushRouterConfig | GetShardVersion | CheckMetadataConsistency
+	shardDBActs  = EnableSharding | MoveChunk | SplitChunk | GetShardVersion
+	allActions   = Internal - 1 // every action but Internal
 )
 
 // dbRole is a role defined per database: its actions on the database's

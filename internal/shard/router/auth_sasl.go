@@ -94,6 +94,14 @@ func (c *call) saslStep(ca *connAuth, conv *auth.Conversation, payload []byte) (
 		ca.mu.Unlock()
 		return nil, c.authErr(err, conv.Mechanism())
 	}
+	if conv.Done() || conv.ProofVerified() {
+		if err := c.checkRestrictions(c.db, conv.User()); err != nil {
+			ca.mu.Lock()
+			ca.conv = nil
+			ca.mu.Unlock()
+			return nil, c.authErr(err, conv.Mechanism())
+		}
+	}
 	ca.mu.Lock()
 	done := conv.Done() || (ca.skipEmpty && conv.ProofVerified())
 	if done {
@@ -110,6 +118,17 @@ func (c *call) saslStep(ca *connAuth, conv *auth.Conversation, payload []byte) (
 		{Key: "done", Value: done},
 		{Key: "payload", Value: bson.Binary{Data: reply}},
 	}, nil
+}
+
+// checkRestrictions refuses a login the user's authenticationRestrictions
+// do not allow from the client's address at this router (the user as the
+// conversation's lookup read it).
+func (c *call) checkRestrictions(db, user string) error {
+	e, err := c.r.auth.users.get(c.ctx, db, user, false)
+	if err != nil || e.doc == nil {
+		return err
+	}
+	return auth.CheckRestrictions(e.doc.Lookup("authenticationRestrictions"), c.conn.Remote, c.conn.Local)
 }
 
 // authErr maps an auth error to MongoDB's, logs the real reason and, for

@@ -50,6 +50,9 @@ func authenticate(c *call) (bson.D, error) {
 	if e.doc == nil {
 		return nil, c.x509Failed(fmt.Sprintf("Could not find user \"%s\" for db \"%s\"", subject, externalDB))
 	}
+	if err := auth.CheckRestrictions(e.doc.Lookup("authenticationRestrictions"), c.conn.Remote, c.conn.Local); err != nil {
+		return nil, c.authErr(err, mechX509)
+	}
 	ca := c.r.connAuthOf(c.conn)
 	ca.mu.Lock()
 	ca.addUser(userRef{user: subject, db: externalDB})
