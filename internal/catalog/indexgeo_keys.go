@@ -45,9 +45,12 @@ func geoKeys(idx *Index, doc bson.D) (keys [][]byte, multikey bool, err error) {
 	return keys, multikey || len(keys) > 1, nil
 }
 
-// geoLocations returns the location values at path: documents are
-// followed through arrays, and an array at the end is one location (a
-// legacy pair) or a list of them. Missing and null give none.
+// GeoLocations returns the location values at path, as geo indexes see
+// them: documents are followed through arrays, and an array at the end
+// is one location (a legacy pair) or a list of them. Missing and null
+// give none.
+func GeoLocations(doc bson.D, path string) []any { return geoLocations(doc, path) }
+
 func geoLocations(doc bson.D, path string) []any {
 	var isArr bool
 	var out []any

@@ -28,6 +28,9 @@ func indexPlan(idx *catalog.Index, preds map[string]*pred, sort bson.D, forced b
 		}
 		desc := isDesc(f.Value)
 		hashed := catalog.IsHashedKey(f.Value)
+		if catalog.GeoKind(f.Value) != "" {
+			break // a geo field holds cells, not values (geo.go plans geo queries)
+		}
 		if hashed && len(pr.eq) == 0 {
 			break // a hashed field answers equality only: hash order is no value order
 		}
@@ -205,7 +208,7 @@ func sortDirection(idx *catalog.Index, sort bson.D) (reverse, covered bool) {
 	}
 	dir := 0
 	for i, s := range sort {
-		if idx.Key[i].Key != s.Key || catalog.IsHashedKey(idx.Key[i].Value) {
+		if idx.Key[i].Key != s.Key || catalog.IsHashedKey(idx.Key[i].Value) || catalog.GeoKind(idx.Key[i].Value) != "" {
 			return false, false
 		}
 		same := isDesc(idx.Key[i].Value) == isDesc(s.Value)

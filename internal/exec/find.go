@@ -118,6 +118,8 @@ func (e *Engine) source(col *catalog.Collection, plan *Plan, snap *catalog.Snaps
 		return rows([]*Row{{Raw: raw, Pos: -1}}), nil
 	case "IXSCAN":
 		return &multiScan{col: col, plan: plan, snap: snap}, nil
+	case geoNear2dsphere, geoNear2d:
+		return geoNearSource(col, plan, snap)
 	default:
 		return iterx.Map(col.ScanAt(snap, plan.Reverse), rowOf), nil
 	}

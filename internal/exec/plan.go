@@ -19,6 +19,8 @@ type Plan struct {
 	SortCovered bool
 	// Bounds is explain's indexBounds of an IXSCAN (MongoDB's strings).
 	Bounds bson.D
+	// Geo is the origin and path of a GEO_NEAR plan (geo.go).
+	Geo *geoNearSpec
 }
 
 type interval struct{ lo, hi []byte }
@@ -32,6 +34,9 @@ type planInput struct {
 
 // choosePlan picks the access path for coll.
 func choosePlan(coll *catalog.Collection, in planInput) (*Plan, error) {
+	if gp, err := geoPlan(coll, in); gp != nil || err != nil {
+		return gp, err
+	}
 	preds := predicates(in.filter)
 	if h, ok := in.hint.(bson.D); ok && len(h) == 1 && h[0].Key == "$natural" {
 		n, _ := bsonx.AsFloat64(h[0].Value)

@@ -76,3 +76,18 @@ func mergeRanges(rs []KeyRange) []KeyRange {
 	}
 	return out
 }
+
+// S2Region is g as a region to cover (points as their leaf cells).
+func (g *Geometry) S2Region() s2.Region {
+	u := make(s2.RegionUnion, 0, len(g.Points)+len(g.Lines)+len(g.Polygons))
+	for _, p := range g.Points {
+		u = append(u, s2.CellFromPoint(p))
+	}
+	for _, l := range g.Lines {
+		u = append(u, l)
+	}
+	for _, p := range g.Polygons {
+		u = append(u, p)
+	}
+	return u
+}
