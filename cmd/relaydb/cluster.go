@@ -118,7 +118,7 @@ func parseUpArgs(args []string) (cluster.Spec, error) {
 	fs.BoolVar(&s.TLS, "tls", false, tlsFlagHelp)
 	timeout := fs.Duration("timeout", 30*time.Second, "wait for a primary at most this long")
 	if err := fs.Parse(args); err != nil {
-		return s, usageError{err}
+		return s, flagError(fs, err)
 	}
 	s.ExtraArgs = fs.Args()
 	if i := len(args) - fs.NArg(); fs.NArg() > 0 && (i == 0 || args[i-1] != "--") {
@@ -167,7 +167,7 @@ func parseDirArgs(cmd string, args []string, maxPos int) (string, []string, erro
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return "", nil, usageError{err}
+			return "", nil, flagError(fs, err)
 		}
 		if fs.NArg() == 0 {
 			break

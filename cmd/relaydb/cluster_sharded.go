@@ -45,7 +45,7 @@ func parseShardedArgs(args []string) (cluster.ShardedSpec, error) {
 	fs.BoolVar(&s.TLS, "tls", false, tlsFlagHelp)
 	timeout := fs.Duration("timeout", 30*time.Second, "wait for each replica set's primary at most this long")
 	if err := fs.Parse(args); err != nil {
-		return s, usageError{err}
+		return s, flagError(fs, err)
 	}
 	s.ExtraArgs = fs.Args()
 	s.PrimaryTimeout = *timeout
@@ -174,7 +174,7 @@ func parseAddShardArgs(args []string) (addShardArgs, error) {
 	fs.IntVar(&a.members, "members", 0, "data members of the new shard (default: as the cluster's shards)")
 	arbiter := fs.Bool("arbiter", false, "add an arbiter (default: as the cluster's shards)")
 	if err := fs.Parse(args); err != nil {
-		return a, usageError{err}
+		return a, flagError(fs, err)
 	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "arbiter" {
@@ -227,7 +227,7 @@ func parseRemoveShardArgs(args []string) (removeShardArgs, error) {
 	fs.StringVar(&a.shard, "shard", "", "shard to remove (required)")
 	fs.DurationVar(&a.timeout, "timeout", 10*time.Minute, "wait for the draining at most this long")
 	if err := fs.Parse(args); err != nil {
-		return a, usageError{err}
+		return a, flagError(fs, err)
 	}
 	switch {
 	case fs.NArg() > 0:

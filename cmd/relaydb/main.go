@@ -22,44 +22,43 @@ const (
 	exitDBPathInUse = 100 // mongod exits 100 on DBPathInUse
 )
 
+// usage prints relaydb's help (every subcommand) to stderr.
 func usage() {
-	fmt.Fprintf(os.Stderr, `relaydb %s — a MongoDB-compatible document database
-
-Usage:
-  relaydb serve [flags]          run a data node (like mongod); --help for flags
-  relaydb router --configdb cfg/h:p --port N   run a query router (like mongos)
-  relaydb cluster up|status|down|kill|restart   local replica sets on loopback
-  relaydb bench load|run|suite    YCSB-compatible benchmarks; --help for options
-  relaydb tool verify --dbpath D check a data directory offline
-  relaydb version                print the version
-`, Version)
+	stdout := os.Stdout
+	os.Stdout = os.Stderr
+	printHelp(rootHelp)
+	os.Stdout = stdout
 }
 
 func main() {
+	if e, ok := helpRequest(os.Args[1:]); ok { // help.go
+		os.Exit(printHelp(e))
+	}
 	if len(os.Args) < 2 {
 		usage()
 		os.Exit(exitBadOptions)
 	}
-	var code int
-	switch os.Args[1] {
+	os.Exit(dispatch(os.Args[1:]))
+}
+
+// dispatch runs the subcommand args name and returns its exit code.
+func dispatch(args []string) int {
+	switch args[0] {
 	case "serve":
-		code = serve(os.Args[2:])
+		return serve(args[1:])
 	case "router":
-		code = routerMain(os.Args[2:])
+		return routerMain(args[1:])
 	case "tool":
-		code = tool(os.Args[2:])
+		return tool(args[1:])
 	case "bench":
-		code = benchMain(os.Args[2:])
+		return benchMain(args[1:])
 	case "cluster":
-		code = clusterMain(os.Args[2:])
+		return clusterMain(args[1:])
 	case "version", "--version":
 		fmt.Printf("relaydb %s (MongoDB %s compatible), commit %s\n", Version, Version, gitCommit)
-	case "help", "-h", "--help":
-		usage()
-	default:
-		fmt.Fprintf(os.Stderr, "relaydb: unknown subcommand %q\n", os.Args[1])
-		usage()
-		code = exitBadOptions
+		return exitOK
 	}
-	os.Exit(code)
+	fmt.Fprintf(os.Stderr, "relaydb: unknown subcommand %q\n", args[0])
+	usage()
+	return exitBadOptions
 }

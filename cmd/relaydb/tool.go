@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -16,6 +17,9 @@ func tool(args []string) int {
 	fs := flag.NewFlagSet("relaydb tool verify", flag.ContinueOnError)
 	dbpath := fs.String("dbpath", "./data", "data directory to check")
 	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
 		return exitBadOptions
 	}
 	rep, err := catalog.Verify(*dbpath)
