@@ -310,9 +310,11 @@ const (
 	BucketAutoNeedsGroupBy   Code = 40246   // location code: codeName Location40246
 	BucketAutoBadGranularity Code = 40257   // location code: codeName Location40257
 	BucketAutoNotNumeric     Code = 40258   // location code: codeName Location40258
-	GraphLookupBadSpec       Code = 40105   // location code: codeName Location40105
-	GraphLookupMissingField  Code = 40106   // location code: codeName Location40106
+	GraphLookupNegativeDepth Code = 40100   // location code: codeName Location40100
 	GraphLookupBadMaxDepth   Code = 40101   // location code: codeName Location40101
-	GraphLookupBadDepthField Code = 40103   // location code: codeName Location40103
+	GraphLookupNotString     Code = 40103   // location code: codeName Location40103
+	GraphLookupUnknownArg    Code = 40104   // location code: codeName Location40104
+	GraphLookupMissingField  Code = 40105   // location code: codeName Location40105
 	GraphLookupBadMatch      Code = 40185   // location code: codeName Location40185
+	GraphLookupMemory        Code = 40099   // location code: codeName Location40099
 )
