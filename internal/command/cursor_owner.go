@@ -15,6 +15,10 @@ import (
 // killAnyCursor on the collection (hostManager, clusterAdmin, root), as
 // in MongoDB. Without --auth cursors have no owners and
 // nothing is checked.
+//
+// TODO(#13): MongoDB also re-checks, at each getMore, every privilege the
+// originating command needed (an aggregate's $lookup/$unionWith
+// collections); here getMore needs find on the cursor's collection only.
 
 // cursorUsers names the connection's users as cursor owners (nil without
 // auth or a connection).
