@@ -36,6 +36,14 @@ type splitPlan struct {
 var streamingStages = map[string]bool{"$match": true, "$project": true, "$addFields": true, "$set": true,
 	"$unset": true, "$replaceRoot": true, "$replaceWith": true, "$unwind": true, "$redact": true}
 
+// Stages that need all documents and have no shards' half end the shards
+// part: they and everything after them run on the merger (the default
+// case of splitPipeline). Among them: $setWindowFields, $bucketAuto,
+// $densify, $fill (sort-dependent over whole partitions), $graphLookup
+// (reads another collection), $sample, $facet. $redact is streaming.
+// TODO(#14): run $setWindowFields on the shards when partitionBy is the
+// shard key, and split $bucketAuto's sort as $sort is.
+
 // splitPipeline divides pipeline (without a final $out or $merge) into
 // the shards part and the merge part.
 func splitPipeline(pipeline bson.A) splitPlan {
