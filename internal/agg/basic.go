@@ -19,7 +19,11 @@ func compileMatch(spec any, cc *compileCtx) ([]stage, error) {
 	if !ok {
 		return nil, mongoerr.New(mongoerr.MatchFilterNotObject, "the match filter must be an expression in an object")
 	}
-	m, err := query.CompileWithVars(d, cc.scopeVars())
+	text, err := matchText(d, cc)
+	if err != nil {
+		return nil, err
+	}
+	m, err := query.CompileText(d, cc.scopeVars(), text)
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func init() {
 		"$unionWith": compileUnionWith, "$documents": compileDocuments,
 		"$listLocalSessions": compileListLocalSessions, "$collStats": compileCollStats,
 		"$setWindowFields": compileSetWindowFields, "$bucketAuto": compileBucketAuto,
-		"$redact": compileRedact, "$graphLookup": compileGraphLookup,
+		"$redact": compileRedact, "$geoNear": compileGeoNear, "$graphLookup": compileGraphLookup,
 	}
 }
 

@@ -94,6 +94,8 @@ func conflict(existing []*Index, idx *Index) (identical bool, err error) {
 		case sameKey && (sameOptions(ex, idx) || ex.IsID()):
 			return false, mongoerr.New(mongoerr.IndexOptionsConflict,
 				"Index already exists with a different name: %s", ex.Name)
+		case textConflict(ex, idx, sameKey) != nil:
+			return false, textConflict(ex, idx, sameKey)
 		}
 	}
 	return false, nil

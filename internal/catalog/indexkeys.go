@@ -26,6 +26,9 @@ func indexKeys(idx *Index, doc bson.D) (keys [][]byte, multikey bool, err error)
 	if idx.partial != nil && !idx.partial.Match(doc) {
 		return nil, false, nil
 	}
+	if idx.IsText() {
+		return textKeys(idx, doc)
+	}
 	if idx.HashedField() >= 0 {
 		keys, err := hashedKeys(idx, doc)
 		return keys, false, err

@@ -17,6 +17,7 @@ var knownSpecFields = map[string]bool{
 	"key": true, "name": true, "v": true, "unique": true, "sparse": true,
 	"partialFilterExpression": true, "expireAfterSeconds": true, "background": true,
 	"hidden": true, "collation": true, "ns": true, "storageEngine": true,
+	"weights": true, "default_language": true, "language_override": true, "textIndexVersion": true,
 }
 
 // parseSpec validates a createIndexes spec and returns the index it
@@ -38,6 +39,11 @@ func parseSpec(spec bson.D) (*Index, error) {
 	}
 	if idx.Name == "" {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "The 'name' field is a required property of an index specification")
+	}
+	if idx.IsText() {
+		if err := idx.normalizeText(&rest); err != nil {
+			return nil, err
+		}
 	}
 	if err := idx.validate(); err != nil {
 		return nil, err
@@ -149,10 +155,9 @@ func validateKeyValue(f bson.E) error {
 	}
 	if s, ok := f.Value.(string); ok {
 		switch s {
-		case hashedKeyValue, sphereKeyValue, flatKeyValue:
+		case hashedKeyValue, sphereKeyValue, flatKeyValue, textKeyValue:
 			return nil
-		case "text", "geoHaystack", "wildcard":
-			// TODO(#2): text indexes.
+		case "geoHaystack", "wildcard":
 			return mongoerr.New(mongoerr.CannotCreateIndex, "Index type '%s' is not supported by relaydb", s)
 		}
 		return mongoerr.New(mongoerr.CannotCreateIndex, "Unknown index plugin '%s'", s)
@@ -186,5 +191,5 @@ func sameOptions(a, b *Index) bool {
 	ttlEq := (a.ExpireAfterSeconds == nil) == (b.ExpireAfterSeconds == nil) &&
 		(a.ExpireAfterSeconds == nil || *a.ExpireAfterSeconds == *b.ExpireAfterSeconds)
 	return a.Unique == b.Unique && a.Sparse == b.Sparse && ttlEq &&
-		bsonx.Compare(a.Partial, b.Partial) == 0
+		bsonx.Compare(a.Partial, b.Partial) == 0 && sameTextOptions(a, b)
 }

@@ -44,7 +44,11 @@ func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error)
 		return nil, err
 	}
 	var src agg.Iterator = agg.Slice(nil)
-	if coll != "" {
+	if gn := pl.GeoNear(); gn != nil && coll != "" {
+		if src, err = e.geoNearDocs(db, coll, gn, p); err != nil {
+			return nil, err
+		}
+	} else if coll != "" {
 		it, _, err := e.Find(db, coll, FindParams{Filter: pl.FirstMatch(), Hint: p.Hint, AllowDiskUse: p.AllowDiskUse, Vars: p.Vars,
 			Snapshot: p.Snapshot, Owned: p.Owned})
 		if err != nil {

@@ -60,6 +60,8 @@ func planDoc(plan *Plan, p FindParams) bson.D {
 			stage = append(stage, bson.E{Key: "filter", Value: p.Filter})
 		}
 		stage = append(stage, bson.E{Key: "inputStage", Value: ix})
+	case "TEXT":
+		stage = textPlanDoc(plan)
 	case geoNear2dsphere, geoNear2d:
 		stage = geoNearPlanDoc(plan, p)
 	case "IDHACK", "EOF":

@@ -37,21 +37,28 @@ type compiled struct {
 	m    *query.Matcher
 	sort *query.Sort
 	proj *query.Projection
+	text *textSearch // the filter's $text (text.go), or nil
+	meta *textMeta   // {$meta: "textScore"} in the projection or sort
 }
 
-func compileFind(p FindParams) (*compiled, error) {
+func (e *Engine) compileFind(db, coll string, p FindParams) (*compiled, error) {
 	c := &compiled{}
 	var err error
-	if c.m, err = query.CompileWithVars(p.Filter, p.Vars); err != nil {
+	if c.m, c.text, err = e.compileFilter(db, coll, p.Filter, p.Vars); err != nil {
 		return nil, err
 	}
-	if len(p.Sort) > 0 && !(len(p.Sort) == 1 && p.Sort[0].Key == "$natural") {
-		if c.sort, err = query.CompileSort(p.Sort); err != nil {
+	proj, sort, meta, err := splitTextMeta(p.Projection, p.Sort, c.text != nil)
+	if err != nil {
+		return nil, err
+	}
+	c.meta = meta
+	if len(sort) > 0 && !(len(sort) == 1 && sort[0].Key == "$natural") {
+		if c.sort, err = query.CompileSort(sort); err != nil {
 			return nil, err
 		}
 	}
-	if len(p.Projection) > 0 {
-		if c.proj, err = query.CompileProjection(p.Projection); err != nil {
+	if len(proj) > 0 {
+		if c.proj, err = query.CompileProjection(proj); err != nil {
 			return nil, err
 		}
 	}
@@ -61,7 +68,7 @@ func compileFind(p FindParams) (*compiled, error) {
 // Find plans and opens a query over db.coll. A missing collection yields
 // an empty result (after validating the query), as in MongoDB.
 func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
-	c, err := compileFind(p)
+	c, err := e.compileFind(db, coll, p)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,7 +79,7 @@ func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
 	if col == nil {
 		return Empty(), &Plan{Kind: "EOF"}, nil
 	}
-	plan, err := choosePlan(col, planInput{filter: p.Filter, sort: p.Sort, hint: p.Hint})
+	plan, err := findPlan(col, p, c.text)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,6 +96,9 @@ func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
 		it = &filterIter{in: it, m: c.m, vars: p.Vars}
 	}
 	it = withOwned(it, p.Owned)
+	if c.meta.used() {
+		it = &textScoreIter{in: it, ts: c.text}
+	}
 	if c.sort != nil && !plan.SortCovered {
 		topK := int64(0)
 		if p.Limit > 0 {
@@ -101,7 +111,9 @@ func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
 	if p.Skip > 0 || p.Limit > 0 {
 		it = &skipLimitIter{in: it, skip: p.Skip, limit: p.Limit}
 	}
-	if c.proj != nil {
+	if c.meta.used() {
+		it = &textProjectIter{in: it, p: c.proj, meta: c.meta}
+	} else if c.proj != nil {
 		it = &projectIter{in: it, p: c.proj}
 	}
 	return iterx.Checked(it, false), plan, nil
@@ -116,7 +128,7 @@ func (e *Engine) source(col *catalog.Collection, plan *Plan, snap *catalog.Snaps
 			return Empty(), err
 		}
 		return rows([]*Row{{Raw: raw, Pos: -1}}), nil
-	case "IXSCAN":
+	case "IXSCAN", "TEXT":
 		return &multiScan{col: col, plan: plan, snap: snap}, nil
 	case geoNear2dsphere, geoNear2d:
 		return geoNearSource(col, plan, snap)

@@ -43,7 +43,7 @@ func (e *Engine) FindAndModify(db, coll string, p FindAndModifyParams) (*FindAnd
 	if p.Remove && (p.Upsert || p.New) {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot specify both upsert=true and remove=true")
 	}
-	m, err := query.CompileWithVars(p.Query, p.Vars)
+	m, _, err := e.compileFilter(db, coll, p.Query, p.Vars)
 	if err != nil {
 		return nil, err
 	}

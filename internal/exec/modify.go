@@ -58,7 +58,7 @@ func (e *Engine) updateStmt(db, coll string, i int, s UpdateStmt, vars *expr.Var
 	if s.Multi && u.IsReplacement() {
 		return mongoerr.New(mongoerr.FailedToParse, "multi update is not supported for replacement-style update")
 	}
-	m, err := query.CompileWithVars(s.Q, vars)
+	m, _, err := e.compileFilter(db, coll, s.Q, vars)
 	if err != nil {
 		return err
 	}
@@ -246,7 +246,7 @@ func (e *Engine) Delete(db, coll string, stmts []DeleteStmt, ordered bool, vars 
 }
 
 func (e *Engine) deleteStmt(db, coll string, i int, s DeleteStmt, vars *expr.Vars, res *WriteResult, retry *Retry) error {
-	m, err := query.CompileWithVars(s.Q, vars)
+	m, _, err := e.compileFilter(db, coll, s.Q, vars)
 	if err != nil {
 		return err
 	}

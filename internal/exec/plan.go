@@ -21,6 +21,9 @@ type Plan struct {
 	Bounds bson.D
 	// Geo is the origin and path of a GEO_NEAR plan (geo.go).
 	Geo *geoNearSpec
+	// Text is the $text search of a TEXT plan (text.go), or of a
+	// COLLSCAN under $or.
+	Text *textSearch
 }
 
 type interval struct{ lo, hi []byte }
@@ -55,6 +58,9 @@ func choosePlan(coll *catalog.Collection, in planInput) (*Plan, error) {
 	var best *Plan
 	bestScore := 0
 	for _, idx := range coll.Indexes() {
+		if idx.IsText() {
+			continue // only $text uses a text index (textPlan)
+		}
 		if idx.Partial != nil && !implies(preds, idx.Partial) {
 			continue
 		}

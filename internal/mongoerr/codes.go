@@ -109,6 +109,7 @@ const (
 	TooManyFilesOpen                         Code = 264
 	WouldChangeOwningShard                   Code = 283
 	ChecksumMismatch                         Code = 288
+	NoQueryExecutionPlans                    Code = 291
 	QueryExceededMemoryLimitNoDiskUseAllowed Code = 292
 	ObjectIsBusy                             Code = 314
 	APIStrictError                           Code = 323
@@ -238,6 +239,7 @@ var names = map[Code]string{
 	TooManyFilesOpen:                         "TooManyFilesOpen",
 	WouldChangeOwningShard:                   "WouldChangeOwningShard",
 	ChecksumMismatch:                         "ChecksumMismatch",
+	NoQueryExecutionPlans:                    "NoQueryExecutionPlans",
 	QueryExceededMemoryLimitNoDiskUseAllowed: "QueryExceededMemoryLimitNoDiskUseAllowed",
 	ObjectIsBusy:                             "ObjectIsBusy",
 	APIStrictError:                           "APIStrictError",

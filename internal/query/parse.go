@@ -4,13 +4,14 @@ import (
 	"strings"
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
-	"github.com/relaydb/relaydb/internal/mongoerr"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // compiler turns a filter document into a node tree.
 type compiler struct {
-	vars *expr.Vars // variables $expr may reference, or nil
+	vars  *expr.Vars // variables $expr may reference, or nil
+	text  TextFunc   // decides $text (CompileText), or nil
+	texts int        // $text clauses seen
 }
 
 // opSpec is one parsed field operator, before it is bound to a path.
@@ -68,7 +69,7 @@ func (c *compiler) parseTopOp(e bson.E, depth int) (node, error) {
 	case "$where":
 		return nil, notImplemented("$where is not supported")
 	case "$text":
-		return nil, codeErr(mongoerr.IndexNotFound, "text index required for $text query")
+		return c.parseText()
 	case "$jsonSchema":
 		s, err := parseJSONSchema(e.Value)
 		if err != nil {
