@@ -69,6 +69,14 @@ func TestSplitPipeline(t *testing.T) {
 				`{"case":{"$and":[{"$gte":["$x",{"$literal":10}]},{"$lt":["$x",{"$literal":"$z"}]}]},"then":{"$literal":10}}],` +
 				`"default":{"$literal":"o"}}},"p0":{"$sum":1}}}]`,
 			`[{"$group":{"_id":"$_id","p0":{"$sum":"$p0"}}},{"$project":{"_id":1,"count":"$p0"}},{"$sort":{"_id":1}}]`, `null`},
+		{"window, bucketAuto, graphLookup on the merger; redact on the shards",
+			`[{"$redact":"$$KEEP"},{"$setWindowFields":{"sortBy":{"a":1},"output":{"r":{"$rank":{}}}}},{"$bucketAuto":{"groupBy":"$a","buckets":2}}]`,
+			`[{"$redact":"$$KEEP"}]`,
+			`[{"$setWindowFields":{"sortBy":{"a":1},"output":{"r":{"$rank":{}}}}},{"$bucketAuto":{"groupBy":"$a","buckets":2}}]`, `null`},
+		{"graphLookup on the merger", `[{"$graphLookup":{"from":"e","startWith":"$a","connectFromField":"a","connectToField":"b","as":"h"}}]`,
+			`[]`, `[{"$graphLookup":{"from":"e","startWith":"$a","connectFromField":"a","connectToField":"b","as":"h"}}]`, `null`},
+		{"topN group on the merger", `[{"$group":{"_id":1,"t":{"$topN":{"n":2,"output":"$a","sortBy":{"a":1}}}}}]`,
+			`[]`, `[{"$group":{"_id":1,"t":{"$topN":{"n":2,"output":"$a","sortBy":{"a":1}}}}}]`, `null`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := splitPipeline(pipe(t, tc.in))
