@@ -32,6 +32,9 @@ type Config struct {
 	Logger         *slog.Logger
 	// Allowlist, when set, refuses clients it excludes (allowlist.go).
 	Allowlist *allowlist.Matcher
+	// Listeners, when set, are Addrs bound already (Bind); the server
+	// owns them from New on.
+	Listeners []net.Listener
 }
 
 // ensureDefaults replaces zero fields with their defaults.
@@ -91,22 +94,37 @@ func New(cfg Config, cmds Handler) *Server {
 // ErrAddrInUse is returned by Listen when a port is taken.
 var ErrAddrInUse = errors.New("address already in use")
 
-// Listen binds every configured address. It fails as a whole.
+// Listen binds every configured address (or takes Config.Listeners, bound
+// before). It fails as a whole.
 func (s *Server) Listen() error {
-	for _, a := range s.cfg.Addrs {
+	if len(s.cfg.Listeners) > 0 {
+		s.listeners = s.cfg.Listeners
+		return nil
+	}
+	ls, err := Bind(s.cfg.Addrs)
+	s.listeners = ls
+	return err
+}
+
+// Bind listens on every address of addrs, or on none (it closes what it
+// bound when one fails; a taken port is ErrAddrInUse). A data node binds
+// before it opens its storage, so a taken port leaves no store behind.
+func Bind(addrs []string) ([]net.Listener, error) {
+	var ls []net.Listener
+	for _, a := range addrs {
 		l, err := net.Listen("tcp", a)
 		if err != nil {
-			for _, o := range s.listeners {
+			for _, o := range ls {
 				o.Close()
 			}
 			if isAddrInUse(err) {
-				return fmt.Errorf("listen on %s: %w", a, ErrAddrInUse)
+				return nil, fmt.Errorf("listen on %s: %w", a, ErrAddrInUse)
 			}
-			return fmt.Errorf("listen on %s: %w", a, err)
+			return nil, fmt.Errorf("listen on %s: %w", a, err)
 		}
-		s.listeners = append(s.listeners, l)
+		ls = append(ls, l)
 	}
-	return nil
+	return ls, nil
 }
 
 // Addr returns the first bound address (useful with port 0).

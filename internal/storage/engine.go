@@ -117,6 +117,11 @@ func Open(opts Options) (*Engine, error) {
 		}
 		dir = "db"
 	} else {
+		if opts.ReadOnly {
+			if err := checkStore(opts.Dir); err != nil { // readonly.go
+				return nil, err
+			}
+		}
 		if err := e.lockDir(opts.Dir); err != nil {
 			return nil, err
 		}
