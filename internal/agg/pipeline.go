@@ -59,6 +59,7 @@ func init() {
 		"$listLocalSessions": compileListLocalSessions, "$collStats": compileCollStats,
 		"$setWindowFields": compileSetWindowFields, "$bucketAuto": compileBucketAuto,
 		"$redact": compileRedact, "$geoNear": compileGeoNear, "$graphLookup": compileGraphLookup,
+		"$fill": compileFill, "$densify": compileDensify,
 	}
 }
 

@@ -266,6 +266,8 @@ const (
 	SetFieldFieldIsPath             Code = 4161108 // location code: codeName Location4161108
 	SetFieldMissingInput            Code = 4161109 // location code: codeName Location4161109
 	MigrationChunkNoVersion         Code = 4683300 // location code: codeName Location4683300 (a migration commit on the config server)
+	APIStrictWithoutVersion         Code = 4886600 // location code: codeName Location4886600
+	APIDeprecationWithoutVersion    Code = 4886601 // location code: codeName Location4886601
 	CommandLetFieldAccess           Code = 4890500 // location code: codeName Location4890500
 	CollStatsScaleBelowOne          Code = 4390200 // location code: codeName Location4390200
 	CollStatsScaleNotANumber        Code = 4390201 // location code: codeName Location4390201
@@ -317,4 +319,5 @@ const (
 	GraphLookupMissingField  Code = 40105   // location code: codeName Location40105
 	GraphLookupBadMatch      Code = 40185   // location code: codeName Location40185
 	GraphLookupMemory        Code = 40099   // location code: codeName Location40099
+	DensifyTooManyDocs       Code = 5897900 // location code: codeName Location5897900
 )
