@@ -45,7 +45,7 @@ var languages = func() map[string]*Language {
 			m[code] = l
 		}
 	}
-	add(&Language{Name: "english", stem: english.Stem, stop: english.IsStopWord, english: true}, "en")
+	add(&Language{Name: "english", stem: english.Stem, stop: isEnglishStopWord, english: true}, "en")
 	add(&Language{Name: "french", stem: french.Stem, stop: french.IsStopWord}, "fr")
 	add(&Language{Name: "spanish", stem: spanish.Stem, stop: spanish.IsStopWord}, "es")
 	add(&Language{Name: "russian", stem: russian.Stem, stop: russian.IsStopWord}, "ru")

@@ -120,7 +120,11 @@ func (q *Query) parse(search string) {
 			for j < len(rs) && rs[j] != '"' && rs[j] != '-' && !unicode.IsSpace(rs[j]) {
 				j++
 			}
-			q.addWords(string(rs[i:j]), inPhrase, negate, terms, neg, lookup)
+			negated := negate
+			if inPhrase {
+				negated = phraseNeg
+			}
+			q.addWords(string(rs[i:j]), inPhrase, negated, terms, neg, lookup)
 			i = j
 		}
 		afterSpace = false
