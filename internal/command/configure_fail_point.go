@@ -1,7 +1,12 @@
 package command
 
 import (
+	"strings"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/auth"
+	"github.com/relaydb/relaydb/internal/bsonx"
 
 	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/failpoint"
@@ -18,12 +23,62 @@ var failCommand = &failPoint{}
 type activation struct{ *failpoint.Activation }
 
 // check reports the activation for a client command, consuming one use.
-func (f *failPoint) check(cmd string, conn *Conn) *activation {
-	a := f.Check(cmd, conn.appName())
+// Internal requests are exempt, as mongod exempts internal clients unless
+// failInternalCommands is set (TODO(#14): failInternalCommands).
+func (f *failPoint) check(ctx *Ctx) *activation {
+	if internalRequest(ctx) {
+		return nil
+	}
+	a := f.Check(ctx.Name, requestAppName(ctx))
 	if a == nil {
 		return nil
 	}
 	return &activation{a}
+}
+
+// requestAppName is the client's application name: a handshake's own
+// (hello's client.application.name, which the connection has not stored
+// yet when the fail point is checked), else the connection's.
+func requestAppName(ctx *Ctx) string {
+	switch ctx.Name {
+	case "hello", "isMaster", "ismaster":
+		client, _ := bsonx.Get(ctx.Cmd, "client")
+		app, _ := bsonx.Get(asDoc(client), "application")
+		if name, ok := bsonx.Get(asDoc(app), "name"); ok {
+			s, _ := name.(string)
+			return s
+		}
+	}
+	return ctx.Conn.appName()
+}
+
+func asDoc(v any) bson.D {
+	d, _ := v.(bson.D)
+	return d
+}
+
+// internalRequest reports a request from another member or process of the
+// deployment rather than a client: an in-process request (no connection),
+// a connection logged in as __system, a read of the local database (a
+// secondary's oplog fetcher: find/getMore on local.oplog.rs) or a
+// member-to-member command (replSetHeartbeat, replSetUpdatePosition,
+// replSetRequestVotes, the "_"-prefixed internal commands). Without
+// authentication, an initial sync's clone reads are not recognised
+// (TODO(#14): mark internal connections with hello's internalClient).
+func internalRequest(ctx *Ctx) bool {
+	if ctx.Conn == nil || ctx.DB == "local" || strings.HasPrefix(ctx.Name, "_") {
+		return true
+	}
+	switch ctx.Name {
+	case "replSetHeartbeat", "replSetUpdatePosition", "replSetRequestVotes":
+		return true
+	}
+	for _, u := range ctx.Conn.authUsers() {
+		if u.user == auth.SystemUser && u.db == auth.SystemDB {
+			return true
+		}
+	}
+	return false
 }
 
 // before blocks, closes or fails the command; nil lets it run.

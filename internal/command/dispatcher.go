@@ -131,18 +131,18 @@ func (d *Dispatcher) run(conn *Conn, db string, cmd bson.D, req *Request) (out [
 	d.sessions.touch(cmd)
 	start := time.Now()
 	ctx := &Ctx{D: d, Conn: conn, DB: db, Cmd: cmd, Name: name, Req: req}
-	fp := failCommand.check(name, conn)
+	fp := failCommand.check(ctx)
 	if fp != nil {
 		if err := fp.before(req); err != nil {
 			return d.ErrorReply(err)
 		}
 	}
 	reply, err := d.invoke(c, ctx)
-	if err == nil {
-		reply = LabelRetryableWCE(name, cmd, reply)
-	}
 	if fp != nil && err == nil {
 		reply = fp.after(reply)
+	}
+	if err == nil {
+		reply = LabelRetryableWCE(name, cmd, reply)
 	}
 	if err == nil {
 		reply = d.withWCETopologyVersion(reply) // statechange.go
@@ -184,7 +184,19 @@ func (d *Dispatcher) invoke(c *Command, ctx *Ctx) (reply bson.D, err error) {
 	if err := checkUnknown(c, ctx.Cmd); err != nil {
 		return nil, err
 	}
+	if err := checkAPIParams(ctx); err != nil {
+		return nil, err
+	}
 	if err := d.gossipIn(ctx.Cmd); err != nil {
+		return nil, err
+	}
+	if err := d.checkTransaction(ctx); err != nil {
+		return nil, err
+	}
+	if err := checkSnapshotReadConcern(ctx); err != nil {
+		return nil, err
+	}
+	if err := d.checkChangeStream(ctx); err != nil {
 		return nil, err
 	}
 	if err := d.checkRole(c, ctx); err != nil {

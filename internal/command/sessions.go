@@ -6,7 +6,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/command/request"
-	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // Sessions: drivers send lsid with every command and endSessions when they
@@ -16,10 +15,9 @@ import (
 // accepted answers ok and does nothing.
 func accepted[T any](*Ctx, *T) (bson.D, error) { return bson.D{}, nil }
 
-// noTransactions answers commitTransaction and abortTransaction.
-func noTransactions[T any](*Ctx, *T) (bson.D, error) {
-	return nil, mongoerr.New(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
-}
+// noTransactions answers commitTransaction and abortTransaction
+// (transactions.go).
+func noTransactions[T any](c *Ctx, _ *T) (bson.D, error) { return nil, c.D.errNoTransactions() }
 
 func startSession(*Ctx, *request.StartSession) (bson.D, error) {
 	var id [16]byte

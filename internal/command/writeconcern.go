@@ -140,9 +140,10 @@ func (c *Ctx) awaitWriteConcern(wc writeConcern, res *exec.WriteResult) bson.D {
 
 // callWriting runs c's handler; for commands with AfterWrite it parses the
 // writeConcern first (a bad one refuses the command before it writes) and
-// afterwards waits for it on everything written so far, adding
-// writeConcernError to the reply when the wait fails (the command's own
-// effect stays, as with MongoDB).
+// afterwards, whether the command succeeded or failed, waits for it on
+// everything written so far, adding writeConcernError to the reply or
+// the error reply when the wait fails (the command's own effect stays, as
+// with MongoDB).
 func (d *Dispatcher) callWriting(c *Command, ctx *Ctx) (bson.D, error) {
 	if c.AfterWrite == nil || !c.AfterWrite(ctx.Cmd) {
 		return c.Def.run(ctx)
@@ -152,14 +153,42 @@ func (d *Dispatcher) callWriting(c *Command, ctx *Ctx) (bson.D, error) {
 		return nil, err
 	}
 	reply, err := c.Def.run(ctx)
-	if err != nil {
-		return nil, err
+	if err != nil && retryableCodes[mongoerr.From(err).Code] {
+		return nil, err // not primary (any more) or shutting down: nothing to wait for
 	}
 	res := exec.WriteResult{Last: d.eng.Catalog().LastWrite()}
-	if wce := ctx.awaitWriteConcern(wc, &res); wce != nil {
+	wce := ctx.awaitWriteConcern(wc, &res)
+	if err != nil {
+		return nil, withWCE(err, wce)
+	}
+	if wce != nil {
 		reply = append(reply, bson.E{Key: "writeConcernError", Value: wce})
 	}
 	return reply, nil
+}
+
+// wceError is a command's error with the writeConcernError of the wait
+// that followed it: mongod waits for a failed writing command's write
+// concern too (on everything written so far) and answers both, ok: 0 with
+// writeConcernError (drivers raise the write concern error first).
+type wceError struct {
+	error
+	wce bson.D
+}
+
+func (e *wceError) Unwrap() error { return e.error }
+
+// ExtraInfo adds writeConcernError to the wrapped error's extra fields.
+func (e *wceError) ExtraInfo() bson.D {
+	return append(extraInfo(e.error), bson.E{Key: "writeConcernError", Value: e.wce})
+}
+
+// withWCE is err carrying wce; err itself when wce is nil.
+func withWCE(err error, wce bson.D) error {
+	if wce == nil {
+		return err
+	}
+	return &wceError{error: err, wce: wce}
 }
 
 // wcError is a writeConcernError document; a deadline is MongoDB's

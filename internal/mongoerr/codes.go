@@ -112,6 +112,7 @@ const (
 	NoQueryExecutionPlans                    Code = 291
 	QueryExceededMemoryLimitNoDiskUseAllowed Code = 292
 	ObjectIsBusy                             Code = 314
+	APIVersionError                          Code = 322
 	APIStrictError                           Code = 323
 	NotARetryableWriteCommand                Code = 336
 	SocketException                          Code = 9001
@@ -242,6 +243,7 @@ var names = map[Code]string{
 	NoQueryExecutionPlans:                    "NoQueryExecutionPlans",
 	QueryExceededMemoryLimitNoDiskUseAllowed: "QueryExceededMemoryLimitNoDiskUseAllowed",
 	ObjectIsBusy:                             "ObjectIsBusy",
+	APIVersionError:                          "APIVersionError",
 	APIStrictError:                           "APIStrictError",
 	NotARetryableWriteCommand:                "NotARetryableWriteCommand",
 	NotWritablePrimary:                       "NotWritablePrimary",

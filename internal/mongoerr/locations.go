@@ -221,6 +221,7 @@ const (
 	OpMsgDuplicateField             Code = 40433   // location code: codeName Location40433
 	TimezoneUnrecognized            Code = 40485   // location code: codeName Location40485
 	TimezoneNotString               Code = 40533   // location code: codeName Location40533
+	ChangeStreamNeedsReplicaSet     Code = 40573   // location code: codeName Location40573
 	OpMsgMissingBody                Code = 40587   // location code: codeName Location40587
 	StageNotAllowedInFacet          Code = 40600   // location code: codeName Location40600
 	StageMustBeLast                 Code = 40601   // location code: codeName Location40601

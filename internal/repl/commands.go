@@ -170,11 +170,14 @@ func (c *Coordinator) stepDown(ctx context.Context, cmd bson.D) (bson.D, error) 
 	if n, ok := bsonx.AsInt64(cmd[0].Value); ok && n > 0 {
 		secs = n
 	}
+	force, _ := bsonx.Get(cmd, "force")
 	catchUp := int64(10)
+	if truthy(force) {
+		catchUp = 0 // MongoDB's default with force: step down at once
+	}
 	if v, ok := bsonx.Get(cmd, "secondaryCatchUpPeriodSecs"); ok {
 		catchUp, _ = bsonx.AsInt64(v)
 	}
-	force, _ := bsonx.Get(cmd, "force")
 	ch := make(chan error, 1)
 	c.mu.Lock()
 	if c.mu.topo == nil {
