@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/relaydb/relaydb/internal/auth"
+	"github.com/relaydb/relaydb/internal/command"
 	"github.com/relaydb/relaydb/internal/config"
 	"github.com/relaydb/relaydb/internal/netclient"
 	"github.com/relaydb/relaydb/internal/server"
@@ -69,6 +70,7 @@ func runRouter(cfg *config.Router, log *slog.Logger) int {
 		fmt.Fprintf(os.Stderr, "relaydb router: %v\n", err)
 		return exitBadOptions
 	}
+	command.SetCmdLine(parsedRouterOptions(cfg))
 	r, err := router.New(router.Options{
 		TLS: memberTLS, ConfigDB: cfg.ConfigDB, Version: Version, GitCommit: gitCommit, Logger: log,
 		Shutdown: stop.Request, Auth: cfg.AuthRequired(), Credential: cred,

@@ -57,6 +57,11 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 	for _, w := range cfg.Warnings {
 		log.Warn("configuration", "warning", w)
 	}
+	lns, code := bindFirst(cfg, log) // bindfirst.go: before the dbpath is touched
+	if lns == nil {
+		return code
+	}
+	defer closeListeners(lns)
 	cat, err := catalog.Open(catalog.Options{
 		Storage:     storage.Options{Dir: cfg.DBPath, InMemory: cfg.InMemory, CommitInterval: cfg.JournalCommitInterval, Logger: log},
 		OplogSizeMB: cfg.OplogSizeMB,
@@ -90,6 +95,7 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 
 	stop := newStopRequest()
 	info := command.Info{Host: hostPort(cfg), Version: Version, GitCommit: gitCommit, StartTime: time.Now(), DBPath: cfg.DBPath, Shutdown: stop.Request, ClusterRole: cfg.ClusterRole}
+	command.SetCmdLine(parsedServeOptions(cfg))
 	disp := command.NewDispatcher(eng, info, log)
 	if err := setupMemberAuth(cfg, disp, log); err != nil {
 		log.Error("cannot set up authentication", "err", err)
@@ -123,7 +129,7 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 		fmt.Fprintf(os.Stderr, "relaydb serve: %v\n", err)
 		return exitError
 	}
-	srv := server.New(server.Config{Addrs: listenAddrs(cfg), MaxConns: cfg.MaxConns, MessageTimeout: cfg.MessageTimeout(), Logger: log, Allowlist: allow, TLS: srvTLS}, disp)
+	srv := server.New(server.Config{Addrs: listenAddrs(cfg), Listeners: lns, MaxConns: cfg.MaxConns, MessageTimeout: cfg.MessageTimeout(), Logger: log, Allowlist: allow, TLS: srvTLS}, disp)
 	return serveUntilStopped("relaydb serve", srv, stop, disp.BeginShutdown, log)
 }
 

@@ -70,15 +70,6 @@ func connectionStatus(c *Ctx, p *request.ConnectionStatus) (bson.D, error) {
 
 func getCmdLineOpts(*Ctx, *request.GetCmdLineOpts) (bson.D, error) { return CmdLineOpts(), nil }
 
-// CmdLineOpts is the getCmdLineOpts reply: the process's arguments.
-func CmdLineOpts() bson.D {
-	argv := bson.A{}
-	for _, a := range os.Args {
-		argv = append(argv, a)
-	}
-	return bson.D{{Key: "argv", Value: argv}, {Key: "parsed", Value: bson.D{}}}
-}
-
 // getLog returns no lines (startupWarnings and global are empty).
 func getLog(*Ctx, *request.GetLog) (bson.D, error) {
 	return bson.D{{Key: "totalLinesWritten", Value: int32(0)}, {Key: "log", Value: bson.A{}}}, nil

@@ -24,6 +24,9 @@ func parameters(c *Ctx) bson.D {
 		{Key: "transactionLifetimeLimitSeconds", Value: int32(60)},
 		{Key: "authenticationMechanisms", Value: c.D.mechs.BSON()},
 		{Key: "requireApiVersion", Value: false},
+		// Test commands (configureFailPoint) are always on: report them as
+		// mongod started with --setParameter enableTestCommands=1 does.
+		{Key: "enableTestCommands", Value: true},
 	}, slices.Concat(agg.Parameters(), shardsvr.RangeDeleterParameters(), balancer.Parameters())...)
 }
 

@@ -177,6 +177,7 @@ func routerParameters() bson.D {
 		{Key: "maxBSONDepth", Value: int32(100)},
 		{Key: "authenticationMechanisms", Value: bson.A{}},
 		{Key: "requireApiVersion", Value: false},
+		{Key: "enableTestCommands", Value: true}, // configureFailPoint is always on
 	}
 }
 
