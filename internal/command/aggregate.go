@@ -31,6 +31,9 @@ func aggregate(c *Ctx, a *request.Aggregate) (bson.D, error) {
 	if p.Vars, err = letVars(a.Let); err != nil {
 		return nil, err
 	}
+	if def, err := c.view(coll); err != nil || def != nil {
+		return aggregateOnView(c, a, def, p, explain, err)
+	}
 	p.LocalSessions = c.D.sessions.list
 	if coll != "$cmd.aggregate" {
 		p.CollStats = c.collStatsInfo(coll)

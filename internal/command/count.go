@@ -19,6 +19,12 @@ func count(c *Ctx, p *request.Count) (bson.D, error) {
 	if limit < 0 {
 		limit = -limit
 	}
+	if def, err := c.view(coll); err != nil || def != nil {
+		if err != nil {
+			return nil, err
+		}
+		return countOnView(c, def, p.Query, p.Skip, limit)
+	}
 	rv, err := c.beginRead()
 	if err != nil {
 		return nil, err

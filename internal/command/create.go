@@ -10,13 +10,19 @@ import (
 
 // unsupportedCreate lists create options relaydb refuses rather than ignores.
 var unsupportedCreate = map[string]string{
-	"capped": "capped collections", "viewOn": "views", "timeseries": "time-series collections",
+	"capped": "capped collections", "timeseries": "time-series collections",
 	"clusteredIndex": "clustered collections",
 	"encryptedFields": "queryable encryption", "changeStreamPreAndPostImages": "change stream pre- and post-images",
 }
 
 func create(c *Ctx, p *request.Create) (bson.D, error) {
 	coll := string(p.Collection)
+	if p.ViewOn != nil {
+		return createView(c, coll)
+	}
+	if p.Pipeline != nil {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "'pipeline' requires 'viewOn' to also be specified")
+	}
 	opts := bson.D{}
 	for _, e := range c.Cmd[1:] {
 		if what, bad := unsupportedCreate[e.Key]; bad {

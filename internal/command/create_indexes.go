@@ -12,6 +12,9 @@ func createIndexes(c *Ctx, p *request.CreateIndexes) (bson.D, error) {
 	if len(p.Indexes) == 0 {
 		return nil, mongoerr.New(mongoerr.BadValue, "Must specify at least one index to create")
 	}
+	if err := c.refuseView(coll); err != nil {
+		return nil, err
+	}
 	cat := c.D.eng.Catalog()
 	created := cat.Collection(c.DB, coll) == nil
 	col, err := c.D.eng.CollectionForWrite(c.DB, coll)

@@ -11,6 +11,12 @@ func distinct(c *Ctx, p *request.Distinct) (bson.D, error) {
 	if err := checkCollation(p.Collation); err != nil {
 		return nil, err
 	}
+	if def, err := c.view(coll); err != nil || def != nil {
+		if err != nil {
+			return nil, err
+		}
+		return distinctOnView(c, def, p.Key, p.Query)
+	}
 	rv, err := c.beginRead()
 	if err != nil {
 		return nil, err

@@ -59,6 +59,12 @@ func find(c *Ctx, f *request.Find) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	if def, err := c.view(coll); err != nil || def != nil {
+		if err != nil {
+			return nil, err
+		}
+		return findOnView(c, f, def, p, n)
+	}
 	tailable, await := lenient(f.Tailable), lenient(f.AwaitData)
 	if await && !tailable {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")

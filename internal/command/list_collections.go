@@ -41,6 +41,9 @@ func listCollections(c *Ctx, p *request.ListCollections) (bson.D, error) {
 }
 
 func collectionInfo(col *catalog.Collection, nameOnly bool) bson.D {
+	if isView(col) {
+		return viewInfo(col, nameOnly)
+	}
 	d := bson.D{{Key: "name", Value: col.Name}, {Key: "type", Value: "collection"}}
 	if nameOnly {
 		return d

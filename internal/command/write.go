@@ -21,6 +21,9 @@ func (c *Ctx) writeTarget(name cmdspec.CollName, n int) (string, writeConcern, e
 	if err := catalog.ValidateCollName(c.DB, coll); err != nil {
 		return "", writeConcern{}, err
 	}
+	if err := c.refuseView(coll); err != nil {
+		return "", writeConcern{}, err
+	}
 	wc, err := c.writeConcern()
 	if err != nil {
 		return "", wc, err

@@ -62,6 +62,9 @@ func (r *WriteResult) fail(i int, err error, ordered bool) bool {
 // CollectionForWrite returns db.coll, creating it implicitly as MongoDB does.
 func (e *Engine) CollectionForWrite(db, coll string) (*catalog.Collection, error) {
 	if c := e.cat.Collection(db, coll); c != nil {
+		if len(c.Options) > 0 && c.Options[0].Key == "viewOn" {
+			return nil, mongoerr.New(mongoerr.CommandNotSupportedOnView, "Namespace %s is a view, not a collection", c.NS())
+		}
 		return c, nil
 	}
 	c, err := e.cat.CreateCollection(db, coll, nil)

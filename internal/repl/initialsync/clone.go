@@ -57,7 +57,7 @@ func (cl *cloner) cloneAll(ctx context.Context) error {
 	return nil
 }
 
-// cloneDB clones db's collections (views are not cloned yet).
+// cloneDB clones db's collections and views.
 func (cl *cloner) cloneDB(ctx context.Context, db string) error {
 	cur := &cursor{src: cl.src, db: db, coll: "$cmd.listCollections",
 		cmd: bson.D{{Key: "listCollections", Value: int32(1)}, secondaryOK}}
@@ -67,8 +67,15 @@ func (cl *cloner) cloneDB(ctx context.Context, db string) error {
 	}
 	for _, info := range infos {
 		name, _ := lookup(info, "name").(string)
-		if typ, _ := lookup(info, "type").(string); typ != "" && typ != "collection" {
-			continue // TODO(#4): clone views (system.views) once relaydb has them.
+		switch typ, _ := lookup(info, "type").(string); typ {
+		case "", "collection":
+		case "view":
+			if err := cl.cloneView(db, name, info); err != nil {
+				return err
+			}
+			continue
+		default:
+			continue
 		}
 		if err := cl.cloneCollection(ctx, db, name, info); err != nil {
 			return err
@@ -96,6 +103,19 @@ func (cl *cloner) cloneCollection(ctx context.Context, db, name string, info bso
 		return fmt.Errorf("create %s.%s: %w", db, name, err)
 	}
 	return cl.copyDocuments(ctx, coll)
+}
+
+// cloneView creates the view db.name with the source's UUID (relaydb's
+// listCollections shows a view's, for later oplog entries to name it) and
+// options; a view holds no documents.
+func (cl *cloner) cloneView(db, name string, info bson.D) error {
+	opts, _ := lookup(info, "options").(bson.D)
+	infoDoc, _ := lookup(info, "info").(bson.D)
+	uuid, _ := lookup(infoDoc, "uuid").(bson.Binary)
+	if _, err := cloneCollection(cl.cat, db, name, uuid, opts, nil); err != nil {
+		return fmt.Errorf("create view %s.%s: %w", db, name, err)
+	}
+	return nil
 }
 
 // indexSpecs returns listIndexes' specs, without the ns field of old

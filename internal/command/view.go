@@ -1,0 +1,210 @@
+package command
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/agg"
+	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// Views. A view is a catalog collection whose options hold viewOn and
+// pipeline (so it persists, replicates and drops as a collection does)
+// and which never holds documents: every write to it is refused with
+// CommandNotSupportedOnView, and reads run the view's pipeline over its
+// source (find, count and distinct become aggregations, as in MongoDB).
+//
+// Invariant: a view's chain of viewOn ends at a collection (or a missing
+// namespace) within maxViewDepth views; create refuses anything else.
+
+// maxViewDepth is MongoDB's limit on views defined on views.
+const maxViewDepth = 20
+
+// viewDef is a view resolved to its source collection: the pipelines of
+// every view in the chain, the innermost first.
+type viewDef struct {
+	name     string // the view read
+	source   string // the collection under the chain
+	pipeline bson.A
+}
+
+// isView reports whether col is a view.
+func isView(col *catalog.Collection) bool {
+	return col != nil && viewOnOf(col.Options) != ""
+}
+
+func viewOnOf(opts bson.D) string {
+	for _, o := range opts {
+		if o.Key == "viewOn" {
+			s, _ := o.Value.(string)
+			return s
+		}
+	}
+	return ""
+}
+
+func pipelineOf(opts bson.D) bson.A {
+	for _, o := range opts {
+		if o.Key == "pipeline" {
+			a, _ := o.Value.(bson.A)
+			return a
+		}
+	}
+	return nil
+}
+
+// view resolves c.DB.coll when it is a view; nil when it is not.
+func (c *Ctx) view(coll string) (*viewDef, error) {
+	col := c.D.eng.Catalog().Collection(c.DB, coll)
+	if !isView(col) {
+		return nil, nil
+	}
+	return resolveView(c.D.eng.Catalog(), c.DB, coll)
+}
+
+// resolveView walks the viewOn chain from db.name.
+func resolveView(cat *catalog.Catalog, db, name string) (*viewDef, error) {
+	def := &viewDef{name: name, source: name}
+	seen := map[string]bool{}
+	for depth := 0; ; depth++ {
+		col := cat.Collection(db, def.source)
+		if !isView(col) {
+			return def, nil
+		}
+		if seen[def.source] {
+			return nil, mongoerr.New(mongoerr.GraphContainsCycle, "View cycle detected: %s.%s", db, def.source)
+		}
+		if depth >= maxViewDepth {
+			return nil, mongoerr.New(mongoerr.ViewDepthLimitExceeded, "View depth too deep or view cycle detected. Maximum depth is %d", maxViewDepth)
+		}
+		seen[def.source] = true
+		def.pipeline = append(append(bson.A{}, pipelineOf(col.Options)...), def.pipeline...)
+		def.source = viewOnOf(col.Options)
+	}
+}
+
+// refuseView answers CommandNotSupportedOnView for a command that cannot
+// run on a view (writes, index builds).
+func (c *Ctx) refuseView(coll string) error {
+	if isView(c.D.eng.Catalog().Collection(c.DB, coll)) {
+		return mongoerr.New(mongoerr.CommandNotSupportedOnView, "Namespace %s is a view, not a collection", c.ns(coll))
+	}
+	return nil
+}
+
+// viewCreateOptions are the options create accepts with viewOn.
+var viewCreateOptions = map[string]bool{"viewOn": true, "pipeline": true, "collation": true}
+
+// checkViewCreate checks create's options for a view named name: viewOn a
+// collection name, pipeline an array of stages that compile and write
+// nothing, no option a view cannot have, no cycle or too deep a chain.
+func (c *Ctx) checkViewCreate(name string, opts bson.D) error {
+	for _, o := range opts {
+		if !viewCreateOptions[o.Key] {
+			return mongoerr.New(mongoerr.InvalidOptions, "option '%s' is not supported on a view", o.Key)
+		}
+	}
+	on, ok := lookupOpt(opts, "viewOn").(string)
+	if !ok {
+		return mongoerr.New(mongoerr.TypeMismatch, "'viewOn' option must be specified as a string")
+	}
+	if err := catalog.ValidateCollName(c.DB, on); err != nil {
+		return err
+	}
+	if err := checkViewPipeline(c.DB, name, lookupOpt(opts, "pipeline")); err != nil {
+		return err
+	}
+	if on == name {
+		return mongoerr.New(mongoerr.GraphContainsCycle, "View cycle detected: %s", c.ns(name))
+	}
+	def, err := resolveView(c.D.eng.Catalog(), c.DB, on)
+	if err != nil {
+		return err
+	}
+	if def.source == name {
+		return mongoerr.New(mongoerr.GraphContainsCycle, "View cycle detected: %s", c.ns(name))
+	}
+	return nil
+}
+
+func lookupOpt(opts bson.D, key string) any {
+	for _, o := range opts {
+		if o.Key == key {
+			return o.Value
+		}
+	}
+	return nil
+}
+
+func checkViewPipeline(db, name string, v any) error {
+	if v == nil {
+		return nil
+	}
+	p, ok := v.(bson.A)
+	if !ok {
+		return mongoerr.New(mongoerr.TypeMismatch, "'pipeline' option must be specified as an array")
+	}
+	for i, s := range p {
+		st, ok := s.(bson.D)
+		if !ok || len(st) != 1 {
+			return mongoerr.New(mongoerr.TypeMismatch, "View pipeline stages must be objects with one field")
+		}
+		switch st[0].Key {
+		case "$out", "$merge", "$changeStream":
+			return mongoerr.New(mongoerr.OptionNotSupportedOnView, "The aggregation stage %s in location %d of the pipeline cannot be used in the view definition of %s.%s because it writes to disk",
+				st[0].Key, i, db, name)
+		}
+	}
+	_, err := agg.Compile(p, agg.Env{DB: db})
+	return err
+}
+
+// viewInfo is the listCollections entry of a view. Unlike MongoDB's it
+// shows info.uuid: initial sync gives the view the same UUID, so that later
+// oplog entries find it.
+func viewInfo(col *catalog.Collection, nameOnly bool) bson.D {
+	d := bson.D{{Key: "name", Value: col.Name}, {Key: "type", Value: "view"}}
+	if nameOnly {
+		return d
+	}
+	pipeline := pipelineOf(col.Options)
+	if pipeline == nil {
+		pipeline = bson.A{}
+	}
+	return append(d,
+		bson.E{Key: "options", Value: bson.D{{Key: "viewOn", Value: viewOnOf(col.Options)}, {Key: "pipeline", Value: pipeline}}},
+		bson.E{Key: "info", Value: bson.D{{Key: "readOnly", Value: true}, {Key: "uuid", Value: col.UUID}}})
+}
+
+// createView creates the view c.DB.name from create's options.
+func createView(c *Ctx, name string) (bson.D, error) {
+	opts := bson.D{}
+	for _, e := range c.Cmd[1:] {
+		if !cmdspec.IsGeneric(e.Key) {
+			opts = append(opts, e)
+		}
+	}
+	if err := c.checkViewCreate(name, opts); err != nil {
+		return nil, err
+	}
+	if col, ok := lookupOpt(opts, "collation").(bson.D); ok {
+		var spec cmdspec.Collation
+		if err := spec.DecodeField("", col); err != nil {
+			return nil, err
+		}
+		if err := checkCollation(spec); err != nil {
+			return nil, err
+		}
+	}
+	pipeline := lookupOpt(opts, "pipeline")
+	if pipeline == nil {
+		pipeline = bson.A{}
+	}
+	// viewOn first: exec.CollectionForWrite recognises a view by it.
+	stored := bson.D{{Key: "viewOn", Value: lookupOpt(opts, "viewOn")}, {Key: "pipeline", Value: pipeline}}
+	if _, err := c.D.eng.Catalog().CreateCollection(c.DB, name, stored); err != nil {
+		return nil, err
+	}
+	return bson.D{}, nil
+}
