@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // mongoAliases are the old names mongod accepts for the commands relaydb
@@ -75,5 +76,22 @@ func TestListCommandsAsMongod(t *testing.T) {
 	}
 	if len(cmds) != len(table)+1 {
 		t.Errorf("listCommands has %d entries, want %d commands + isMaster", len(cmds), len(table))
+	}
+}
+
+// TestSetParameterChainingAllowedAsMongod: chainingAllowed is a replica
+// set setting (replSetReconfig settings.chainingAllowed), not a server
+// parameter; setParameter refuses it with 72 and mongod's message, as
+// mongod does (issue #14 item 7 asked which it should be).
+func TestSetParameterChainingAllowedAsMongod(t *testing.T) {
+	d, _, _ := newReadTestDispatcher(t, nil)
+	cmd := bson.D{{Key: "setParameter", Value: 1}, {Key: "chainingAllowed", Value: false}}
+	var reply bson.D
+	if err := bson.Unmarshal(d.run(NewConn(1, "127.0.0.1:5000", ""), "admin", cmd, &Request{}), &reply); err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := bsonx.Get(reply, "errmsg")
+	if err := replyErr(reply); err == nil || err.Code != mongoerr.InvalidOptions || msg != "attempted to set unrecognized parameter [chainingAllowed], use help:true to see options" {
+		t.Fatalf("setParameter chainingAllowed: %v", reply)
 	}
 }

@@ -34,7 +34,7 @@ func BindFlags(fs *flag.FlagSet, s *Serve) {
 	bindShardingFlags(fs, s)
 	bindTLSFlags(fs, &s.TLS)
 	bindAllowlistFlags(fs, &s.IPAllowlist)
-	fs.IntVar(&s.MetricsPort, "metricsPort", s.MetricsPort, "Prometheus metrics HTTP port (0 = off)")
+	fs.IntVar(&s.MetricsPort, "metricsPort", s.MetricsPort, "Prometheus metrics HTTP port: not implemented yet, any value but 0 is refused")
 	fs.BoolVar(&s.InMemory, "inMemory", s.InMemory, "keep data in memory only (tests)")
 	fs.DurationVar(&s.SimulatedLatency, "simulatedLatency", s.SimulatedLatency,
 		"one-way delay added to node-to-node messages (experiments; e.g. 50us)")
@@ -51,14 +51,7 @@ func BindFlags(fs *flag.FlagSet, s *Serve) {
 		if !ok || name == "" {
 			return fmt.Errorf("--setParameter wants name=value, got %q", v)
 		}
-		if !knownParameters[name] {
-			return fmt.Errorf("unknown server parameter %q", name)
-		}
-		if s.Parameters == nil {
-			s.Parameters = map[string]string{}
-		}
-		s.Parameters[name] = value
-		return nil
+		return s.setParameter(name, value) // yaml_params.go
 	})
 	// TODO(#2): mongod's repeatable -v/-vv verbosity flags.
 }
@@ -73,6 +66,9 @@ func Resolve(fs *flag.FlagSet, s *Serve) error {
 		explicit := map[string]string{}
 		var order []string
 		fs.Visit(func(f *flag.Flag) {
+			if !reapplicable(f) {
+				return
+			}
 			explicit[f.Name] = f.Value.String()
 			order = append(order, f.Name)
 		})
@@ -89,6 +85,18 @@ func Resolve(fs *flag.FlagSet, s *Serve) error {
 		return fmt.Errorf("config: %w", err)
 	}
 	return nil
+}
+
+// reapplicable reports whether Resolve can set f again from its String():
+// not the repeatable flag.Func flags (setParameter, simulatedLatencyTo),
+// whose String is empty. Their values survive the file: it cannot set
+// simulatedLatencyTo, and its setParameter: section keeps the flags'
+// parameters (yaml_params.go). Boolean func flags (bind_ip_all) take "".
+func reapplicable(f *flag.Flag) bool {
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return true
+	}
+	return f.Value.String() != ""
 }
 
 // millis is a time.Duration flag given in milliseconds, as mongod's

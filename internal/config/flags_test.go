@@ -33,12 +33,12 @@ func TestFlagsDefaults(t *testing.T) {
 func TestFlags(t *testing.T) {
 	s, err := parse(t, "--port=28000", "--bind_ip=0.0.0.0", "--dbpath=/d", "--journalCommitInterval=20",
 		"--oplogSize=64", "--logpath=/l", "--logappend", "--maxConns=10", "--replSet=rs1",
-		"--metricsPort=9000", "--inMemory")
+		"--inMemory")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Serve{Port: 28000, BindIP: "0.0.0.0", DBPath: "/d", JournalCommitInterval: 20 * time.Millisecond,
-		OplogSizeMB: 64, LogPath: "/l", LogAppend: true, MaxConns: 10, ReplSet: "rs1", MetricsPort: 9000, InMemory: true}
+		OplogSizeMB: 64, LogPath: "/l", LogAppend: true, MaxConns: 10, ReplSet: "rs1", InMemory: true}
 	if !equalServe(s, want) {
 		t.Fatalf("got %+v\nwant %+v", s, want)
 	}

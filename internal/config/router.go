@@ -129,6 +129,9 @@ func ResolveRouter(fs *flag.FlagSet, r *Router) error {
 		var order []string
 		explicit := map[string]string{}
 		fs.Visit(func(f *flag.Flag) {
+			if !reapplicable(f) { // flags.go
+				return
+			}
 			explicit[f.Name] = f.Value.String()
 			order = append(order, f.Name)
 		})
@@ -160,6 +163,9 @@ var routerOptions = map[string]func(n *yaml.Node, r *Router) error{
 	"systemLog.path":             func(n *yaml.Node, r *Router) error { return decodeScalar(n, "!!str", &r.LogPath) },
 	"systemLog.logAppend":        func(n *yaml.Node, r *Router) error { return decodeScalar(n, "!!bool", &r.LogAppend) },
 	"systemLog.verbosity":        func(n *yaml.Node, r *Router) error { return decodeScalar(n, "!!int", &r.LogVerbosity) },
+	"setParameter": func(n *yaml.Node, r *Router) error { // yaml_params.go
+		return setParameterSection(n, r.Parameters, r.setParameter)
+	},
 	"systemLog.destination": func(n *yaml.Node, r *Router) error {
 		var dest string
 		if err := decodeScalar(n, "!!str", &dest); err != nil {

@@ -20,21 +20,27 @@ func bindRouterParameterFlags(fs *flag.FlagSet, r *Router) {
 		if !ok || name == "" {
 			return fmt.Errorf("--setParameter wants name=value, got %q", v)
 		}
-		if !routerParameters[name] {
-			return fmt.Errorf("unknown server parameter %q", name)
-		}
-		if name == "userCacheInvalidationIntervalSecs" {
-			n, err := strconv.ParseInt(value, 10, 64)
-			if err != nil || n < 1 || n > 86400 {
-				return fmt.Errorf("--setParameter %s=%s: want an integer from 1 to 86400", name, value)
-			}
-		}
-		if r.Parameters == nil {
-			r.Parameters = map[string]string{}
-		}
-		r.Parameters[name] = value
-		return nil
+		return r.setParameter(name, value)
 	})
+}
+
+// setParameter checks and records one router parameter (--setParameter
+// and the configuration file's setParameter: section).
+func (r *Router) setParameter(name, value string) error {
+	if !routerParameters[name] {
+		return fmt.Errorf("unknown server parameter %q", name)
+	}
+	if name == "userCacheInvalidationIntervalSecs" {
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err != nil || n < 1 || n > 86400 {
+			return fmt.Errorf("--setParameter %s=%s: want an integer from 1 to 86400", name, value)
+		}
+	}
+	if r.Parameters == nil {
+		r.Parameters = map[string]string{}
+	}
+	r.Parameters[name] = value
+	return nil
 }
 
 // UserCacheInterval is userCacheInvalidationIntervalSecs, 0 when unset.

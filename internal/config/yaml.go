@@ -34,13 +34,14 @@ var serveOptions = map[string]option{
 	"systemLog.timeStampFormat":        ignoredOpt,
 	"relaydb.metricsPort":              intOpt(func(s *Serve) *int { return &s.MetricsPort }),
 	"relaydb.inMemory":                 boolOpt(func(s *Serve) *bool { return &s.InMemory }),
+	"setParameter":                     serveSetParameterOpt, // yaml_params.go
 }
 
 // unsupportedSections are mongod options relaydb knows but does not
 // implement: refusing them is safer than silently running without them.
 var unsupportedSections = []string{
 	"sharding.archiveMovedChunks", "net.tls", "net.ssl", "net.compression", "net.unixDomainSocket",
-	"net.ipv6", "processManagement", "operationProfiling", "auditLog", "setParameter",
+	"net.ipv6", "processManagement", "operationProfiling", "auditLog",
 	"storage.engine", "storage.wiredTiger", "storage.inMemory", "storage.directoryPerDB",
 	"replication.enableMajorityReadConcern", "snmp", "cloud", "systemLog.component",
 }

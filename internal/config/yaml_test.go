@@ -16,7 +16,7 @@ func TestLoadYAMLGolden(t *testing.T) {
 	}
 	want := Serve{Port: 27018, BindIP: "127.0.0.1,::1", MaxConns: 500, DBPath: "/var/lib/relaydb",
 		JournalCommitInterval: 50 * time.Millisecond, OplogSizeMB: 2048, ReplSet: "rs0",
-		LogPath: "/var/log/relaydb.log", LogAppend: true, LogVerbosity: 2, MetricsPort: 9216}
+		LogPath: "/var/log/relaydb.log", LogAppend: true, LogVerbosity: 2}
 	if !equalServe(s, want) {
 		t.Fatalf("loaded %+v\nwant   %+v", s, want)
 	}
@@ -25,6 +25,9 @@ func TestLoadYAMLGolden(t *testing.T) {
 	}
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
+	}
+	if s.Parameters["ttlMonitorSleepSecs"] != "30" {
+		t.Fatalf("setParameter section: parameters %v", s.Parameters)
 	}
 }
 
