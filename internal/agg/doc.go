@@ -50,6 +50,13 @@ type Env struct {
 	// divided by scale; its error is the collection's (NamespaceNotFound).
 	// nil (a database-level aggregate) makes $collStats fail.
 	CollStats func(scale int64) (CollStatsInfo, error)
+	// CurrentOp lists the process's running operations for $currentOp
+	// (currentOp's inprog documents); nil (not a database-level aggregate
+	// on admin) makes $currentOp fail with InvalidNamespace.
+	CurrentOp func() ([]bson.D, error)
+	// IndexStats lists the aggregated collection's indexes for
+	// $indexStats; nil yields none.
+	IndexStats func() ([]bson.D, error)
 	// Now is $$NOW; zero means the wall clock when Run starts.
 	Now time.Time
 	// Let is the command's raw "let" document: each value is an expression,

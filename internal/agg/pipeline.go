@@ -60,6 +60,7 @@ func init() {
 		"$setWindowFields": compileSetWindowFields, "$bucketAuto": compileBucketAuto,
 		"$redact": compileRedact, "$geoNear": compileGeoNear, "$graphLookup": compileGraphLookup,
 		"$fill": compileFill, "$densify": compileDensify,
+		"$currentOp": compileCurrentOp, "$indexStats": compileIndexStats, "$planCacheStats": compilePlanCacheStats,
 	}
 }
 

@@ -53,7 +53,8 @@ func (listSessionsStage) run(in Iterator, rc *runCtx) Iterator {
 }
 
 // firstOnly are the stages valid only at the start of a pipeline.
-var firstOnly = map[string]bool{"$documents": true, "$listLocalSessions": true}
+var firstOnly = map[string]bool{"$documents": true, "$listLocalSessions": true, "$currentOp": true,
+	"$indexStats": true, "$planCacheStats": true}
 
 func checkFirstOnly(name string, i int) error {
 	if i > 0 && firstOnly[name] {

@@ -60,6 +60,7 @@ var commands = []*Command{
 	{Name: "createIndexes", AfterWrite: always, Help: "builds indexes", Def: typed(createIndexes)},
 	{Name: "createRole", AfterWrite: always, Help: "creates a user-defined role in admin.system.roles", Def: typed(createRole)},
 	{Name: "createUser", AfterWrite: always, Help: "creates a user with SCRAM credentials in admin.system.users", Def: typed(createUser)},
+	{Name: "currentOp", AdminOnly: true, Help: "the operations running in this process", Def: typed(currentOp)},
 	{Name: "dbStats", Aliases: []string{"dbstats"}, Read: true, Help: "a database's size facts", Def: typed(dbStats)},
 	{Name: "delete", Help: "deletes documents", Def: typed(deleteCmd)},
 	{Name: "distinct", Read: true, Help: "distinct values of a field", Def: typed(distinct)},

@@ -43,7 +43,7 @@ func TestAnyField(t *testing.T) {
 			open = append(open, c.Name)
 		}
 	}
-	want := "abortTransaction buildInfo collMod commitTransaction connectionStatus drop dropDatabase endSessions " +
+	want := "abortTransaction buildInfo collMod commitTransaction connectionStatus currentOp drop dropDatabase endSessions " +
 		"getCmdLineOpts getFreeMonitoringStatus getLog getParameter hello hostInfo killAllSessions " +
 		"killAllSessionsByPattern killSessions listCommands ping refreshSessions replSetFreeze replSetGetConfig " +
 		"replSetGetStatus replSetHeartbeat replSetInitiate replSetMaintenance replSetReconfig replSetRequestVotes " +

@@ -58,7 +58,9 @@ type Dispatcher struct {
 
 // NewDispatcher returns a dispatcher over eng.
 func NewDispatcher(eng *exec.Engine, info Info, log *slog.Logger) *Dispatcher {
-	return &Dispatcher{eng: eng, info: info, log: log, metrics: newMetrics(), done: make(chan struct{})}
+	d := &Dispatcher{eng: eng, info: info, log: log, metrics: newMetrics(), done: make(chan struct{})}
+	eng.SetProcessInfo(d.processInfo()) // currentop.go
+	return d
 }
 
 // SetReplication attaches the replica-set coordinator (before serving).
@@ -131,6 +133,7 @@ func (d *Dispatcher) run(conn *Conn, db string, cmd bson.D, req *Request) (out [
 	d.sessions.touch(cmd)
 	start := time.Now()
 	ctx := &Ctx{D: d, Conn: conn, DB: db, Cmd: cmd, Name: name, Req: req}
+	defer d.trackOp(ctx)() // currentop.go
 	fp := failCommand.check(ctx)
 	if fp != nil {
 		if err := fp.before(req); err != nil {

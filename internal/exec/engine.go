@@ -18,9 +18,10 @@ type Engine struct {
 	sessions   *session.Table
 	log        *slog.Logger
 	now        func() time.Time
-	tempDir    atomic.Pointer[string] // aggregation spill directory (SetTempDir)
-	keyGuard   KeyGuard               // shard key check of updates (SetKeyGuard); nil off a shard
-	validators validators             // compiled collection validators (validate.go)
+	tempDir    atomic.Pointer[string]      // aggregation spill directory (SetTempDir)
+	keyGuard   KeyGuard                    // shard key check of updates (SetKeyGuard); nil off a shard
+	validators validators                  // compiled collection validators (validate.go)
+	procInfo   atomic.Pointer[ProcessInfo] // for $currentOp and $indexStats (SetProcessInfo)
 }
 
 // New returns an engine over cat.

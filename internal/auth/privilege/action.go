@@ -67,6 +67,8 @@ const (
 	KillAnyCursor
 	// SetAuthenticationRestriction sets a user's authenticationRestrictions.
 	SetAuthenticationRestriction
+	// Inprog lists the running operations (currentOp, $currentOp).
+	Inprog
 	// Internal is member-to-member and migration traffic (__system only).
 	Internal
 )

@@ -46,7 +46,7 @@ func init() {
 		"replSetMaintenance": ReplSetStateChange, "replSetStepDown": ReplSetStateChange, "replSetSyncFrom": ReplSetStateChange,
 		"killAllSessions": KillAnySession, "killAllSessionsByPattern": KillAnySession, "cleanupOrphaned": CleanupOrphaned,
 		"configureFailPoint": Internal, "replSetHeartbeat": Internal, "replSetRequestVotes": Internal,
-		"replSetUpdatePosition": Internal} {
+		"replSetUpdatePosition": Internal, "currentOp": Inprog} {
 		commands[n] = onCluster(a)
 	}
 	for _, n := range []string{"_configsvrBalancerCollectionStatus", "_configsvrBalancerStatus", "_configsvrCommitChunkMigration",

@@ -62,6 +62,9 @@ func aggregate(db string, cmd bson.D) []Need {
 	if len(pipe) == 0 {
 		return needs
 	}
+	if first, _ := pipe[0].(bson.D); len(first) == 1 && first[0].Key == "$currentOp" {
+		needs = append(needs, Need{Cluster: true, Actions: Inprog})
+	}
 	last, _ := pipe[len(pipe)-1].(bson.D)
 	if len(last) != 1 {
 		return needs

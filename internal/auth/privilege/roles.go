@@ -24,9 +24,9 @@ const (
 	dbAdminActs   = CollStats | DBStats | ListCollections | ListIndexes | CreateCollection | DropCollection | CreateIndex | DropIndex | DropDatabase | CollMod | RenameCollection
 	userAdminActs = CreateUser | DropUser | ViewUser | GrantRole | RevokeRole | ChangePassword | CreateRole | DropRole | ViewRole | ChangeCustomData |
 		SetAuthenticationRestriction
-	monitorActs  = ServerStatus | HostInfo | GetCmdLineOpts | GetLog | GetParameter | ReplSetGetStatus | ReplSetGetConfig | ListDatabases | GetIPAllowlist
+	monitorActs  = ServerStatus | HostInfo | GetCmdLineOpts | GetLog | GetParameter | ReplSetGetStatus | ReplSetGetConfig | ListDatabases | GetIPAllowlist | Inprog
 	managerActs  = ReplSetConfigure | ReplSetGetStatus | ReplSetGetConfig | ReplSetStateChange | CleanupOrphaned | SetIPAllowlist | GetIPAllowlist
-	hostActs     = Shutdown | SetParameter | KillAnySession | FlushRouterConfig | ConnPoolStats
+	hostActs     = Shutdown | SetParameter | KillAnySession | FlushRouterConfig | ConnPoolStats | Inprog
 	shardMonitor = ListShards | GetShardVersion | CheckMetadataConsistency | ConnPoolStats
 	shardManager = AddShard | RemoveShard | ListShards | FlushRouterConfig | GetShardVersion | CheckMetadataConsistency
 	shardDBActs  = EnableSharding | MoveChunk | SplitChunk | GetShardVersion
