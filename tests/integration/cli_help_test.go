@@ -43,8 +43,16 @@ func TestEverySubcommandHasHelp(t *testing.T) {
 			checkHelp(t, p, out, hasChildren(paths, p))
 		})
 	}
-	if out := runHelp(t, bin, "bench", "experiment"); !strings.Contains(out, "-out") {
+	out := runHelp(t, bin, "bench", "experiment")
+	if !strings.Contains(out, "-out") {
 		t.Errorf("bench experiment --help lists no flags:\n%s", out)
+	}
+	// Every registered experiment (the experiment package's own usage names
+	// them) is in the tree.
+	for _, m := range regexp.MustCompile(`relaydb bench experiment ([a-z-]+) --help`).FindAllStringSubmatch(out, -1) {
+		if !slices.Contains(paths, "bench experiment "+m[1]) {
+			t.Errorf("experiment %s is registered but not in relaydb --help (cmd/relaydb/help.go helpTree)", m[1])
+		}
 	}
 }
 
