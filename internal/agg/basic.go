@@ -19,6 +19,9 @@ func compileMatch(spec any, cc *compileCtx) ([]stage, error) {
 	if !ok {
 		return nil, mongoerr.New(mongoerr.MatchFilterNotObject, "the match filter must be an expression in an object")
 	}
+	if err := query.ErrNearInMatch(d); err != nil {
+		return nil, err
+	}
 	text, err := matchText(d, cc)
 	if err != nil {
 		return nil, err

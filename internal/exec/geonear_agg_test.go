@@ -58,6 +58,9 @@ func TestGeoNearStage(t *testing.T) {
 		{name: "two 2dsphere indexes", specs: []string{sphere, `{"key": {"other": "2dsphere"}, "name": "o"}`},
 			pipeline: `[{"$geoNear": {"near": [0, 0], "distanceField": "d"}}]`, code: mongoerr.IndexNotFound},
 		{name: "not first", specs: []string{sphere}, pipeline: `[{"$match": {}}, {"$geoNear": {"near": [0, 0], "distanceField": "d"}}]`, code: mongoerr.GeoNearNotFirst},
+		{name: "$near in $match", specs: []string{sphere}, pipeline: `[{"$match": {"loc": {"$near": [0, 0]}}}]`, code: mongoerr.BadValue},
+		{name: "$nearSphere in a later $match", specs: []string{sphere},
+			pipeline: `[{"$limit": 5}, {"$match": {"$and": [{"loc": {"$nearSphere": [0, 0]}}]}}]`, code: mongoerr.BadValue},
 		{name: "no distanceField", specs: []string{sphere}, pipeline: `[{"$geoNear": {"near": [0, 0]}}]`, code: mongoerr.GeoNearNeedsDistField},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -112,3 +112,34 @@ func EachLocation(v any, fn func(*geo.Geometry) bool) bool {
 	}
 	return false
 }
+
+// ErrNearInMatch refuses $near/$nearSphere where documents are not read
+// through a geo index ($match, countDocuments), as MongoDB does.
+func ErrNearInMatch(filter bson.D) error {
+	if mentionsNear(filter, 0) {
+		return badValue("$geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data. If you do not need sort, consider using $geoWithin instead.")
+	}
+	return nil
+}
+
+// mentionsNear looks for $near/$nearSphere anywhere under v (bounded depth).
+func mentionsNear(v any, depth int) bool {
+	if depth > maxDepth+2 {
+		return false
+	}
+	switch t := v.(type) {
+	case bson.D:
+		for _, e := range t {
+			if e.Key == "$near" || e.Key == "$nearSphere" || e.Key == "$geoNear" || mentionsNear(e.Value, depth+1) {
+				return true
+			}
+		}
+	case bson.A:
+		for _, e := range t {
+			if mentionsNear(e, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
