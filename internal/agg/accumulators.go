@@ -59,19 +59,9 @@ func (a *avgAcc) add(v any) (int64, error) {
 	return 0, nil
 }
 
-func (a *avgAcc) result() any {
-	if a.count == 0 {
-		return nil
-	}
-	total := a.s.Result()
-	f, _ := bsonx.AsFloat64(total)
-	f /= float64(a.count)
-	if _, ok := total.(bson.Decimal128); ok {
-		d, _ := expr.Convert(f, "decimal")
-		return d
-	}
-	return f
-}
+// result is the sum over the count: a double, or an exact decimal quotient
+// when any input was a decimal.
+func (a *avgAcc) result() any { return a.s.AvgOf(a.count) }
 
 func (a *avgAcc) partial() any { return bson.A{a.s.Result(), a.count} }
 

@@ -134,11 +134,19 @@ func Abs(a bson.Decimal128) bson.Decimal128 { return apply1((*apd.Context).Abs, 
 // Neg returns -a.
 func Neg(a bson.Decimal128) bson.Decimal128 { return apply1((*apd.Context).Neg, a) }
 
-// Ceil returns the least integer >= a.
-func Ceil(a bson.Decimal128) bson.Decimal128 { return apply1((*apd.Context).Ceil, a) }
+// Ceil returns the least integer >= a (NaN and ±Infinity unchanged).
+func Ceil(a bson.Decimal128) bson.Decimal128 { return integral((*apd.Context).Ceil, a) }
 
-// Floor returns the greatest integer <= a.
-func Floor(a bson.Decimal128) bson.Decimal128 { return apply1((*apd.Context).Floor, a) }
+// Floor returns the greatest integer <= a (NaN and ±Infinity unchanged).
+func Floor(a bson.Decimal128) bson.Decimal128 { return integral((*apd.Context).Floor, a) }
+
+// integral applies apd's Ceil or Floor, which do not pass specials through.
+func integral(op unary, a bson.Decimal128) bson.Decimal128 {
+	if a.IsNaN() || a.IsInf() != 0 {
+		return a
+	}
+	return apply1(op, a)
+}
 
 // Sqrt returns the square root of a (NaN for a negative a); an exact root
 // takes the ideal exponent floor(exp(a)/2).

@@ -4,14 +4,20 @@ import (
 	"math"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/decimal"
 )
 
 // Sum accumulates numbers as $sum does: non-numeric values are ignored; the
 // result is int32 while every input is int32 and the total fits, then
-// long, then double (or decimal once a decimal is seen).
+// long, then double. As MongoDB's AccumulatorSum, decimals are summed
+// exactly in their own total; once one is seen the result is that total
+// plus the other numbers' total converted to decimal.
 type Sum struct {
-	n     number
-	count int64 // numeric values added
+	n      number // total of the non-decimal inputs
+	d      number // total of the decimal inputs (kDecimal once hasDec)
+	hasDec bool
+	count  int64 // numeric values added
 }
 
 // Add adds v if it is a number.
@@ -20,24 +26,41 @@ func (s *Sum) Add(v any) {
 	if !ok {
 		return
 	}
-	s.n = addNum(s.n, n)
+	switch {
+	case n.k != kDecimal:
+		s.n = addNum(s.n, n)
+	case s.hasDec:
+		s.d = addNum(s.d, n)
+	default:
+		s.d, s.hasDec = n, true
+	}
 	s.count++
 }
 
+func (s *Sum) total() number {
+	if s.hasDec {
+		return addNum(s.d, s.n)
+	}
+	return s.n
+}
+
 // Result returns the sum (int32 0 when nothing was added).
-func (s *Sum) Result() any { return s.n.value() }
+func (s *Sum) Result() any { return s.total().value() }
 
 // Avg returns the mean of the numbers added, or null if none: a double, or
-// a decimal if any input was a decimal.
-func (s *Sum) Avg() any {
-	if s.count == 0 {
+// an exact decimal quotient if any input was a decimal.
+func (s *Sum) Avg() any { return s.AvgOf(s.count) }
+
+// AvgOf returns the sum divided by count (null when count is 0).
+func (s *Sum) AvgOf(count int64) any {
+	if count == 0 {
 		return nil
 	}
-	f := s.n.float() / float64(s.count)
-	if s.n.k == kDecimal {
-		return decimalFromFloat(f)
+	t := s.total()
+	if t.k == kDecimal {
+		return decimal.Quo(t.d, decimal.FromInt64(count))
 	}
-	return f
+	return t.float() / float64(count)
 }
 
 // StdDev returns the population (pop) or sample standard deviation of the

@@ -3,9 +3,11 @@ package expr
 import (
 	"math"
 	"math/bits"
+	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/decimal"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -16,37 +18,41 @@ func registerArith() {
 	nary("$divide", 2, 2, evalDivide)
 	nary("$mod", 2, 2, evalMod)
 	nary("$abs", 1, 1, evalAbs)
-	nary("$ceil", 1, 1, unaryRound(math.Ceil))
-	nary("$floor", 1, 1, unaryRound(math.Floor))
-	nary("$round", 1, 2, placeRound(math.RoundToEven))
-	nary("$trunc", 1, 2, placeRound(math.Trunc))
-	nary("$sqrt", 1, 1, unaryFloat(func(f float64) (float64, error) {
-		if f < 0 {
-			return 0, errf(mongoerr.SqrtNegative, "$sqrt's argument must be greater than or equal to 0")
+	nary("$ceil", 1, 1, unaryRound(math.Ceil, decimal.Ceil))
+	nary("$floor", 1, 1, unaryRound(math.Floor, decimal.Floor))
+	nary("$round", 1, 2, placeRound(math.RoundToEven, decimal.HalfEven))
+	nary("$trunc", 1, 2, placeRound(math.Trunc, decimal.Down))
+	nary("$sqrt", 1, 1, unaryFloat(math.Sqrt, decimal.Sqrt, func(n number) error {
+		if n.sign() < 0 {
+			return errf(mongoerr.SqrtNegative, "$sqrt's argument must be greater than or equal to 0")
 		}
-		return math.Sqrt(f), nil
+		return nil
 	}))
-	nary("$exp", 1, 1, unaryFloat(func(f float64) (float64, error) { return math.Exp(f), nil }))
-	nary("$ln", 1, 1, unaryFloat(func(f float64) (float64, error) {
-		if f <= 0 {
-			return 0, errf(mongoerr.LnArgNotPositive, "$ln's argument must be a positive number, but is %v", f)
+	nary("$exp", 1, 1, unaryFloat(math.Exp, decimal.Exp, nil))
+	nary("$ln", 1, 1, unaryFloat(math.Log, decimal.Ln, func(n number) error {
+		if n.sign() <= 0 && !n.isNaN() {
+			return errf(mongoerr.LnArgNotPositive, "$ln's argument must be a positive number, but is %s", n)
 		}
-		return math.Log(f), nil
+		return nil
 	}))
-	nary("$log10", 1, 1, unaryFloat(func(f float64) (float64, error) {
-		if f <= 0 {
-			return 0, errf(mongoerr.Log10ArgNotPositive, "$log10's argument must be a positive number, but is %v", f)
+	nary("$log10", 1, 1, unaryFloat(math.Log10, decimal.Log10, func(n number) error {
+		if n.sign() <= 0 && !n.isNaN() {
+			return errf(mongoerr.Log10ArgNotPositive, "$log10's argument must be a positive number, but is %s", n)
 		}
-		return math.Log10(f), nil
+		return nil
 	}))
 	nary("$log", 2, 2, evalLog)
 	nary("$pow", 2, 2, evalPow)
 }
 
 // addNum adds two numbers with MongoDB's widening: int32 overflow becomes
-// long, long overflow becomes double.
+// long, long overflow becomes double; a decimal operand makes the sum an
+// exact decimal.
 func addNum(a, b number) number {
 	k := maxKind(a.k, b.k)
+	if k == kDecimal {
+		return decNum(decimal.Add(a.dec(), b.dec()))
+	}
 	if k >= kDouble {
 		return number{k: k, f: a.float() + b.float()}
 	}
@@ -59,6 +65,9 @@ func addNum(a, b number) number {
 
 func mulNum(a, b number) number {
 	k := maxKind(a.k, b.k)
+	if k == kDecimal {
+		return decNum(decimal.Mul(a.dec(), b.dec()))
+	}
 	if k >= kDouble {
 		return number{k: k, f: a.float() * b.float()}
 	}
@@ -106,7 +115,7 @@ func addToDate(d bson.DateTime, n number) bson.DateTime {
 	if n.k <= kLong {
 		return d + bson.DateTime(n.i)
 	}
-	return d + bson.DateTime(math.Round(n.f))
+	return d + bson.DateTime(math.Round(n.float()))
 }
 
 func evalMultiply(name string, args []any) (any, error) {
@@ -136,7 +145,7 @@ func evalSubtract(name string, args []any) (any, error) {
 	case aDate && bDate:
 		return int64(da) - int64(db), nil
 	case aDate && bNum:
-		return addToDate(da, number{k: nb.k, i: -nb.i, f: -nb.f}), nil
+		return addToDate(da, nb.neg()), nil
 	case aDate:
 		return nil, errf(mongoerr.SubtractFromDateBadType, "can't $subtract %s from Date", typeName(b))
 	case bDate:
@@ -146,10 +155,13 @@ func evalSubtract(name string, args []any) (any, error) {
 	if !aNum || !bNum {
 		return nil, errf(mongoerr.SubtractBadTypes, "can't $subtract %s from %s", typeName(b), typeName(a))
 	}
+	if maxKind(na.k, nb.k) == kDecimal {
+		return decimal.Sub(na.dec(), nb.dec()), nil
+	}
 	if na.k <= kLong && nb.k <= kLong && nb.i == math.MinInt64 {
 		return float64(na.i) - float64(nb.i), nil
 	}
-	return addNum(na, number{k: nb.k, i: -nb.i, f: -nb.f}).value(), nil
+	return addNum(na, nb.neg()).value(), nil
 }
 
 func numArgs(name string, args []any) ([]number, bool, error) {
@@ -172,14 +184,13 @@ func evalDivide(name string, args []any) (any, error) {
 	if null || err != nil {
 		return nil, err
 	}
-	if ns[1].float() == 0 {
+	if ns[1].isZero() {
 		return nil, errf(mongoerr.BadValue, "can't $divide by zero")
 	}
-	q := ns[0].float() / ns[1].float()
 	if maxKind(ns[0].k, ns[1].k) == kDecimal {
-		return decimalFromFloat(q), nil
+		return decimal.Quo(ns[0].dec(), ns[1].dec()), nil
 	}
-	return q, nil
+	return ns[0].float() / ns[1].float(), nil
 }
 
 func evalMod(name string, args []any) (any, error) {
@@ -192,8 +203,11 @@ func evalMod(name string, args []any) (any, error) {
 	}
 	a, b := ns[0], ns[1]
 	k := maxKind(a.k, b.k)
-	if b.float() == 0 {
+	if b.isZero() {
 		return nil, errf(mongoerr.ModByZero, "can't $mod by zero")
+	}
+	if k == kDecimal {
+		return decimal.Rem(a.dec(), b.dec()), nil
 	}
 	if k >= kDouble {
 		return number{k: k, f: math.Mod(a.float(), b.float())}.value(), nil
@@ -209,8 +223,11 @@ func evalAbs(name string, args []any) (any, error) {
 	if null || err != nil {
 		return nil, err
 	}
-	if n.k >= kDouble {
-		return number{k: n.k, f: math.Abs(n.f)}.value(), nil
+	if n.k == kDecimal {
+		return decimal.Abs(n.d), nil
+	}
+	if n.k == kDouble {
+		return math.Abs(n.f), nil
 	}
 	if n.i == math.MinInt64 {
 		return nil, errf(mongoerr.AbsOfLongMin, "can't take $abs of long long min")
@@ -218,23 +235,43 @@ func evalAbs(name string, args []any) (any, error) {
 	return intResult(n.k, abs64(n.i)).value(), nil
 }
 
-// unaryFloat applies fn to a number; the result is a double (decimal for a
-// decimal input).
-func unaryFloat(fn func(float64) (float64, error)) func(string, []any) (any, error) {
+// unaryFloat applies fn to a number after check (when not nil) accepts
+// it; the result is a double, or decFn's exact decimal for a decimal input.
+func unaryFloat(fn func(float64) float64, decFn func(bson.Decimal128) bson.Decimal128, check func(number) error) func(string, []any) (any, error) {
 	return func(name string, args []any) (any, error) {
 		n, null, err := numericArg(name, args[0], mongoerr.UnaryArithNotNumeric)
 		if null || err != nil {
 			return nil, err
 		}
-		f, err := fn(n.float())
-		if err != nil {
-			return nil, err
+		if check != nil {
+			if err := check(n); err != nil {
+				return nil, err
+			}
 		}
 		if n.k == kDecimal {
-			return decimalFromFloat(f), nil
+			return decFn(n.d), nil
 		}
-		return f, nil
+		return fn(n.float()), nil
 	}
+}
+
+// neg returns -n (int64 minimum wraps; callers check it).
+func (n number) neg() number {
+	if n.k == kDecimal {
+		return decNum(decimal.Neg(n.d))
+	}
+	return number{k: n.k, i: -n.i, f: -n.f}
+}
+
+// String renders n for error messages.
+func (n number) String() string {
+	switch n.k {
+	case kInt, kLong:
+		return strconv.FormatInt(n.i, 10)
+	case kDecimal:
+		return n.d.String()
+	}
+	return strconv.FormatFloat(n.f, 'g', -1, 64)
 }
 
 // numericArg reads a unary numeric operator's argument: null, undefined or

@@ -3,6 +3,7 @@ package expr
 import (
 	"math"
 
+	"github.com/relaydb/relaydb/internal/decimal"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -15,18 +16,17 @@ func evalLog(name string, args []any) (any, error) {
 		}
 		return nil, err
 	}
-	x, b := ns[0].float(), ns[1].float()
-	if x <= 0 {
-		return nil, errf(mongoerr.LogArgNotPositive, "$log's argument must be a positive number, but is %v", x)
+	x, b := ns[0], ns[1]
+	if x.sign() <= 0 && !x.isNaN() {
+		return nil, errf(mongoerr.LogArgNotPositive, "$log's argument must be a positive number, but is %s", x)
 	}
-	if b <= 0 || b == 1 {
-		return nil, errf(mongoerr.LogBaseInvalid, "$log's base must be a positive number not equal to 1, but is %v", b)
+	if (b.sign() <= 0 && !b.isNaN()) || (b.k != kDecimal && b.float() == 1) || (b.k == kDecimal && decimal.Sign(decimal.Sub(b.d, decimal.FromInt64(1))) == 0) {
+		return nil, errf(mongoerr.LogBaseInvalid, "$log's base must be a positive number not equal to 1, but is %s", b)
 	}
-	r := math.Log(x) / math.Log(b)
-	if maxKind(ns[0].k, ns[1].k) == kDecimal {
-		return decimalFromFloat(r), nil
+	if maxKind(x.k, b.k) == kDecimal {
+		return decimal.Log(x.dec(), b.dec()), nil
 	}
-	return r, nil
+	return math.Log(x.float()) / math.Log(b.float()), nil
 }
 
 // evalPow implements $pow: [base, exponent]; integral powers stay integers
@@ -40,7 +40,7 @@ func evalPow(name string, args []any) (any, error) {
 		return nil, err
 	}
 	base, exp := ns[0], ns[1]
-	if base.float() == 0 && exp.float() < 0 {
+	if base.isZero() && exp.sign() < 0 {
 		return nil, errf(mongoerr.PowZeroNegativeExponent, "$pow cannot take a base of 0 and a negative exponent")
 	}
 	k := maxKind(base.k, exp.k)
@@ -49,11 +49,10 @@ func evalPow(name string, args []any) (any, error) {
 			return intResult(k, r).value(), nil
 		}
 	}
-	r := math.Pow(base.float(), exp.float())
 	if k == kDecimal {
-		return decimalFromFloat(r), nil
+		return decimal.Pow(base.dec(), exp.dec()), nil
 	}
-	return r, nil
+	return math.Pow(base.float(), exp.float()), nil
 }
 
 // intPow computes b^e exactly, reporting false on int64 overflow.

@@ -3,11 +3,16 @@ package expr
 import (
 	"math"
 
+	"github.com/cockroachdb/apd/v3"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/decimal"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// unaryRound implements $ceil and $floor: integers round to themselves.
-func unaryRound(fn func(float64) float64) func(string, []any) (any, error) {
+// unaryRound implements $ceil and $floor: integers round to themselves,
+// decimals exactly with decFn.
+func unaryRound(fn func(float64) float64, decFn func(bson.Decimal128) bson.Decimal128) func(string, []any) (any, error) {
 	return func(name string, args []any) (any, error) {
 		n, null, err := numericArg(name, args[0], mongoerr.UnaryArithNotNumeric)
 		if null || err != nil {
@@ -16,13 +21,16 @@ func unaryRound(fn func(float64) float64) func(string, []any) (any, error) {
 		if n.k <= kLong {
 			return args[0], nil // integers round to themselves, type kept
 		}
+		if n.k == kDecimal {
+			return decFn(n.d), nil
+		}
 		return number{k: n.k, f: fn(n.f)}.value(), nil
 	}
 }
 
 // placeRound implements $round and $trunc: [number, place], place in
-// [-20, 100].
-func placeRound(fn func(float64) float64) func(string, []any) (any, error) {
+// [-20, 100]; a decimal is quantized exactly to 10^-place with mode.
+func placeRound(fn func(float64) float64, mode apd.Rounder) func(string, []any) (any, error) {
 	return func(name string, args []any) (any, error) {
 		place := int64(0)
 		if len(args) == 2 {
@@ -41,6 +49,9 @@ func placeRound(fn func(float64) float64) func(string, []any) (any, error) {
 		n, null, err := numericArg(name, args[0], mongoerr.RoundBadArgument)
 		if null || err != nil {
 			return nil, err
+		}
+		if n.k == kDecimal {
+			return decimal.Quantize(n.d, int32(-place), mode), nil
 		}
 		return roundAt(n, place, fn).value(), nil
 	}

@@ -98,14 +98,7 @@ func Convert(v any, to string) (any, error) {
 	case "int", "long":
 		return toInteger(v, to)
 	case "decimal":
-		f, err := toDouble(v)
-		if err != nil {
-			return nil, err
-		}
-		if d, ok := v.(bson.Decimal128); ok {
-			return d, nil
-		}
-		return decimalFromFloat(f.(float64)), nil
+		return toDecimal(v)
 	case "bool":
 		return toBool(v)
 	case "string":

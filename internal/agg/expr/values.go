@@ -2,11 +2,11 @@ package expr
 
 import (
 	"math"
-	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/decimal"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -66,8 +66,9 @@ const (
 
 type number struct {
 	k numKind
-	i int64   // kInt, kLong
-	f float64 // kDouble, kDecimal (decimal arithmetic is done in float64)
+	i int64           // kInt, kLong
+	f float64         // kDouble
+	d bson.Decimal128 // kDecimal: decimal arithmetic is exact (package decimal)
 }
 
 func toNumber(v any) (number, bool) {
@@ -79,19 +80,77 @@ func toNumber(v any) (number, bool) {
 	case float64:
 		return number{k: kDouble, f: t}, true
 	case bson.Decimal128:
-		f, _ := bsonx.AsFloat64(t)
-		return number{k: kDecimal, f: f}, true
+		return number{k: kDecimal, d: t}, true
 	case int:
 		return number{k: kLong, i: int64(t)}, true
 	}
 	return number{}, false
 }
 
+func decNum(d bson.Decimal128) number { return number{k: kDecimal, d: d} }
+
 func (n number) float() float64 {
-	if n.k <= kLong {
+	switch n.k {
+	case kInt, kLong:
 		return float64(n.i)
+	case kDecimal:
+		return decimal.ToFloat64(n.d)
 	}
 	return n.f
+}
+
+// dec converts n to a decimal as MongoDB's Value::coerceToDecimal does:
+// integers exactly, doubles to 15 significant digits.
+func (n number) dec() bson.Decimal128 {
+	switch n.k {
+	case kInt, kLong:
+		return decimal.FromInt64(n.i)
+	case kDouble:
+		return decimal.FromFloat64(n.f, decimal.Double15)
+	}
+	return n.d
+}
+
+// isZero reports whether n is a zero of any type (not NaN).
+func (n number) isZero() bool {
+	switch n.k {
+	case kInt, kLong:
+		return n.i == 0
+	case kDecimal:
+		return decimal.Sign(n.d) == 0 && !n.d.IsNaN()
+	}
+	return n.f == 0
+}
+
+// sign is -1, 0 or 1; NaN is 0.
+func (n number) sign() int {
+	switch n.k {
+	case kInt, kLong:
+		return cmpInt(n.i, 0)
+	case kDecimal:
+		return decimal.Sign(n.d)
+	}
+	switch {
+	case n.f < 0:
+		return -1
+	case n.f > 0:
+		return 1
+	}
+	return 0
+}
+
+func (n number) isNaN() bool {
+	return (n.k == kDouble && n.f != n.f) || (n.k == kDecimal && n.d.IsNaN())
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // value converts n back to a BSON value of its kind.
@@ -104,7 +163,7 @@ func (n number) value() any {
 	case kDouble:
 		return n.f
 	}
-	return decimalFromFloat(n.f)
+	return n.d
 }
 
 // intResult returns an integer result of kind k (kInt or kLong), widening
@@ -114,25 +173,6 @@ func intResult(k numKind, i int64) number {
 		k = kLong
 	}
 	return number{k: k, i: i}
-}
-
-// TODO(#2): real decimal128 arithmetic; decimals are computed in float64
-// and converted back, which loses precision beyond 15-17 digits.
-func decimalFromFloat(f float64) bson.Decimal128 {
-	s := strconv.FormatFloat(f, 'g', -1, 64)
-	switch {
-	case math.IsNaN(f):
-		s = "NaN"
-	case math.IsInf(f, 1):
-		s = "Infinity"
-	case math.IsInf(f, -1):
-		s = "-Infinity"
-	}
-	d, err := bson.ParseDecimal128(s)
-	if err != nil {
-		return bson.NewDecimal128(0x7c00000000000000, 0) // NaN
-	}
-	return d
 }
 
 func maxKind(a, b numKind) numKind {
