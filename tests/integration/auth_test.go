@@ -127,10 +127,10 @@ func TestAuthLoginAndUsers(t *testing.T) {
 	if err != nil || fmt.Sprint(info["users"]) != "[]" {
 		t.Fatalf("usersInfo filter: %v %v", info, err)
 	}
-	restricted := bson.D{{Key: "createUser", Value: "r"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{}},
-		{Key: "authenticationRestrictions", Value: bson.A{bson.D{{Key: "clientSource", Value: bson.A{"10.0.0.1"}}}}}}
-	if _, err := runCmd(t, root, "admin", restricted); cmdCode(err) != 238 {
-		t.Fatalf("authenticationRestrictions must be refused, not ignored: %v", err)
+	digested := bson.D{{Key: "createUser", Value: "r"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{}},
+		{Key: "digestPassword", Value: false}}
+	if _, err := runCmd(t, root, "admin", digested); cmdCode(err) != 2 {
+		t.Fatalf("digestPassword: false must be refused, not ignored: %v", err)
 	}
 	if _, err := runCmd(t, root, "admin", bson.D{{Key: "dropUser", Value: "ghost"}}); cmdCode(err) != 11 {
 		t.Fatalf("dropUser of a missing user: %v", err)
