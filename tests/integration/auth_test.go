@@ -19,7 +19,7 @@ import (
 // authUnauthenticatedOK are the commands an unauthenticated connection may
 // run under --auth (MongoDB's handshake and authentication set).
 var authUnauthenticatedOK = map[string]bool{
-	"hello": true, "ping": true, "buildInfo": true, "whatsmyuri": true, "connectionStatus": true,
+	"hello": true, "isMaster": true, "ping": true, "buildInfo": true, "whatsmyuri": true, "connectionStatus": true,
 	"saslStart": true, "saslContinue": true, "logout": true, "authenticate": true,
 }
 
