@@ -39,6 +39,7 @@ func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error)
 	}
 	env := agg.Env{DB: db, Lookup: e.lookupSourceAt(p.Snapshot), Vars: p.Vars, LocalSessions: p.LocalSessions,
 		CollStats: p.CollStats, AllowDiskUse: p.AllowDiskUse, TempDir: e.TempDir()}
+	e.aggProcessHooks(&env, coll)
 	pl, err := agg.Compile(stages, env)
 	if err != nil {
 		return nil, err
@@ -50,13 +51,13 @@ func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error)
 		}
 	} else if coll != "" {
 		it, _, err := e.Find(db, coll, FindParams{Filter: pl.FirstMatch(), Hint: p.Hint, AllowDiskUse: p.AllowDiskUse, Vars: p.Vars,
-			Snapshot: p.Snapshot, Owned: p.Owned, textScore: true})
+			Snapshot: p.Snapshot, Owned: p.Owned})
 		if err != nil {
 			return nil, err
 		}
 		src = docsOf(it)
 	}
-	res := iterx.Map(pl.Run(src), outputRow(pl.FirstMatch()))
+	res := iterx.Map(pl.Run(src), rowOfDoc)
 	switch {
 	case out != nil:
 		return Empty(), e.WriteOut(res, out.DB, out.Coll)

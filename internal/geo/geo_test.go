@@ -172,3 +172,38 @@ func TestGridHash(t *testing.T) {
 		t.Error("180 is outside [-180, 180)")
 	}
 }
+
+// A strict-winding polygon is the area left of its shell: the same ring
+// clockwise covers everything but the small square.
+func TestBigPolygon(t *testing.T) {
+	crs := bson.D{{Key: "type", Value: "name"}, {Key: "properties", Value: bson.D{{Key: "name", Value: "urn:x-mongodb:crs:strictwinding:EPSG:4326"}}}}
+	ring := func(pts ...bson.A) bson.D {
+		return bson.D{{Key: "type", Value: "Polygon"}, {Key: "coordinates", Value: bson.A{bson.A(func() bson.A {
+			a := bson.A{}
+			for _, p := range pts {
+				a = append(a, p)
+			}
+			return a
+		}())}}, {Key: "crs", Value: crs}}
+	}
+	ccw := ring(bson.A{0, 0}, bson.A{1, 0}, bson.A{1, 1}, bson.A{0, 1}, bson.A{0, 0})
+	cw := ring(bson.A{0, 0}, bson.A{0, 1}, bson.A{1, 1}, bson.A{1, 0}, bson.A{0, 0})
+	inside, outside := mustParse(t, pt(0.5, 0.5)), mustParse(t, pt(100, 50))
+	for _, tc := range []struct {
+		poly    bson.D
+		in, out bool
+		name    string
+	}{{ccw, true, false, "counter-clockwise"}, {cw, false, true, "clockwise"}} {
+		r, err := ParseWithin(bson.D{{Key: "$geometry", Value: tc.poly}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Contains(inside) != tc.in || r.Contains(outside) != tc.out {
+			t.Errorf("%s: contains inside=%v outside=%v", tc.name, r.Contains(inside), r.Contains(outside))
+		}
+	}
+	bad := bson.D{{Key: "type", Value: "name"}, {Key: "properties", Value: bson.D{{Key: "name", Value: "nope"}}}}
+	if _, err := ParseWithin(bson.D{{Key: "$geometry", Value: append(square(0, 0, 1, 1), bson.E{Key: "crs", Value: bad})}}); err == nil {
+		t.Error("unknown crs accepted")
+	}
+}

@@ -154,6 +154,16 @@ func polygon(coords any) (*s2.Polygon, error) {
 // ring reads one closed loop, normalized to enclose at most a hemisphere
 // (MongoDB's reading of a polygon without a strict-winding crs).
 func ring(v any) (*s2.Loop, error) {
+	l, err := rawRing(v)
+	if err != nil {
+		return nil, err
+	}
+	l.Normalize()
+	return l, nil
+}
+
+// rawRing reads one closed loop as written (interior on the left).
+func rawRing(v any) (*s2.Loop, error) {
 	raw, ok := v.(bson.A)
 	if !ok || len(raw) < 4 {
 		return nil, fmt.Errorf("Loop must have at least 3 different vertices: %s", bsonx.ToString(v))
@@ -175,7 +185,6 @@ func ring(v any) (*s2.Loop, error) {
 	if err := l.Validate(); err != nil {
 		return nil, fmt.Errorf("Loop is not valid: %s %v", bsonx.ToString(v), err)
 	}
-	l.Normalize()
 	return l, nil
 }
 

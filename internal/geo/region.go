@@ -61,6 +61,15 @@ func queryGeoJSON(v any) (*Geometry, error) {
 	if !ok || !hasType {
 		return nil, fmt.Errorf("$geometry must be a GeoJSON object: %s", bsonx.ToString(v))
 	}
+	if crs, ok := bsonx.Get(d, "crs"); ok {
+		strict, err := strictWinding(crs)
+		if err != nil {
+			return nil, err
+		}
+		if strict {
+			return bigPolygon(d, typ)
+		}
+	}
 	return parseGeoJSON(d, typ, 0)
 }
 

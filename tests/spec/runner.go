@@ -261,11 +261,9 @@ func (r *testRun) runOp(ctx context.Context, op Operation) error {
 	return nil
 }
 
-// normalizeResult keeps driver objects (cursors, collections) and
-// normalizes values.
+// normalizeResult keeps driver objects (cursors) and normalizes values.
 func normalizeResult(v any) any {
-	switch c := v.(type) {
-	case *mongo.Cursor, *mongo.Collection:
+	if c, ok := v.(*mongo.Cursor); ok {
 		return c
 	}
 	return normalize(v)

@@ -24,7 +24,6 @@ func init() {
 	registerSet()
 	registerSetField()
 	registerRand()
-	registerMeta()
 }
 
 // nary registers an operator taking between min and max (-1: unbounded)
