@@ -76,6 +76,7 @@ func TestArithmetic(t *testing.T) {
 		{"double 34", FromFloat64(0.1, Double34), "0.1000000000000000055511151231257827"},
 		{"double -0", FromFloat64(math.Copysign(0, -1), Double15), "-0"},
 		{"double inf", FromFloat64(math.Inf(-1), Double15), "-Infinity"},
+		{"double 18 digits", FromFloat64(123456789012345678, Double15), "1.23456789012346E+17"},
 		{"double max", FromFloat64(math.MaxFloat64, Double15), "1.79769313486232E+308"},
 	}
 	for _, c := range cases {

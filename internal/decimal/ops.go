@@ -34,9 +34,16 @@ func FromFloat64(f float64, digits int) bson.Decimal128 {
 		}
 		return FromAPD(&d)
 	}
-	// strconv rounds the exact binary value, ties to even.
-	d, _, err := apd.NewFromString(strconv.FormatFloat(f, 'e', digits-1, 64))
+	// As MongoDB: the double to 34 digits (binary64_to_bid128; strconv
+	// rounds the exact binary value, ties to even), then that decimal
+	// rounded again to digits.
+	d, _, err := apd.NewFromString(strconv.FormatFloat(f, 'e', Double34-1, 64))
 	if err != nil {
+		return NaN
+	}
+	c := *Context
+	c.Precision = uint32(digits)
+	if _, err := c.Round(d, d); err != nil {
 		return NaN
 	}
 	return FromAPD(d)

@@ -6,12 +6,14 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/decimal"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // arithLeaf implements $inc and $mul with MongoDB's numeric promotion:
-// int32 overflow widens to int64, int64 overflow is an error, and any
-// double operand makes the result a double.
+// int32 overflow widens to int64, int64 overflow is an error, any double
+// operand makes the result a double, and any decimal operand makes it an
+// exact decimal (SafeNum: a double converts to 15 significant digits).
 func (st *state) arithLeaf(o *op) leafFn {
 	name, verb := "$inc", "$inc"
 	if o.kind == opMul {
@@ -52,24 +54,24 @@ func isArithNumber(v any) bool {
 	return false
 }
 
-// mulZero is the value $mul creates for a missing field: 0 of arg's type.
+// mulZero is the value $mul creates for a missing field: 0 of arg's type
+// (MongoDB multiplies arg by int32 0: a decimal keeps arg's exponent).
 func mulZero(arg any) any {
 	switch x := arg.(type) {
 	case int32:
 		return int32(0)
 	case float64:
 		return x * 0
+	case bson.Decimal128:
+		return decimal.Mul(x, decimal.FromInt64(0))
 	}
 	return int64(0)
 }
 
 // arith computes a (op) b; nil means int64 overflow.
 func arith(k opKind, a, b any) (any, error) {
-	if _, ok := a.(bson.Decimal128); ok {
-		return nil, errDecimal
-	}
-	if _, ok := b.(bson.Decimal128); ok {
-		return nil, errDecimal
+	if d, ok := decimalArith(k, a, b); ok {
+		return d, nil
 	}
 	ai, aInt := asInt(a)
 	bi, bInt := asInt(b)
@@ -102,8 +104,31 @@ func arith(k opKind, a, b any) (any, error) {
 	return r, nil
 }
 
-// TODO(#2): Decimal128 arithmetic for $inc/$mul.
-var errDecimal = mongoerr.New(mongoerr.NotImplemented, "$inc/$mul on decimal values is not supported yet")
+// decimalArith computes a (op) b exactly when either is a decimal.
+func decimalArith(k opKind, a, b any) (bson.Decimal128, bool) {
+	_, aDec := a.(bson.Decimal128)
+	_, bDec := b.(bson.Decimal128)
+	if !aDec && !bDec {
+		return bson.Decimal128{}, false
+	}
+	da, db := toDecimal(a), toDecimal(b)
+	if k == opMul {
+		return decimal.Mul(da, db), true
+	}
+	return decimal.Add(da, db), true
+}
+
+// toDecimal converts a number as MongoDB's SafeNum::getDecimal.
+func toDecimal(v any) bson.Decimal128 {
+	switch x := v.(type) {
+	case bson.Decimal128:
+		return x
+	case float64:
+		return decimal.FromFloat64(x, decimal.Double15)
+	}
+	i, _ := asInt(v)
+	return decimal.FromInt64(i)
+}
 
 func asInt(v any) (int64, bool) {
 	switch x := v.(type) {
