@@ -227,7 +227,7 @@ func checkUnknown(c *Command, cmd bson.D) error { return c.Def.spec.CheckUnknown
 
 // ErrorReply encodes err as MongoDB's error reply {ok:0, errmsg, code, codeName}.
 func (d *Dispatcher) ErrorReply(err error) []byte {
-	b, _ := bson.Marshal(append(ErrorDoc(err), d.stateChangeFields(mongoerr.From(err).Code, 0)...))
+	b, _ := bson.Marshal(append(ErrorDoc(err), d.stateChangeFields(mongoerr.From(err).Code, mongoerr.OK)...))
 	return b
 }
 

@@ -53,5 +53,5 @@ func (d *Dispatcher) withWCETopologyVersion(reply bson.D) bson.D {
 	}
 	code, _ := bsonx.Get(wd, "code")
 	n, _ := bsonx.AsInt64(code)
-	return append(reply, d.stateChangeFields(0, mongoerr.Code(n))...)
+	return append(reply, d.stateChangeFields(mongoerr.OK, mongoerr.Code(n))...)
 }
