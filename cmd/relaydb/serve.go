@@ -49,12 +49,7 @@ func serve(args []string) int {
 		return exitBadOptions
 	}
 	defer closeLog()
-	fresh := freshDBPath(cfg) // freshdir.go
-	code := run(cfg, log)
-	if code != exitOK && fresh {
-		discardFresh(cfg.DBPath, log)
-	}
-	return code
+	return run(cfg, log)
 }
 
 func run(cfg *config.Serve, log *slog.Logger) int {

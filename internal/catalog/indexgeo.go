@@ -156,3 +156,12 @@ func init() {
 		knownSpecFields[f] = true
 	}
 }
+
+// GeoGrid returns a 2d index's geohash grid (the default grid for other
+// indexes).
+func (idx *Index) GeoGrid() geo.Grid {
+	if idx.geo == nil {
+		return geo.DefaultGrid
+	}
+	return idx.geo.grid
+}

@@ -169,8 +169,13 @@ func nearPlan(coll *catalog.Collection, path string, ops bson.D) (*Plan, error) 
 		rs = geo.CoverRanges(c)
 		ivs = cellIntervals(rs)
 	}
-	// TODO(#14): scan a 2d index by geohash ranges and stream nearest
-	// first by expanding annuli instead of sorting every candidate.
+	if x0, y0, x1, y1, ok := n.FlatBox(); ok && kind == geoNear2d {
+		rs = idx.GeoGrid().CoverBox(x0, y0, x1, y1)
+		ivs = cellIntervals(rs)
+	}
+	// TODO(#14): stream nearest first by expanding annuli instead of
+	// sorting every candidate (and $centerSphere/spherical $near over a
+	// 2d index by its box).
 	return &Plan{Kind: kind, Index: idx, Intervals: ivs, SortCovered: true,
 		Bounds: cellBounds(idx, rs), Geo: &geoNearSpec{path: path, near: n}}, nil
 }

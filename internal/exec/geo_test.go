@@ -66,6 +66,12 @@ func TestGeoPlans(t *testing.T) {
 			kind: geoNear2dsphere, ids: "0 1"},
 		{name: "near 2d flat", specs: []string{flat}, filter: `{"flat": {"$near": [6.6, 0], "$maxDistance": 1.5}}`,
 			kind: geoNear2d, ids: "7 6 8"},
+		{name: "2d $box", specs: []string{flat}, filter: `{"flat": {"$geoWithin": {"$box": [[2.5, -1], [4.5, 1]]}}}`,
+			kind: "IXSCAN", ids: "3 4"},
+		{name: "2d $center", specs: []string{flat}, filter: `{"flat": {"$geoWithin": {"$center": [[0, 0], 1]}}}`,
+			kind: "IXSCAN", ids: "0 1"},
+		{name: "2d $polygon", specs: []string{flat}, filter: `{"flat": {"$geoWithin": {"$polygon": [[5.5, -1], [7.5, -1], [7.5, 1], [5.5, 1]]}}}`,
+			kind: "IXSCAN", ids: "6 7"},
 		{name: "near needs an index", filter: `{"loc": {"$near": [0, 0]}}`, code: mongoerr.BadValue},
 		{name: "near not top level", specs: []string{sphere}, filter: `{"$or": [{"loc": {"$near": [0, 0]}}, {"x": 1}]}`, code: mongoerr.BadValue},
 		{name: "within uses the index", specs: []string{sphere},
@@ -120,5 +126,10 @@ func TestGeoExplain(t *testing.T) {
 	b, _ := lookupD(ix, "indexBounds").(bson.D)
 	if lookupD(ix, "stage") != "IXSCAN" || len(b) != 1 || b[0].Key != "loc" || len(b[0].Value.(bson.A)) == 0 {
 		t.Errorf("input %v", fetch)
+	}
+	flat := geoEngine(t, `{"key": {"flat": "2d"}, "name": "flat_2d"}`)
+	_, plan, err := flat.Find("t", "c", FindParams{Filter: ddDoc(t, `{"flat": {"$near": [3, 0], "$maxDistance": 1}}`)})
+	if err != nil || plan.Kind != geoNear2d || len(plan.Intervals) == 0 || plan.Intervals[0].lo == nil {
+		t.Errorf("2d $near with $maxDistance: %v, plan %+v, want geohash ranges", err, plan)
 	}
 }

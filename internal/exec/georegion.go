@@ -13,53 +13,65 @@ import (
 	"github.com/relaydb/relaydb/internal/storage/keystring"
 )
 
-// regionPlan returns an IXSCAN over a 2dsphere index for the filter's
-// first top-level $geoWithin/$geoIntersects with a spherical region on
-// the index's first field, or nil.
+// regionPlan returns an IXSCAN for the filter's first top-level
+// $geoWithin/$geoIntersects on the first field of a geo index: over a
+// 2dsphere index the ranges covering a spherical region, over a 2d index
+// the geohash cells covering a flat region's box; nil when none applies.
 func regionPlan(coll *catalog.Collection, filter bson.D) *Plan {
 	for _, c := range conjuncts(filter, 0) {
 		if strings.HasPrefix(c.Key, "$") {
 			continue
 		}
-		region := geoRegion(c.Value)
-		if region == nil {
+		region, flat := geoRegion(c.Value)
+		if region == nil && flat == nil {
 			continue
 		}
 		for _, idx := range coll.Indexes() {
-			if catalog.GeoKind(idx.Key[0].Value) != "2dsphere" || idx.Key[0].Key != c.Key {
+			if idx.Key[0].Key != c.Key || idx.Partial != nil && !implies(predicates(filter), idx.Partial) {
 				continue
 			}
-			if idx.Partial != nil && !implies(predicates(filter), idx.Partial) {
+			var rs []geo.KeyRange
+			switch kind := catalog.GeoKind(idx.Key[0].Value); {
+			case kind == "2dsphere" && region != nil:
+				rs = geo.CoverRanges(region)
+			case kind == "2d" && flat != nil:
+				x0, y0, x1, y1, _ := flat.FlatBox()
+				rs = idx.GeoGrid().CoverBox(x0, y0, x1, y1)
+			default:
 				continue
 			}
-			rs := geo.CoverRanges(region)
 			return &Plan{Kind: "IXSCAN", Index: idx, Intervals: cellIntervals(rs), Bounds: cellBounds(idx, rs)}
 		}
 	}
-	// TODO(#14): 2d index scans for $box/$center/$polygon and 2dsphere
-	// fields after the first of a compound index.
+	// TODO(#14): 2dsphere fields after the first of a compound index.
 	return nil
 }
 
-// geoRegion returns the spherical region of {$geoWithin|$geoIntersects: ...}.
-func geoRegion(v any) s2.Region {
+// geoRegion returns the spherical region of {$geoWithin|$geoIntersects:
+// ...}, or its flat region ($box, $center, $polygon).
+func geoRegion(v any) (s2.Region, *geo.Region) {
 	ops, ok := v.(bson.D)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	for _, op := range ops {
 		switch op.Key {
 		case "$geoWithin", "$within":
-			if r, err := geo.ParseWithin(op.Value); err == nil && r.S2Region() != nil {
-				return r.S2Region()
+			r, err := geo.ParseWithin(op.Value)
+			if err != nil {
+				continue
 			}
+			if r.Flat() {
+				return nil, r
+			}
+			return r.S2Region(), nil
 		case "$geoIntersects":
 			if g, err := geo.ParseIntersects(op.Value); err == nil {
-				return g.S2Region()
+				return g.S2Region(), nil
 			}
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // cellIntervals turns key ranges into index byte intervals (each range

@@ -207,3 +207,31 @@ func TestBigPolygon(t *testing.T) {
 		t.Error("unknown crs accepted")
 	}
 }
+
+// Every point of a box hashes into the ranges covering it.
+func TestCoverBox(t *testing.T) {
+	g := Grid{Bits: 26, Min: -180, Max: 180}
+	for _, box := range [][4]float64{{0, 0, 1, 1}, {-10, -5, 30, 2}, {179, 179, 180, 180}, {-180, -180, 180, 180}, {3, 3, 3, 3}} {
+		rs := g.CoverBox(box[0], box[1], box[2], box[3])
+		if len(rs) == 0 || len(rs) > maxBoxCells {
+			t.Fatalf("box %v: %d ranges", box, len(rs))
+		}
+		for i := 0; i <= 10; i++ {
+			for j := 0; j <= 10; j++ {
+				x := box[0] + (box[2]-box[0])*float64(i)/10
+				y := box[1] + (box[3]-box[1])*float64(j)/10
+				h, err := g.Hash(x, y)
+				if err != nil {
+					continue // 180 is outside [min, max)
+				}
+				found := false
+				for _, r := range rs {
+					found = found || h >= r.Lo && h <= r.Hi
+				}
+				if !found {
+					t.Errorf("box %v: (%v, %v) hash %d outside %v", box, x, y, h, rs)
+				}
+			}
+		}
+	}
+}
