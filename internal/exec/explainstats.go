@@ -29,7 +29,7 @@ func (e *Engine) ExplainFindStats(db, coll string, p FindParams) (qp, stats bson
 	}
 	millis := time.Since(start).Milliseconds()
 	keys := int64(0)
-	if plan.Kind == "IXSCAN" || plan.Kind == "IDHACK" {
+	if plan.Kind == "IXSCAN" || plan.Kind == "IDHACK" || plan.Kind == "TEXT" {
 		keys = examined
 	}
 	p.examined = nil

@@ -166,5 +166,11 @@ func findPlan(col *catalog.Collection, p FindParams, ts *textSearch) (*Plan, err
 	if ts != nil && ts.idx != nil {
 		return textPlan(col, ts, p.Filter)
 	}
+	if ts == nil && p.Hint != nil {
+		// A text index holds one entry per term: only $text can use it.
+		if idx, err := hintedIndex(col, p.Hint); err == nil && idx.IsText() {
+			return nil, mongoerr.New(mongoerr.BadValue, "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index")
+		}
+	}
 	return choosePlan(col, planInput{filter: p.Filter, sort: p.Sort, hint: p.Hint})
 }

@@ -75,6 +75,17 @@ def test_count_aggregate_and_writes(texts):
     assert texts.count_documents({}) == 4
 
 
+def test_aggregate_text_score(texts):
+    pipeline = [{"$match": {"$text": {"$search": "cakes"}}},
+                {"$sort": {"score": SCORE, "_id": 1}},
+                {"$project": {"score": SCORE}}]
+    assert list(texts.aggregate(pipeline)) == [
+        {"_id": 2, "score": 10.0}, {"_id": 1, "score": 7.5}, {"_id": 3, "score": 1.53125}]
+    with pytest.raises(OperationFailure) as exc:
+        list(texts.aggregate([{"$project": {"score": SCORE}}]))
+    assert_op_failure(exc, 40218)
+
+
 def test_explain_text_match(texts):
     plan = texts.find({"$text": {"$search": "cake fox"}}).explain()["queryPlanner"]["winningPlan"]
     assert plan["stage"] == "TEXT_MATCH"
@@ -92,6 +103,9 @@ def test_text_errors(coll, texts):
     with pytest.raises(OperationFailure) as exc:
         list(texts.aggregate([{"$sort": {"_id": 1}}, {"$match": {"$text": {"$search": "cake"}}}]))
     assert_op_failure(exc, 17313)
+    with pytest.raises(OperationFailure) as exc:
+        list(texts.find({}).hint("title_text_body_text"))
+    assert_op_failure(exc, 2, "BadValue")
     other = coll.database["no_text_index"]
     other.insert_one({"a": "cake"})
     with pytest.raises(OperationFailure) as exc:
