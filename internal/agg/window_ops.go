@@ -10,9 +10,12 @@ import (
 // Window functions. Accumulators ($sum, $push, $topN, $median, ...) fold
 // the values of each document's window; when consecutive windows share
 // their start and grow (the default whole-partition window, or
-// [unbounded, n]), one accumulator is extended instead of rebuilt.
-// TODO(#14): sliding windows rebuild per document (O(n*w)); MongoDB
-// removes values that leave the window.
+// [unbounded, n]), one accumulator is extended instead of rebuilt; sliding
+// windows of $sum, $count, $avg, $min, $max and $push remove the values
+// that leave (window_removable.go).
+// TODO(#14): the other accumulators ($stdDev*, $addToSet, the N ones,
+// $median/$percentile, $first/$last) rebuild per document on a sliding
+// window (O(n*w)), as do covariances, $derivative and $integral.
 
 func compileWindowFn(op string, arg any, o *windowOut, w *windowStage, cc *compileCtx) (windowFn, error) {
 	switch op {
@@ -46,7 +49,7 @@ func compileWindowFn(op string, arg any, o *windowOut, w *windowStage, cc *compi
 	if err != nil {
 		return nil, err
 	}
-	return accWindowFn(a), nil
+	return accWindowFn(a, removableFor(op)), nil
 }
 
 func isAccumulatorName(op string) bool {
@@ -68,37 +71,82 @@ func evalEach(e expr.Expr, p *partition) ([]any, error) {
 	return vals, nil
 }
 
-func accWindowFn(a accSpec) windowFn {
+func accWindowFn(a accSpec, rem func() accumulator) windowFn {
 	return func(p *partition, o *windowOut, rc *runCtx) ([]any, error) {
 		vals, err := evalEach(a.arg, p)
 		if err != nil {
 			return nil, err
 		}
+		w := &windowFold{a: a, rem: rem, vals: vals, hi: -1}
 		out := make([]any, len(vals))
-		var acc accumulator
-		curLo, curHi := 0, -1
 		for i := range vals {
 			lo, hi, err := o.win.bounds(p, i, p.desc())
 			if err != nil {
 				return nil, err
 			}
-			if lo > hi {
-				out[i], acc = a.make().result(), nil
-				continue
+			if out[i], err = w.result(lo, hi); err != nil {
+				return nil, err
 			}
-			if acc == nil || lo != curLo || hi < curHi {
-				acc, curLo, curHi = a.make(), lo, lo-1
-			}
-			for curHi < hi {
-				curHi++
-				if _, err := acc.add(vals[curHi]); err != nil {
-					return nil, err
-				}
-			}
-			out[i] = acc.result()
 		}
 		return out, nil
 	}
+}
+
+// windowFold folds consecutive windows: it extends the accumulator when
+// a window grows at the end, slides a removable one when both ends move
+// forward, and rebuilds otherwise.
+type windowFold struct {
+	a      accSpec
+	rem    func() accumulator // removable version, or nil
+	vals   []any
+	acc    accumulator
+	lo, hi int // what acc holds
+}
+
+func (w *windowFold) result(lo, hi int) (any, error) {
+	if lo > hi {
+		w.acc = nil
+		return w.a.make().result(), nil
+	}
+	r, isRem := w.acc.(removable)
+	switch {
+	case w.acc != nil && lo == w.lo && hi >= w.hi:
+	case isRem && lo > w.lo && lo <= w.hi+1 && hi >= w.hi:
+		for ; w.lo < lo; w.lo++ {
+			r.remove(w.vals[w.lo])
+		}
+	default:
+		if err := w.reset(lo); err != nil {
+			return nil, err
+		}
+	}
+	for w.hi < hi {
+		w.hi++
+		if _, err := w.acc.add(w.vals[w.hi]); err != nil {
+			return nil, err
+		}
+	}
+	if r, ok := w.acc.(removable); ok && !r.exact() {
+		return fold(w.a.make(), w.vals[lo:hi+1])
+	}
+	return w.acc.result(), nil
+}
+
+func (w *windowFold) reset(lo int) error {
+	w.acc, w.lo, w.hi = w.a.make(), lo, lo-1
+	if w.rem != nil {
+		w.acc = w.rem()
+	}
+	return nil
+}
+
+func fold(acc accumulator, vals []any) (any, error) {
+	for _, v := range vals {
+		if _, err := acc.add(v); err != nil {
+			return nil, err
+		}
+	}
+	return acc.result(), nil
 }
 
 // desc reports a descending (first) sortBy field.
