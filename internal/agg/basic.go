@@ -110,7 +110,7 @@ func compileSort(spec any, _ *compileCtx) ([]stage, error) {
 	if len(d) == 0 {
 		return nil, mongoerr.New(mongoerr.SortNoKeys, "$sort stage must have at least one sort key")
 	}
-	s, err := query.CompileSort(d)
+	s, err := query.CompileSort(textScoreSort(d))
 	if err != nil {
 		return nil, err
 	}

@@ -67,7 +67,7 @@ func compileUnset(spec any, cc *compileCtx) ([]stage, error) {
 }
 
 func (s *projectStage) run(in Iterator, rc *runCtx) Iterator {
-	return mapIter(in, func(d bson.D) (bson.D, error) { return s.apply(d, rc) })
+	return mapIter(in, func(d bson.D) (bson.D, error) { return keepTextScore(d)(s.apply(d, rc)) })
 }
 
 func (s *projectStage) apply(doc bson.D, rc *runCtx) (bson.D, error) {

@@ -51,13 +51,13 @@ func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error)
 		}
 	} else if coll != "" {
 		it, _, err := e.Find(db, coll, FindParams{Filter: pl.FirstMatch(), Hint: p.Hint, AllowDiskUse: p.AllowDiskUse, Vars: p.Vars,
-			Snapshot: p.Snapshot, Owned: p.Owned})
+			Snapshot: p.Snapshot, Owned: p.Owned, textScore: true})
 		if err != nil {
 			return nil, err
 		}
 		src = docsOf(it)
 	}
-	res := iterx.Map(pl.Run(src), rowOfDoc)
+	res := iterx.Map(pl.Run(src), outputRow(pl.FirstMatch()))
 	switch {
 	case out != nil:
 		return Empty(), e.WriteOut(res, out.DB, out.Coll)

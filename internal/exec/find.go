@@ -30,6 +30,9 @@ type FindParams struct {
 	// examined, when set, counts the documents the plan's scan fetches
 	// (explain's executionStats).
 	examined *int64
+	// textScore keeps a $text query's scores in the documents
+	// (textmeta.go's scoreKey), for a pipeline's {$meta: "textScore"}.
+	textScore bool
 }
 
 // compiled holds a find's parsed parts.
@@ -96,7 +99,7 @@ func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
 		it = &filterIter{in: it, m: c.m, vars: p.Vars}
 	}
 	it = withOwned(it, p.Owned)
-	if c.meta.used() {
+	if c.meta.used() || (p.textScore && c.text != nil) {
 		it = &textScoreIter{in: it, ts: c.text}
 	}
 	if c.sort != nil && !plan.SortCovered {

@@ -3,14 +3,15 @@ package exec
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/query"
 )
 
 // scoreKey is the field a $text query's rows carry their score in between
-// the filter and the projection (sorts read it there); no stored document
-// can hold it (BSON field names cannot contain NUL).
-const scoreKey = "\x00textScore"
+// the filter and the projection (sorts read it there) or through a
+// pipeline ({$meta: "textScore"} expressions read it there).
+const scoreKey = expr.TextScoreField
 
 // textMeta is what a find asks of {$meta: "textScore"}.
 type textMeta struct {
@@ -133,4 +134,24 @@ func setTop(d bson.D, k string, v any) bson.D {
 		}
 	}
 	return append(d, bson.E{Key: k, Value: v})
+}
+
+// outputRow wraps a pipeline's output documents as rows: without scoreKey
+// when the pipeline's first $match has $text.
+func outputRow(firstMatch bson.D) func(bson.D) (*Row, error) {
+	if _, _, n := query.TextClause(firstMatch); n > 0 {
+		return withoutScore
+	}
+	return rowOfDoc
+}
+
+// withoutScore removes scoreKey from a pipeline's output document.
+func withoutScore(d bson.D) (*Row, error) {
+	for i, e := range d {
+		if e.Key == scoreKey {
+			d = append(d[:i:i], d[i+1:]...)
+			break
+		}
+	}
+	return &Row{Doc: d, Pos: -1}, nil
 }

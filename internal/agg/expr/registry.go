@@ -24,6 +24,7 @@ func init() {
 	registerSet()
 	registerSetField()
 	registerRand()
+	registerMeta()
 }
 
 // nary registers an operator taking between min and max (-1: unbounded)
