@@ -49,7 +49,12 @@ func serve(args []string) int {
 		return exitBadOptions
 	}
 	defer closeLog()
-	return run(cfg, log)
+	fresh := freshDBPath(cfg) // freshdir.go
+	code := run(cfg, log)
+	if code != exitOK && fresh {
+		discardFresh(cfg.DBPath, log)
+	}
+	return code
 }
 
 func run(cfg *config.Serve, log *slog.Logger) int {

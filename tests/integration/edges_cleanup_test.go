@@ -16,7 +16,8 @@ import (
 // TestFailedCommandsLeaveNothingBehind (issue #14 item 9): `tool verify`
 // of a missing dbpath fails without creating it (or any lock file), and
 // `serve` on a port in use exits 48 (mongod's EXIT_NET_ERROR) before it
-// creates its dbpath or writes a store.
+// creates its dbpath or writes a store; a serve that fails later in its
+// start (a missing certificate or key file) removes the dbpath it created.
 func TestFailedCommandsLeaveNothingBehind(t *testing.T) {
 	bin, err := harness.Binary()
 	if err != nil {
@@ -57,6 +58,19 @@ func TestFailedCommandsLeaveNothingBehind(t *testing.T) {
 		}
 		assertAbsent(t, dbpath)
 	})
+	t.Run("serve with a missing TLS certificate or key file", func(t *testing.T) {
+		for i, args := range [][]string{
+			{"--tlsMode", "requireTLS", "--tlsCertificateKeyFile", filepath.Join(base, "none.pem"), "--tlsCAFile", filepath.Join(base, "none-ca.pem")},
+			{"--keyFile", filepath.Join(base, "none.key")},
+		} {
+			dbpath := filepath.Join(base, "serve-bad-"+strconv.Itoa(i))
+			code, out := runExit(t, bin, append([]string{"serve", "--bind_ip", "127.0.0.1", "--port", freePortString(t), "--dbpath", dbpath}, args...)...)
+			if code == 0 {
+				t.Errorf("serve %v exited 0:\n%s", args, out)
+			}
+			assertAbsent(t, dbpath)
+		}
+	})
 }
 
 // runExit runs bin with args (bounded: 20 s) and returns its exit code
@@ -75,6 +89,17 @@ func runExit(t *testing.T, bin string, args ...string) (int, string) {
 		t.Fatalf("run %v: %v", args, err)
 	}
 	return 0, string(out)
+}
+
+// freePortString is a loopback port free a moment ago.
+func freePortString(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
 
 func assertAbsent(t *testing.T, path string) {
