@@ -102,6 +102,28 @@ func TestParseAndFloat(t *testing.T) {
 	}
 }
 
+func TestTruncInt64(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"9223372036854775807.9", math.MaxInt64, true},
+		{"-9223372036854775808.5", math.MinInt64, true},
+		{"9223372036854775808", 0, false},
+		{"-2.7", -2, true},
+		{"1E+3", 1000, true},
+		{"1E+40", 0, false},
+		{"NaN", 0, false},
+		{"-Infinity", 0, false},
+	} {
+		got, ok := TruncInt64(dec(t, c.in))
+		if got != c.want || ok != c.ok {
+			t.Errorf("TruncInt64(%s) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
+
 func FuzzRoundTrip(f *testing.F) {
 	f.Add(uint64(0x3040000000000000), uint64(1))
 	f.Add(uint64(0x7c00000000000000), uint64(0))

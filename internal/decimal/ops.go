@@ -225,3 +225,21 @@ func Sign(a bson.Decimal128) int { return ToAPD(a).Sign() }
 
 // IsNaN reports whether a is NaN.
 func IsNaN(a bson.Decimal128) bool { return a.IsNaN() }
+
+// TruncInt64 returns a truncated toward zero as an int64; ok is false for
+// NaN, ±Infinity and values outside int64's range.
+func TruncInt64(a bson.Decimal128) (int64, bool) {
+	x := ToAPD(a)
+	if x.Form != apd.Finite {
+		return 0, false
+	}
+	if x.Exponent < 0 {
+		c := *Context
+		c.Rounding = Down
+		if _, err := c.Quantize(x, x, 0); err != nil || x.Form != apd.Finite {
+			return 0, false
+		}
+	}
+	i, err := x.Int64()
+	return i, err == nil
+}

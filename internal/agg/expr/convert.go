@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/decimal"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -164,6 +165,12 @@ func toInteger(v any, to string) (any, error) {
 		i = int64(t)
 	case int64:
 		i = t
+	case bson.Decimal128:
+		n, ok := decimal.TruncInt64(t)
+		if !ok {
+			return nil, convFail("Conversion would overflow target type")
+		}
+		i = n
 	default:
 		f, ok := bsonx.AsFloat64(v)
 		if !ok {
@@ -238,8 +245,11 @@ func toDate(v any) (any, error) {
 		}
 		return bson.DateTime(int64(t)), nil
 	case bson.Decimal128:
-		f, _ := bsonx.AsFloat64(t)
-		return bson.DateTime(int64(f)), nil
+		ms, ok := decimal.TruncInt64(t)
+		if !ok {
+			return nil, convFail("Conversion would overflow target type")
+		}
+		return bson.DateTime(ms), nil
 	case bson.ObjectID:
 		return bson.NewDateTimeFromTime(t.Timestamp()), nil
 	case bson.Timestamp:
