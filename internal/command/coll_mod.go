@@ -8,26 +8,41 @@ import (
 )
 
 // collMod changes a collection's validation options (validator,
-// validationLevel, validationAction); the change replicates as a collMod
-// oplog entry. TODO(#14): other collMod options (index hidden/TTL changes,
-// changeStreamPreAndPostImages, expireAfterSeconds, capped resize).
+// validationLevel, validationAction) and a capped collection's limits
+// (cappedSize, cappedMax); the change replicates as a collMod oplog entry
+// holding the stored options. TODO(#14): other collMod options (index
+// hidden/TTL changes, changeStreamPreAndPostImages, expireAfterSeconds,
+// a view's viewOn/pipeline).
 func collMod(c *Ctx, p *request.CollMod) (bson.D, error) {
 	coll := string(p.Collection)
-	if c.D.eng.Catalog().Collection(c.DB, coll) == nil {
+	col := c.D.eng.Catalog().Collection(c.DB, coll)
+	if col == nil {
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist: %s", c.ns(coll))
 	}
 	if len(p.Options) == 0 {
 		return bson.D{}, nil
 	}
+	if isView(col) {
+		return nil, mongoerr.New(mongoerr.NotImplemented, "relaydb does not support collMod of a view yet")
+	}
+	changes := make(bson.D, 0, len(p.Options))
 	for _, e := range p.Options {
-		if !validationOptions[e.Key] {
+		switch {
+		case validationOptions[e.Key]:
+			if err := checkValidationOption(e); err != nil {
+				return nil, err
+			}
+		case e.Key == "cappedSize" || e.Key == "cappedMax":
+			var err error
+			if e, err = cappedCollMod(col, e); err != nil {
+				return nil, err
+			}
+		default:
 			return nil, mongoerr.New(mongoerr.NotImplemented, "relaydb does not support collMod option '%s' yet", e.Key)
 		}
-		if err := checkValidationOption(e); err != nil {
-			return nil, err
-		}
+		changes = append(changes, e)
 	}
-	if _, err := c.D.eng.Catalog().CollMod(c.DB, coll, p.Options); err != nil {
+	if _, err := c.D.eng.Catalog().CollMod(c.DB, coll, changes); err != nil {
 		return nil, err
 	}
 	return bson.D{}, nil

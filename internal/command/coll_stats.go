@@ -5,6 +5,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/agg"
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/command/request"
 )
 
@@ -41,21 +42,26 @@ func (c *Ctx) storageStats(coll string, scale int64) (bson.D, error) {
 	for _, idx := range col.Indexes() {
 		sizes = append(sizes, bson.E{Key: idx.Name, Value: int64(0)})
 	}
-	return bson.D{
+	return append(bson.D{
 		{Key: "size", Value: size / scale},
 		{Key: "count", Value: count},
 		{Key: "avgObjSize", Value: avg},
 		{Key: "numOrphanDocs", Value: orphans},
 		{Key: "storageSize", Value: size / scale},
 		{Key: "freeStorageSize", Value: int64(0)},
-		{Key: "capped", Value: false}, // relaydb has no capped collections
+	}, storageStatsTail(col, size, scale, sizes)...), nil
+}
+
+// storageStatsTail are storageStats' fields after freeStorageSize.
+func storageStatsTail(col *catalog.Collection, size, scale int64, sizes bson.D) bson.D {
+	return append(cappedStats(col), bson.D{
 		{Key: "nindexes", Value: int32(len(col.Indexes()))},
 		{Key: "indexBuilds", Value: bson.A{}},
 		{Key: "totalIndexSize", Value: int64(0)},
 		{Key: "totalSize", Value: size / scale}, // storageSize + totalIndexSize
 		{Key: "indexSizes", Value: sizes},
 		{Key: "scaleFactor", Value: int32(scale)},
-	}, nil
+	}...)
 }
 
 // collStatsInfo is the $collStats hook (agg.Env.CollStats) for coll.

@@ -10,7 +10,7 @@ import (
 
 // unsupportedCreate lists create options relaydb refuses rather than ignores.
 var unsupportedCreate = map[string]string{
-	"capped": "capped collections", "timeseries": "time-series collections",
+	"timeseries": "time-series collections",
 	"clusteredIndex": "clustered collections",
 	"encryptedFields": "queryable encryption", "changeStreamPreAndPostImages": "change stream pre- and post-images",
 }
@@ -48,6 +48,10 @@ func create(c *Ctx, p *request.Create) (bson.D, error) {
 		if !cmdspec.IsGeneric(e.Key) {
 			opts = append(opts, e)
 		}
+	}
+	opts, err := cappedOptions(opts)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := c.D.eng.Catalog().CreateCollection(c.DB, coll, opts); err != nil {
 		return nil, err

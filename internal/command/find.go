@@ -70,7 +70,7 @@ func find(c *Ctx, f *request.Find) (bson.D, error) {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
 	}
 	if tailable && !(c.DB == "local" && coll == "oplog.rs") {
-		return nil, mongoerr.New(mongoerr.BadValue, "error processing query: tailable cursor requested on non capped collection")
+		return findCappedTail(c, f, coll, p, n, await)
 	}
 	rv, err := c.beginRead()
 	if err != nil {

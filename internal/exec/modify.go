@@ -137,8 +137,13 @@ func (e *Engine) upsert(db, coll string, i int, q bson.D, u *update.Update, res 
 	if err := e.guard(KeyChange{DB: db, Coll: coll, Query: q, New: doc, Upsert: true, Retryable: retry != nil}); err != nil {
 		return err
 	}
+	unlock := e.lockCapped(col)
+	defer unlock()
 	w, err := e.cat.Insert(col, doc, writeOpts(retry, i)...)
 	if err != nil {
+		return err
+	}
+	if err := e.evictCapped(col, doc[0].Value); err != nil {
 		return err
 	}
 	res.committed(w)

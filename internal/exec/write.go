@@ -118,8 +118,13 @@ func (e *Engine) insertOne(col *catalog.Collection, d bson.D, res *WriteResult, 
 	if err := e.validate(col, nil, d, bypass); err != nil {
 		return err
 	}
+	unlock := e.lockCapped(col)
+	defer unlock()
 	w, err := e.cat.Insert(col, d, writeOpts(retry, i)...)
 	if err != nil {
+		return err
+	}
+	if err := e.evictCapped(col, d[0].Value); err != nil {
 		return err
 	}
 	res.committed(w)

@@ -21,7 +21,8 @@ var createOptions = []string{"viewOn", "pipeline", "capped", "size", "max", "exp
 	"clusteredIndex", "changeStreamPreAndPostImages", "validator", "validationLevel",
 	"validationAction", "collation", "storageEngine", "indexOptionDefaults", "encryptedFields"}
 
-// opCreateCollection sends {create: name, <options>} as drivers do.
+// opCreateCollection sends {create: name, <options>} as drivers do; its
+// result is the collection (saveResultAsEntity).
 func opCreateCollection(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
 	db, err := database(r, op)
 	if err != nil {
@@ -32,7 +33,10 @@ func opCreateCollection(ctx context.Context, r *testRun, op Operation) (any, boo
 	if err != nil {
 		return nil, false, err
 	}
-	return nil, false, db.RunCommand(ctx, cmd).Err()
+	if err := db.RunCommand(ctx, cmd).Err(); err != nil {
+		return nil, false, err
+	}
+	return db.Collection(getString(op.Arguments, "collection")), false, nil
 }
 
 // opModifyCollection sends {collMod: name, <options>}.
@@ -173,6 +177,9 @@ func commandCursor(ctx context.Context, r *testRun, op Operation) (*mongo.Cursor
 		case "command":
 			cmd = e.Value
 		case "commandName":
+		case "cursorType":
+			// The command itself carries tailable/awaitData; the driver's
+			// command cursor keeps a cursor the server keeps open.
 		case "batchSize":
 			batch = int32Arg(e.Value)
 		case "comment":
@@ -182,7 +189,7 @@ func commandCursor(ctx context.Context, r *testRun, op Operation) (*mongo.Cursor
 			// getMore's maxTimeMS.
 			getMoreMax = millis(e.Value)
 		default:
-			// TODO(#2): cursorType, timeoutMode for command cursors.
+			// TODO(#2): timeoutMode for command cursors.
 			return nil, unsupportedArg(op.Name, e.Key)
 		}
 	}

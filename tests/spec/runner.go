@@ -261,9 +261,11 @@ func (r *testRun) runOp(ctx context.Context, op Operation) error {
 	return nil
 }
 
-// normalizeResult keeps driver objects (cursors) and normalizes values.
+// normalizeResult keeps driver objects (cursors, collections) and
+// normalizes values.
 func normalizeResult(v any) any {
-	if c, ok := v.(*mongo.Cursor); ok {
+	switch c := v.(type) {
+	case *mongo.Cursor, *mongo.Collection:
 		return c
 	}
 	return normalize(v)
