@@ -141,7 +141,7 @@ func (s *sortStage) run(in Iterator, rc *runCtx) Iterator {
 	if s.skip {
 		return in
 	}
-	return sortIter(in, s.s, s.limit, rc.lim)
+	return sortIter(requireTextScore(in, s.spec), s.s, s.limit, rc.lim)
 }
 
 type sampleStage struct{ size int64 }

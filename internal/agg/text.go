@@ -27,8 +27,7 @@ func matchText(filter bson.D, cc *compileCtx) (query.TextFunc, error) {
 func textScoreSort(spec bson.D) bson.D {
 	var out bson.D
 	for i, e := range spec {
-		m, ok := e.Value.(bson.D)
-		if !ok || len(m) != 1 || m[0].Key != "$meta" || m[0].Value != "textScore" {
+		if !isTextScoreMeta(e.Value) {
 			continue
 		}
 		if out == nil {
@@ -61,4 +60,34 @@ func keepTextScore(in bson.D) func(bson.D, error) (bson.D, error) {
 		}
 		return out, nil
 	}
+}
+
+// requireTextScore makes a $sort on {$meta: "textScore"} fail with
+// Location40218 on a document without a score (as MongoDB's, rather than
+// sorting it as null): one that did not come from a $text query, or a
+// router's merger reading documents the shards returned without it.
+// TODO(#14): sharded pipelines sorting by textScore (the shards would
+// have to return the score with their documents).
+func requireTextScore(in Iterator, spec bson.D) Iterator {
+	need := false
+	for _, e := range spec {
+		need = need || isTextScoreMeta(e.Value)
+	}
+	if !need {
+		return in
+	}
+	return mapIter(in, func(d bson.D) (bson.D, error) {
+		for _, e := range d {
+			if e.Key == expr.TextScoreField {
+				return d, nil
+			}
+		}
+		return nil, mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
+	})
+}
+
+// isTextScoreMeta reports {$meta: "textScore"}.
+func isTextScoreMeta(v any) bool {
+	m, ok := v.(bson.D)
+	return ok && len(m) == 1 && m[0].Key == "$meta" && m[0].Value == "textScore"
 }

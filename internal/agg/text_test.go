@@ -41,6 +41,7 @@ func TestTextScorePipeline(t *testing.T) {
 	}{
 		{`[{"$sort": {"_id": 1}}, {"$match": {"$text": {"$search": "x"}}}]`, mongoerr.TextMatchNotFirst},
 		{`[{"$project": {"s": {"$meta": "textScore"}}}]`, mongoerr.TextScoreUnavailable},
+		{`[{"$sort": {"s": {"$meta": "textScore"}}}]`, mongoerr.TextScoreUnavailable},
 	} {
 		if _, err := runPipe(t, tc.pipeline, []bson.D{{{Key: "_id", Value: 1}}}); !mongoerr.Is(err, tc.code) {
 			t.Errorf("%s: got %v, want %d", tc.pipeline, err, tc.code)

@@ -126,3 +126,30 @@ def test_text_through_router(sharded_cluster):
         c.drop_database("text_routed")
     finally:
         c.close()
+
+
+def test_text_on_sharded_collection(sharded_cluster):
+    """Every shard holds the text index: $text finds, counts and updates
+    across shards; sorting by textScore across shards is refused (115 in
+    find, 40218 in a pipeline) rather than returned in the wrong order."""
+    c = MongoClient(sharded_cluster.uri, serverSelectionTimeoutMS=10000)
+    try:
+        c.admin.command("enableSharding", "text_sharded")
+        c.admin.command("shardCollection", "text_sharded.d", key={"_id": "hashed"})
+        coll = c["text_sharded"]["d"]
+        coll.insert_many([{"_id": i, "t": "cake %d" % i if i % 2 else "bread"} for i in range(20)])
+        coll.create_index([("t", TEXT)])
+        q = {"$text": {"$search": "cakes"}}
+        assert sorted(d["_id"] for d in coll.find(q)) == list(range(1, 20, 2))
+        assert coll.count_documents(q) == 10
+        assert {d["s"] for d in coll.find(q, {"s": SCORE})} == {0.75}
+        assert coll.update_many(q, {"$set": {"x": 1}}).modified_count == 10
+        with pytest.raises(OperationFailure) as exc:
+            list(coll.find(q).sort([("s", SCORE)]))
+        assert_op_failure(exc, 115)
+        with pytest.raises(OperationFailure) as exc:
+            list(coll.aggregate([{"$match": q}, {"$sort": {"s": SCORE}}]))
+        assert_op_failure(exc, 40218)
+    finally:
+        c.drop_database("text_sharded")
+        c.close()
