@@ -134,6 +134,16 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 		fmt.Fprintf(os.Stderr, "relaydb serve: %v\n", err)
 		return exitError
 	}
+	stopMetrics, err := startMetrics(cfg, disp.Metrics(), log) // metrics_http.go
+	if err != nil {
+		log.Error("cannot serve metrics", "err", err)
+		fmt.Fprintf(os.Stderr, "relaydb serve: %v\n", err)
+		if errors.Is(err, server.ErrAddrInUse) {
+			return exitNetError
+		}
+		return exitError
+	}
+	defer stopMetrics()
 	srv := server.New(server.Config{Addrs: listenAddrs(cfg), Listeners: lns, MaxConns: cfg.MaxConns, MessageTimeout: cfg.MessageTimeout(), Logger: log, Allowlist: allow, TLS: srvTLS}, disp)
 	return serveUntilStopped("relaydb serve", srv, stop, disp.BeginShutdown, log)
 }

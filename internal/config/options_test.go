@@ -42,7 +42,7 @@ var serveFlagCases = map[string]optionCase{
 	"logappend":                              {args: []string{"--logappend"}},
 	"logpath":                                {args: []string{"--logpath=/l"}},
 	"maxConns":                               {args: []string{"--maxConns=10"}},
-	"metricsPort":                            {args: []string{"--metricsPort=9216"}, errSub: "metricsPort 9216: Prometheus metrics are not implemented"},
+	"metricsPort":                            {args: []string{"--metricsPort=9216"}},
 	"oplogSize":                              {args: []string{"--oplogSize=64"}},
 	"port":                                   {args: []string{"--port=28000"}},
 	"replSet":                                {args: []string{"--replSet=rs1"}},

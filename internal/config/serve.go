@@ -180,9 +180,6 @@ func (s *Serve) Validate() error {
 		bad("metricsPort %d is out of range (0-65535, 0 = off)", s.MetricsPort)
 	} else if s.MetricsPort != 0 && s.MetricsPort == s.Port {
 		bad("metricsPort %d must differ from port", s.MetricsPort)
-	} else if s.MetricsPort != 0 {
-		// TODO(#14): serve Prometheus metrics (serverStatus counters) on metricsPort.
-		bad("metricsPort %d: Prometheus metrics are not implemented yet (leave metricsPort unset or 0)", s.MetricsPort)
 	}
 	if strings.ContainsAny(s.ReplSet, "/, \t") {
 		bad("replSet %q must be a bare name (no seed list, spaces or commas)", s.ReplSet)
