@@ -40,7 +40,7 @@ var serveYAMLCases = map[string]yamlCase{
 	"net.tls.disabledProtocols":                   {value: "TLS1_0", base: yamlTLS},
 	"net.tls.mode":                                {value: "preferTLS", base: yamlTLS},
 	"relaydb.inMemory":                            {value: "true"},
-	"relaydb.metricsPort":                         {value: "9216"}, // refused by Validate (TestEveryServeFlag)
+	"relaydb.metricsPort":                         {value: "9216"},
 	"replication.oplogSizeMB":                     {value: "64"},
 	"replication.replSetName":                     {value: "rs1"},
 	"security.authorization":                      {value: "enabled"},
