@@ -22,6 +22,9 @@ func (r *Router) routeCollStats(c *call) (reply bson.D, handled bool, err error)
 	if reply, handled, err := r.routeDataDistribution(c); handled {
 		return reply, true, err
 	}
+	if reply, handled, err := r.routeCurrentOp(c); handled { // currentop.go
+		return reply, true, err
+	}
 	if reply, handled, err := r.routeCollStatsCommand(c); handled {
 		return reply, true, err
 	}
