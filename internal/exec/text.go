@@ -32,6 +32,8 @@ func textFor(col *catalog.Collection, filter bson.D) (*textSearch, error) {
 		return nil, nil
 	case n > 1:
 		return nil, mongoerr.New(mongoerr.BadValue, "Too many text expressions")
+	case textUnderNor(filter, false):
+		return nil, mongoerr.New(mongoerr.BadValue, "text expression not allowed in nor")
 	case col == nil:
 		return &textSearch{underOr: underOr}, nil
 	}
@@ -173,4 +175,24 @@ func findPlan(col *catalog.Collection, p FindParams, ts *textSearch) (*Plan, err
 		}
 	}
 	return choosePlan(col, planInput{filter: p.Filter, sort: p.Sort, hint: p.Hint})
+}
+
+// textUnderNor reports a $text clause below a $nor.
+func textUnderNor(filter bson.D, inNor bool) bool {
+	for _, e := range filter {
+		if e.Key == "$text" && inNor {
+			return true
+		}
+		clauses, _ := e.Value.(bson.A)
+		if e.Key != "$and" && e.Key != "$or" && e.Key != "$nor" {
+			continue
+		}
+		for _, c := range clauses {
+			d, _ := c.(bson.D)
+			if textUnderNor(d, inNor || e.Key == "$nor") {
+				return true
+			}
+		}
+	}
+	return false
 }

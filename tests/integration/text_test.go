@@ -251,6 +251,7 @@ func testTextErrors(t *testing.T, coll *mongo.Collection) {
 		code   int32
 	}{
 		{"two $text", td("$and", bson.A{textQ("a"), textQ("b")}), nil, 2},
+		{"$text under $nor", td("$nor", bson.A{textQ("a")}), nil, 2},
 		{"$search type", td("$text", td("$search", 1)), nil, 2},
 		{"bad language", td("$text", td("$search", "x", "$language", "klingon")), nil, 2},
 		{"$or clause not indexed", td("$or", bson.A{textQ("fox"), td("title", "bread")}), nil, 291},
