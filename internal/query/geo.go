@@ -1,6 +1,9 @@
 package query
 
 import (
+	"math"
+	"strings"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/geo"
@@ -142,4 +145,54 @@ func mentionsNear(v any, depth int) bool {
 		}
 	}
 	return false
+}
+
+// NearOrder returns, for a filter with a top-level $near/$nearSphere (or
+// one in a top-level $and), its path and a function giving a document's
+// distance from the origin (+Inf without a location): what merging
+// several shards' nearest-first results needs. ok is false otherwise.
+// Legacy $near orders by flat distance (a 2dsphere index on the shards
+// measures radians instead; the order differs only far from the equator).
+func NearOrder(filter bson.D) (path string, dist func(bson.D) float64, ok bool) {
+	ops := nearOps(filter, 0)
+	if ops == nil {
+		return "", nil, false
+	}
+	n, err := geo.ParseNearOp(ops.Value.(bson.D))
+	if err != nil {
+		return "", nil, false
+	}
+	w := newWalker(ops.Key, false)
+	return ops.Key, func(doc bson.D) float64 {
+		best := math.Inf(1)
+		w.walk(doc, func(v any, missing bool, _ int) bool {
+			if !missing {
+				EachLocation(v, func(g *geo.Geometry) bool {
+					best = math.Min(best, n.Distance(g))
+					return false
+				})
+			}
+			return false
+		})
+		return best
+	}, true
+}
+
+// nearOps finds {path: {$near...}} among the top-level conjuncts.
+func nearOps(filter bson.D, depth int) *bson.E {
+	for i, e := range filter {
+		if arr, ok := e.Value.(bson.A); ok && e.Key == "$and" && depth < maxDepth {
+			for _, c := range arr {
+				if d, ok := c.(bson.D); ok {
+					if found := nearOps(d, depth+1); found != nil {
+						return found
+					}
+				}
+			}
+		}
+		if d, ok := e.Value.(bson.D); ok && !strings.HasPrefix(e.Key, "$") && hasNear(d) {
+			return &filter[i]
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"math"
 	"testing"
 
 	"github.com/relaydb/relaydb/internal/mongoerr"
@@ -55,5 +56,21 @@ func TestGeoOperatorErrors(t *testing.T) {
 		if _, err := Compile(mustDoc(t, f)); !mongoerr.Is(err, mongoerr.BadValue) {
 			t.Errorf("Compile(%s) = %v, want BadValue", f, err)
 		}
+	}
+}
+
+func TestNearOrder(t *testing.T) {
+	path, dist, ok := NearOrder(mustDoc(t, `{"x": 1, "$and": [{"a.loc": {"$near": [0, 0]}}]}`))
+	if !ok || path != "a.loc" {
+		t.Fatalf("NearOrder: %q %v", path, ok)
+	}
+	if d := dist(mustDoc(t, `{"a": {"loc": [[5, 0], [3, 4]]}}`)); d != 5 {
+		t.Errorf("distance %v, want 5", d)
+	}
+	if d := dist(mustDoc(t, `{"a": {"other": 1}}`)); !math.IsInf(d, 1) {
+		t.Errorf("no location: %v", d)
+	}
+	if _, _, ok := NearOrder(mustDoc(t, `{"loc": {"$geoWithin": {"$box": [[0, 0], [1, 1]]}}}`)); ok {
+		t.Error("no $near")
 	}
 }

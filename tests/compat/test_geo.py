@@ -114,3 +114,25 @@ def test_geo_through_router(sharded_cluster):
         coll.drop()
     finally:
         c.close()
+
+
+def test_geo_sharded(sharded_cluster):
+    """A hashed-sharded collection: each shard answers nearest first and
+    the router merges by distance ($near) or distanceField ($geoNear)."""
+    c = MongoClient(sharded_cluster.uri, serverSelectionTimeoutMS=10000)
+    try:
+        c.compat_geo.sharded.drop()
+        c.admin.command("shardCollection", "compat_geo.sharded", key={"_id": "hashed"})
+        coll = c.compat_geo.sharded
+        coll.insert_many(DOCS)
+        coll.create_index([("loc", GEOSPHERE)])
+        want = [4, 5, 3, 6, 2, 7, 1, 8, 0, 9, 100]
+        assert ids(coll.find({"loc": {"$near": {"$geometry": point(4.2, 0)}}})) == want
+        assert ids(coll.find({"loc": {"$near": {"$geometry": point(4.2, 0)}}}, {"loc": 0})) == want
+        out = list(coll.aggregate([{"$geoNear": {"near": point(4.2, 0), "distanceField": "d"}}]))
+        assert [d["_id"] for d in out] == want
+        assert ids(coll.find({"loc": {"$near": {"$geometry": point(4.2, 0)}}}, {"loc": 0}))[:1] == [4]
+        assert "loc" not in coll.find_one({"loc": {"$near": {"$geometry": point(0, 0)}}}, {"loc": 0})
+        coll.drop()
+    finally:
+        c.close()

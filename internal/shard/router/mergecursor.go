@@ -44,7 +44,8 @@ type mergedCursor struct {
 	id      int64
 	ns      string
 	coll    string
-	sort    bson.D // nil: shard order
+	sort    bson.D               // nil: shard order
+	near    func(bson.D) float64 // with sort set: order by distance instead ($near, geo.go)
 	strip   []string
 	keep    []string // included paths (empty parents under them are kept)
 	remotes []*remote
@@ -301,7 +302,7 @@ func (mc *mergedCursor) nextRemote() *remote {
 		if mc.sort == nil {
 			return rm
 		}
-		if best == nil || compareBySort(rm.buf[0], best.buf[0], mc.sort) < 0 {
+		if best == nil || mc.less(rm.buf[0], best.buf[0]) {
 			best = rm
 		}
 	}

@@ -70,6 +70,13 @@ func splitPipeline(pipeline bson.A) splitPlan {
 			p.shards = append(p.shards, raw)
 			p.merge = append(append(p.merge, raw), rest...)
 			return p
+		case "$geoNear":
+			if key := geoNearSortKey(spec); key != nil {
+				p.shards = append(p.shards, raw)
+				p.sortSpec = key
+				p.merge = append(p.merge, rest...)
+				return p
+			}
 		case "$group", "$count", "$sortByCount", "$bucket":
 			group, after := desugarGroup(name, spec)
 			if shard, merge, ok := splitGroup(group); ok {

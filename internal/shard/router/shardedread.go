@@ -102,8 +102,9 @@ func (r *Router) shardedFind(c *call, ns string, cm *routing.ChunkManager) (bson
 	}
 	shardCmd = setField(shardCmd, "batchSize", shardBatch)
 	var strip, keep []string
-	if proj := docField(c.cmd, "projection"); len(proj) > 0 && len(sortSpec) > 0 {
-		p, s, k, err := sortProjection(proj, sortSpec)
+	near, keySpec := nearMerge(filter, sortSpec)
+	if proj := docField(c.cmd, "projection"); len(proj) > 0 && len(keySpec) > 0 {
+		p, s, k, err := sortProjection(proj, keySpec)
 		if err != nil {
 			return nil, err
 		}
@@ -123,6 +124,9 @@ func (r *Router) shardedFind(c *call, ns string, cm *routing.ChunkManager) (bson
 	mc := &mergedCursor{ns: ns, coll: coll, strip: strip, keep: keep, skip: skip, limit: -1}
 	if len(sortSpec) > 0 {
 		mc.sort = sortSpec
+	}
+	if near != nil {
+		mc.sort, mc.near = keySpec, near
 	}
 	if limit > 0 {
 		mc.limit = limit
