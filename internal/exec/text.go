@@ -166,6 +166,10 @@ func indexedClause(col *catalog.Collection, clause bson.D) bool {
 // choosePlan.
 func findPlan(col *catalog.Collection, p FindParams, ts *textSearch) (*Plan, error) {
 	if ts != nil && ts.idx != nil {
+		if p.Snapshot != nil && !p.Snapshot.HasIndex(col, ts.idx) {
+			// The snapshot predates the index: the matcher decides $text.
+			return &Plan{Kind: "COLLSCAN", Text: ts}, nil
+		}
 		return textPlan(col, ts, p.Filter)
 	}
 	if ts == nil && p.Hint != nil {

@@ -36,7 +36,9 @@ func (l *Language) IsStopWord(word string) bool { return l.stop != nil && l.stop
 // two-letter code.
 // TODO(#14): stemmers and stop words for danish, dutch, finnish, german,
 // italian, portuguese, romanian and turkish (Snowball has them; the Go
-// package used here does not): they are only tokenized and folded.
+// package used here does not): they are only tokenized and folded. The
+// stop lists of french, spanish, russian, swedish, norwegian and
+// hungarian are the Go package's, which may differ from MongoDB's.
 var languages = func() map[string]*Language {
 	m := map[string]*Language{}
 	add := func(l *Language, code string) {

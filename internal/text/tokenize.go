@@ -16,6 +16,9 @@ type Fold struct {
 // words splits s into words: maximal runs of letters, digits and
 // combining marks (and, in English, apostrophes inside a word); anything
 // else delimits.
+// TODO(#14): MongoDB's delimiters are Unicode property lists (White_Space,
+// Dash, Hyphen, Quotation_Mark, Terminal_Punctuation, Pattern_Syntax,
+// STerm); symbols such as currency signs are words there, delimiters here.
 func words(s string, english bool) []string {
 	var out []string
 	start := -1
