@@ -46,7 +46,7 @@ type windowFn func(p *partition, o *windowOut, rc *runCtx) ([]any, error)
 func compileSetWindowFields(spec any, cc *compileCtx) ([]stage, error) {
 	d, ok := spec.(bson.D)
 	if !ok {
-		return nil, mongoerr.New(mongoerr.WindowSpecNotObject, "the $setWindowFields stage specification must be an object, found %s", typeOf(spec))
+		return nil, mongoerr.New(mongoerr.FailedToParse, "the $setWindowFields stage specification must be an object, found %s", typeOf(spec))
 	}
 	w := &windowStage{}
 	var partBy any
@@ -59,7 +59,7 @@ func compileSetWindowFields(spec any, cc *compileCtx) ([]stage, error) {
 		case "sortBy":
 			sb, ok := e.Value.(bson.D)
 			if !ok || len(sb) == 0 {
-				return nil, mongoerr.New(mongoerr.WindowSpecNotObject, "$setWindowFields 'sortBy' must be a non-empty object")
+				return nil, mongoerr.New(mongoerr.FailedToParse, "$setWindowFields 'sortBy' must be a non-empty object")
 			}
 			s, err := query.CompileSort(sb)
 			if err != nil {

@@ -17,7 +17,7 @@ import (
 func compileShift(arg any, cc *compileCtx) (windowFn, error) {
 	d, ok := arg.(bson.D)
 	if !ok {
-		return nil, mongoerr.New(mongoerr.WindowBadOutput, "Argument to $shift must be an object")
+		return nil, mongoerr.New(mongoerr.FailedToParse, "Argument to $shift must be an object")
 	}
 	var output expr.Expr
 	var by int64
@@ -34,7 +34,7 @@ func compileShift(arg any, cc *compileCtx) (windowFn, error) {
 		case "by":
 			n, isInt := bsonx.AsInt64(e.Value)
 			if !bsonx.IsNumber(e.Value) || !isInt || n < math.MinInt32 || n > math.MaxInt32 {
-				return nil, mongoerr.New(mongoerr.WindowBadOutput, "'$shift:by' field must be an integer, but found %s", show(e.Value))
+				return nil, mongoerr.New(mongoerr.FailedToParse, "'$shift:by' field must be an integer, but found %s", show(e.Value))
 			}
 			by, hasBy = n, true
 		case "default":
@@ -44,15 +44,15 @@ func compileShift(arg any, cc *compileCtx) (windowFn, error) {
 			}
 			v, isConst := expr.IsConst(c)
 			if !isConst {
-				return nil, mongoerr.New(mongoerr.WindowBadOutput, "'$shift:default' expression must yield a constant value.")
+				return nil, mongoerr.New(mongoerr.FailedToParse, "'$shift:default' expression must yield a constant value.")
 			}
 			def = v
 		default:
-			return nil, mongoerr.New(mongoerr.WindowBadOutput, "Unknown argument in $shift: %s", e.Key)
+			return nil, mongoerr.New(mongoerr.FailedToParse, "Unknown argument in $shift: %s", e.Key)
 		}
 	}
 	if output == nil || !hasBy {
-		return nil, mongoerr.New(mongoerr.WindowBadOutput, "$shift requires 'output' and 'by' fields")
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$shift requires 'output' and 'by' fields")
 	}
 	return func(p *partition, _ *windowOut, _ *runCtx) ([]any, error) {
 		out := make([]any, len(p.docs))
@@ -131,7 +131,7 @@ func axisValue(v any) float64 {
 func compileExpMovingAvg(arg any, cc *compileCtx) (windowFn, error) {
 	d, ok := arg.(bson.D)
 	if !ok {
-		return nil, mongoerr.New(mongoerr.WindowBadOutput, "$expMovingAvg must have exactly one argument that is an object")
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$expMovingAvg must have exactly one argument that is an object")
 	}
 	var input expr.Expr
 	alpha := math.NaN()
@@ -145,7 +145,7 @@ func compileExpMovingAvg(arg any, cc *compileCtx) (windowFn, error) {
 			input = c
 		case "N", "alpha":
 			if !math.IsNaN(alpha) {
-				return nil, mongoerr.New(mongoerr.WindowBadOutput, "$expMovingAvg must have exactly one of 'N' or 'alpha'")
+				return nil, mongoerr.New(mongoerr.FailedToParse, "$expMovingAvg must have exactly one of 'N' or 'alpha'")
 			}
 			a, err := emaAlpha(e.Key, e.Value)
 			if err != nil {
@@ -153,11 +153,11 @@ func compileExpMovingAvg(arg any, cc *compileCtx) (windowFn, error) {
 			}
 			alpha = a
 		default:
-			return nil, mongoerr.New(mongoerr.WindowBadOutput, "Got unrecognized field in $expMovingAvg: %s", e.Key)
+			return nil, mongoerr.New(mongoerr.FailedToParse, "Got unrecognized field in $expMovingAvg: %s", e.Key)
 		}
 	}
 	if input == nil || math.IsNaN(alpha) {
-		return nil, mongoerr.New(mongoerr.WindowBadOutput, "$expMovingAvg requires 'input' and one of 'N' or 'alpha'")
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$expMovingAvg requires 'input' and one of 'N' or 'alpha'")
 	}
 	return emaFn(input, alpha), nil
 }
@@ -167,12 +167,12 @@ func emaAlpha(key string, v any) (float64, error) {
 	if key == "N" {
 		n, isInt := bsonx.AsInt64(v)
 		if !ok || !isInt || n <= 0 {
-			return 0, mongoerr.New(mongoerr.WindowBadOutput, "'N' field must be an integer greater than zero, but found %s", show(v))
+			return 0, mongoerr.New(mongoerr.FailedToParse, "'N' field must be an integer greater than zero, but found %s", show(v))
 		}
 		return 2 / (float64(n) + 1), nil
 	}
 	if !ok || f <= 0 || f >= 1 {
-		return 0, mongoerr.New(mongoerr.WindowBadOutput, "'alpha' must be a number between 0 and 1 (exclusive), but found %s", show(v))
+		return 0, mongoerr.New(mongoerr.FailedToParse, "'alpha' must be a number between 0 and 1 (exclusive), but found %s", show(v))
 	}
 	return f, nil
 }

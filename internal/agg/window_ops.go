@@ -21,7 +21,7 @@ func compileWindowFn(op string, arg any, o *windowOut, w *windowStage, cc *compi
 	switch op {
 	case "$rank", "$denseRank", "$documentNumber":
 		if d, ok := arg.(bson.D); !ok || len(d) != 0 {
-			return nil, mongoerr.New(mongoerr.WindowBadOutput, "%s must be specified with '{}' as the value", op)
+			return nil, mongoerr.New(mongoerr.FailedToParse, "%s must be specified with '{}' as the value", op)
 		}
 		return rankFn(op, w), nil
 	case "$shift":
@@ -43,7 +43,7 @@ func compileWindowFn(op string, arg any, o *windowOut, w *windowStage, cc *compi
 		return compileCovariance(op, arg, cc)
 	}
 	if !isAccumulatorName(op) {
-		return nil, mongoerr.New(mongoerr.WindowBadOutput, "Unrecognized window function, %s", op)
+		return nil, mongoerr.New(mongoerr.FailedToParse, "Unrecognized window function, %s", op)
 	}
 	a, err := compileAccumulator("w", bson.D{{Key: op, Value: arg}}, cc)
 	if err != nil {

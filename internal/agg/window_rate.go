@@ -14,7 +14,7 @@ import (
 func compileRateFn(op string, arg any, o *windowOut, w *windowStage, cc *compileCtx) (windowFn, error) {
 	d, ok := arg.(bson.D)
 	if !ok {
-		return nil, mongoerr.New(mongoerr.WindowBadOutput, "%s expects an object, but got a %s", op, typeOf(arg))
+		return nil, mongoerr.New(mongoerr.FailedToParse, "%s expects an object, but got a %s", op, typeOf(arg))
 	}
 	var input expr.Expr
 	unit := ""
@@ -29,18 +29,18 @@ func compileRateFn(op string, arg any, o *windowOut, w *windowStage, cc *compile
 		case "unit":
 			u, ok := e.Value.(string)
 			if !ok || !validUnit(u) || u == "year" || u == "quarter" || u == "month" {
-				return nil, mongoerr.New(mongoerr.WindowBadOutput, "%s: 'unit' must be one of week, day, hour, minute, second, millisecond; got %s", op, show(e.Value))
+				return nil, mongoerr.New(mongoerr.FailedToParse, "%s: 'unit' must be one of week, day, hour, minute, second, millisecond; got %s", op, show(e.Value))
 			}
 			unit = u
 		default:
-			return nil, mongoerr.New(mongoerr.WindowBadOutput, "%s got unexpected argument: %s", op, e.Key)
+			return nil, mongoerr.New(mongoerr.FailedToParse, "%s got unexpected argument: %s", op, e.Key)
 		}
 	}
 	if input == nil {
-		return nil, mongoerr.New(mongoerr.WindowBadOutput, "%s requires an 'input' expression", op)
+		return nil, mongoerr.New(mongoerr.FailedToParse, "%s requires an 'input' expression", op)
 	}
 	if op == "$derivative" && !o.win.set {
-		return nil, mongoerr.New(mongoerr.WindowBadBounds, "$derivative requires explicit window bounds")
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$derivative requires explicit window bounds")
 	}
 	return func(p *partition, o *windowOut, _ *runCtx) ([]any, error) {
 		return rateValues(op, input, unit, p, o)
@@ -83,15 +83,15 @@ func rateAxis(op string, v any, unit string) (float64, error) {
 	dt, isDate := v.(bson.DateTime)
 	switch {
 	case isDate && unit == "":
-		return 0, mongoerr.New(mongoerr.WindowBadOutput, "%s where the sortBy is a Date requires an 'unit'", op)
+		return 0, mongoerr.New(mongoerr.FailedToParse, "%s where the sortBy is a Date requires an 'unit'", op)
 	case isDate:
 		return float64(dt), nil
 	case unit != "":
-		return 0, mongoerr.New(mongoerr.WindowBadOutput, "%s with 'unit' expects the sortBy field to be a Date, but it was %s", op, typeOf(v))
+		return 0, mongoerr.New(mongoerr.FailedToParse, "%s with 'unit' expects the sortBy field to be a Date, but it was %s", op, typeOf(v))
 	}
 	f, ok := numberAsFloat(v)
 	if !ok {
-		return 0, mongoerr.New(mongoerr.WindowBadOutput, "%s (with no 'unit') expects the sortBy field to be numeric, but it was %s", op, typeOf(v))
+		return 0, mongoerr.New(mongoerr.FailedToParse, "%s (with no 'unit') expects the sortBy field to be numeric, but it was %s", op, typeOf(v))
 	}
 	return f, nil
 }
@@ -127,7 +127,7 @@ func integral(xs []float64, ys []any, lo, hi int, scale float64) any {
 func compileCovariance(op string, arg any, cc *compileCtx) (windowFn, error) {
 	arr, ok := arg.(bson.A)
 	if !ok || len(arr) != 2 {
-		return nil, mongoerr.New(mongoerr.WindowBadOutput, "%s requires an array of two expressions", op)
+		return nil, mongoerr.New(mongoerr.FailedToParse, "%s requires an array of two expressions", op)
 	}
 	x, err := cc.compileExpr(arr[0])
 	if err != nil {

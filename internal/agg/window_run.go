@@ -188,12 +188,12 @@ func (w *window) cmpOffset(v, cur any, b bound, desc bool) int {
 func (w *window) checkRangeValue(v any) error {
 	if w.hasUnits {
 		if _, ok := v.(bson.DateTime); !ok {
-			return mongoerr.New(mongoerr.WindowBadBounds, "Invalid range: Expected the sortBy field to be a Date, but it was %s", typeOf(v))
+			return mongoerr.New(mongoerr.WindowRangeNotNumber, "Invalid range: Expected the sortBy field to be a Date, but it was %s", typeOf(v))
 		}
 		return nil
 	}
 	if _, ok := numberAsFloat(v); !ok {
-		return mongoerr.New(mongoerr.WindowBadBounds, "Invalid range: Expected the sortBy field to be a number, but it was %s", typeOf(v))
+		return mongoerr.New(mongoerr.WindowRangeNotNumber, "Invalid range: Expected the sortBy field to be a number, but it was %s", typeOf(v))
 	}
 	return nil
 }

@@ -42,7 +42,7 @@ func compileWindowOut(field string, spec any, w *windowStage, cc *compileCtx) (*
 	}
 	d, ok := spec.(bson.D)
 	if !ok {
-		return nil, mongoerr.New(mongoerr.WindowBadOutput, "Expected a document for the output field '%s' of $setWindowFields", field)
+		return nil, mongoerr.New(mongoerr.FailedToParse, "Expected a document for the output field '%s' of $setWindowFields", field)
 	}
 	o := &windowOut{path: path, win: window{lo: bound{unbounded: true}, hi: bound{unbounded: true}}}
 	var arg any
@@ -55,11 +55,11 @@ func compileWindowOut(field string, spec any, w *windowStage, cc *compileCtx) (*
 		case strings.HasPrefix(e.Key, "$") && o.op == "":
 			o.op, arg = e.Key, e.Value
 		default:
-			return nil, mongoerr.New(mongoerr.WindowBadOutput, "'%s' is not a valid window function or field of the output of '%s'", e.Key, field)
+			return nil, mongoerr.New(mongoerr.FailedToParse, "'%s' is not a valid window function or field of the output of '%s'", e.Key, field)
 		}
 	}
 	if o.op == "" {
-		return nil, mongoerr.New(mongoerr.WindowBadOutput, "Expected a window function in the output field '%s'", field)
+		return nil, mongoerr.New(mongoerr.FailedToParse, "Expected a window function in the output field '%s'", field)
 	}
 	if err := checkWindowUse(o, w); err != nil {
 		return nil, err
@@ -70,16 +70,16 @@ func compileWindowOut(field string, spec any, w *windowStage, cc *compileCtx) (*
 
 func checkWindowUse(o *windowOut, w *windowStage) error {
 	if windowNeedsSort[o.op] && w.sort == nil {
-		return mongoerr.New(mongoerr.WindowNeedsSortBy, "%s requires a sortBy", o.op)
+		return mongoerr.New(mongoerr.FailedToParse, "%s requires a sortBy", o.op)
 	}
 	if windowNoWindow[o.op] && o.win.set {
-		return mongoerr.New(mongoerr.WindowBadBounds, "%s does not accept a 'window' field", o.op)
+		return mongoerr.New(mongoerr.FailedToParse, "%s does not accept a 'window' field", o.op)
 	}
 	if o.win.isRange && len(w.sortBy) != 1 {
-		return mongoerr.New(mongoerr.WindowNeedsSortBy, "Range-based bounds require sortBy a single field")
+		return mongoerr.New(mongoerr.FailedToParse, "Range-based bounds require sortBy a single field")
 	}
 	if (o.op == "$rank" || o.op == "$denseRank" || o.op == "$linearFill" || o.op == "$derivative" || o.op == "$integral") && len(w.sortBy) != 1 {
-		return mongoerr.New(mongoerr.WindowNeedsSortBy, "%s must be specified with a top level sortBy expression with exactly one element", o.op)
+		return mongoerr.New(mongoerr.FailedToParse, "%s must be specified with a top level sortBy expression with exactly one element", o.op)
 	}
 	return nil
 }
@@ -87,7 +87,7 @@ func checkWindowUse(o *windowOut, w *windowStage) error {
 func parseWindow(v any) (window, error) {
 	d, ok := v.(bson.D)
 	if !ok {
-		return window{}, mongoerr.New(mongoerr.WindowBadBounds, "'window' field must be an object")
+		return window{}, mongoerr.New(mongoerr.FailedToParse, "'window' field must be an object")
 	}
 	w := window{set: true}
 	hasBounds := false
@@ -95,7 +95,7 @@ func parseWindow(v any) (window, error) {
 		switch e.Key {
 		case "documents", "range":
 			if hasBounds {
-				return window{}, mongoerr.New(mongoerr.WindowBadBounds, "Window bounds can only specify one of 'documents' or 'range'")
+				return window{}, mongoerr.New(mongoerr.FailedToParse, "Window bounds can only specify one of 'documents' or 'range'")
 			}
 			hasBounds, w.isRange = true, e.Key == "range"
 			var err error
@@ -105,15 +105,15 @@ func parseWindow(v any) (window, error) {
 		case "unit":
 			u, ok := e.Value.(string)
 			if !ok || !validUnit(u) {
-				return window{}, mongoerr.New(mongoerr.WindowBadBounds, "'unit' must be one of: year, quarter, month, week, day, hour, minute, second, millisecond")
+				return window{}, mongoerr.New(mongoerr.FailedToParse, "'unit' must be one of: year, quarter, month, week, day, hour, minute, second, millisecond")
 			}
 			w.unit, w.hasUnits = u, true
 		default:
-			return window{}, mongoerr.New(mongoerr.WindowBadBounds, "'window' field can only contain 'documents' as the only argument or 'range' with an optional 'unit' field")
+			return window{}, mongoerr.New(mongoerr.FailedToParse, "'window' field can only contain 'documents' as the only argument or 'range' with an optional 'unit' field")
 		}
 	}
 	if w.hasUnits && !w.isRange {
-		return window{}, mongoerr.New(mongoerr.WindowBadBounds, "Window bounds can only specify 'unit' with range-based bounds")
+		return window{}, mongoerr.New(mongoerr.FailedToParse, "Window bounds can only specify 'unit' with range-based bounds")
 	}
 	if !hasBounds {
 		w.lo, w.hi = bound{unbounded: true}, bound{unbounded: true}
@@ -124,7 +124,7 @@ func parseWindow(v any) (window, error) {
 func parseBounds(kind string, v any) (lo, hi bound, err error) {
 	arr, ok := v.(bson.A)
 	if !ok || len(arr) != 2 {
-		return lo, hi, mongoerr.New(mongoerr.WindowBadBounds, "Window bounds must be a 2-element array: %s: %s", kind, show(v))
+		return lo, hi, mongoerr.New(mongoerr.FailedToParse, "Window bounds must be a 2-element array: %s: %s", kind, show(v))
 	}
 	if lo, err = parseBound(kind, arr[0]); err != nil {
 		return lo, hi, err
@@ -136,7 +136,7 @@ func parseBounds(kind string, v any) (lo, hi bound, err error) {
 		return lo, hi, nil
 	}
 	if lo.off > hi.off {
-		return lo, hi, mongoerr.New(mongoerr.WindowBadBounds, "Lower bound must not exceed upper bound: %s", show(v))
+		return lo, hi, mongoerr.New(mongoerr.FailedToParse, "Lower bound must not exceed upper bound: %s", show(v))
 	}
 	return lo, hi, nil
 }
@@ -150,10 +150,10 @@ func parseBound(kind string, v any) (bound, error) {
 	}
 	f, ok := numberAsFloat(v)
 	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
-		return bound{}, mongoerr.New(mongoerr.WindowBadBounds, "Window bounds must be 'unbounded', 'current', or a number: %s", show(v))
+		return bound{}, mongoerr.New(mongoerr.FailedToParse, "Window bounds must be 'unbounded', 'current', or a number: %s", show(v))
 	}
 	if _, isInt := bsonx.AsInt64(v); kind == "documents" && (!isInt || f != math.Trunc(f)) {
-		return bound{}, mongoerr.New(mongoerr.WindowBadBounds, "Numeric document-based bounds must be an integer: %s", show(v))
+		return bound{}, mongoerr.New(mongoerr.FailedToParse, "Numeric document-based bounds must be an integer: %s", show(v))
 	}
 	return bound{off: f}, nil
 }

@@ -279,9 +279,8 @@ const (
 	GetFieldFieldNotConstant        Code = 5654602 // location code: codeName Location5654602
 	DocumentsNotArray               Code = 5858203 // location code: codeName Location5858203
 	ShardedDataDistributionNotAdmin Code = 6789100 // location code: codeName Location6789100
-	// Aggregation accumulators and stages of #14 (not in number order). TODO(#14): the
-	// Window* and BucketAuto*/GraphLookup* numbers follow MongoDB where known; check
-	// them against its sources.
+	// Aggregation accumulators and stages of #14 (not in number order). TODO(#14):
+	// check the BucketAuto*/GraphLookup* numbers against MongoDB's sources.
 	PercentileNotArray       Code = 7429700 // location code: codeName Location7429700
 	PercentileNotNumeric     Code = 7429701 // location code: codeName Location7429701
 	PercentileSpecNotObject  Code = 7429703 // location code: codeName Location7429703
@@ -302,11 +301,7 @@ const (
 	SortArrayMissingInput    Code = 2942502 // location code: codeName Location2942502
 	SortArrayMissingSortBy   Code = 2942503 // location code: codeName Location2942503
 	RedactBadResult          Code = 17053   // location code: codeName Location17053
-	WindowSpecNotObject      Code = 5809200 // location code: codeName Location5809200 ($setWindowFields spec)
-	WindowUnknownField       Code = 5809201 // location code: codeName Location5809201
-	WindowBadOutput          Code = 5809202 // location code: codeName Location5809202 (output field or operator)
-	WindowBadBounds          Code = 5809203 // location code: codeName Location5809203 (window documents/range)
-	WindowNeedsSortBy        Code = 5809204 // location code: codeName Location5809204 (rank/shift/range need sortBy)
+	WindowRangeNotNumber     Code = 5429414 // location code: codeName Location5429414 (range window over a non-number/date)
 	WindowMemoryExceeded     Code = 5414201 // location code: codeName Location5414201
 	BucketAutoBadSpec        Code = 40240   // location code: codeName Location40240
 	BucketAutoBadBuckets     Code = 40243   // location code: codeName Location40243
