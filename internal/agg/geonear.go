@@ -31,7 +31,32 @@ type GeoNearSpec struct {
 
 type geoNearStage struct{ spec GeoNearSpec }
 
-func (s *geoNearStage) run(in Iterator, _ *runCtx) Iterator { return in }
+// geoNearInput marks the documents the executor produced for a leading
+// $geoNear (GeoNearInput); any other input means the stage sits where no
+// geo index is read (a $lookup or $unionWith sub-pipeline).
+type geoNearInput struct{ Iterator }
+
+// GeoNearInput wraps the executor's $geoNear results for Run.
+func GeoNearInput(it Iterator) Iterator { return geoNearInput{it} }
+
+func (s *geoNearStage) run(in Iterator, _ *runCtx) Iterator {
+	if g, ok := in.(geoNearInput); ok {
+		return g.Iterator
+	}
+	// TODO(#14): $geoNear in $lookup and $unionWith sub-pipelines.
+	return &failedIter{in: in, err: mongoerr.New(mongoerr.NotImplemented,
+		"$geoNear is supported only as the first stage of an aggregate on a collection")}
+}
+
+// failedIter yields nothing and reports err.
+type failedIter struct {
+	in  Iterator
+	err error
+}
+
+func (f *failedIter) Next() (bson.D, bool) { return nil, false }
+func (f *failedIter) Err() error           { return f.err }
+func (f *failedIter) Close() error         { return f.in.Close() }
 
 // GeoNear returns the pipeline's leading $geoNear, or nil.
 func (p *Pipeline) GeoNear() *GeoNearSpec {

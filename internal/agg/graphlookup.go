@@ -161,9 +161,7 @@ func (s *graphLookupStage) search(d bson.D, fc *foreignCache, rc *runCtx) (bson.
 // level finds the unseen documents connected to frontier, adds them to
 // g.out at depth and returns the next frontier.
 func (s *graphLookupStage) level(frontier bson.A, depth int64, g *graphSearch, fc *foreignCache, rc *runCtx) (bson.A, error) {
-	// As MongoDB's, the search is a {connectToField: {$in: values}} query:
-	// a regex value matches as a pattern.
-	filter := bson.D{{Key: s.connectTo, Value: bson.D{{Key: "$in", Value: frontier}}}}
+	filter := bson.D{{Key: s.connectTo, Value: bson.D{{Key: "$in", Value: inValues(frontier)}}}}
 	if s.restrict != nil {
 		filter = bson.D{{Key: "$and", Value: bson.A{filter, s.restrict}}}
 	}
@@ -195,6 +193,21 @@ func (s *graphLookupStage) level(frontier bson.A, depth int64, g *graphSearch, f
 		}
 		next = append(next, startValues(getPath(f, fromPath))...)
 	}
+}
+
+// inValues makes frontier values usable in $in: a regex would match as a
+// pattern, so it is wrapped to compare by equality instead.
+// TODO(#14): an array value in connectFromField matches by its elements
+// (as MongoDB does), not as a whole.
+func inValues(frontier bson.A) bson.A {
+	out := make(bson.A, 0, len(frontier))
+	for _, v := range frontier {
+		if _, isRe := v.(bson.Regex); isRe {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 func (s *graphLookupStage) emit(f bson.D, depth int64, g *graphSearch, rc *runCtx) error {

@@ -11,6 +11,7 @@ import (
 // unsupportedCreate lists create options relaydb refuses rather than ignores.
 var unsupportedCreate = map[string]string{
 	"timeseries": "time-series collections",
+	"clusteredIndex": "clustered collections",
 	"encryptedFields": "queryable encryption", "changeStreamPreAndPostImages": "change stream pre- and post-images",
 }
 
@@ -50,9 +51,6 @@ func create(c *Ctx, p *request.Create) (bson.D, error) {
 	}
 	opts, err := cappedOptions(opts)
 	if err != nil {
-		return nil, err
-	}
-	if opts, err = clusteredOptions(opts); err != nil {
 		return nil, err
 	}
 	if _, err := c.D.eng.Catalog().CreateCollection(c.DB, coll, opts); err != nil {

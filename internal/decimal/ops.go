@@ -203,20 +203,19 @@ const (
 	Down     = apd.RoundDown
 )
 
-// Quantize rounds a to exponent exp (a multiple of 10^exp) with mode, as
-// IEEE 754 quantize: 1.5 at exponent -2 is 1.50; NaN when the result would
-// need more than 34 digits. NaN and ±Infinity come back unchanged (MongoDB
-// returns an infinite $round/$trunc argument as it is).
+// Quantize rounds a to exponent exp (a multiple of 10^exp) with mode. A
+// value that already has no digits below 10^exp, NaN and ±Infinity come
+// back unchanged, as does a result that would need more than 34 digits.
 func Quantize(a bson.Decimal128, exp int32, mode apd.Rounder) bson.Decimal128 {
 	x := ToAPD(a)
-	if x.Form != apd.Finite {
+	if x.Form != apd.Finite || x.Exponent >= exp {
 		return a
 	}
 	c := *Context
 	c.Rounding = mode
 	var r apd.Decimal
 	if _, err := c.Quantize(&r, x, exp); err != nil || r.Form != apd.Finite {
-		return NaN
+		return a
 	}
 	return FromAPD(&r)
 }

@@ -20,7 +20,7 @@ import (
 func (e *Engine) geoNearDocs(db, coll string, gn *agg.GeoNearSpec, p AggregateParams) (agg.Iterator, error) {
 	col := e.cat.Collection(db, coll)
 	if col == nil {
-		return agg.Slice(nil), nil
+		return agg.GeoNearInput(agg.Slice(nil)), nil
 	}
 	key, err := geoNearKey(col, gn.Key)
 	if err != nil {
@@ -37,12 +37,12 @@ func (e *Engine) geoNearDocs(db, coll string, gn *agg.GeoNearSpec, p AggregatePa
 	}
 	if plan.Geo == nil {
 		it.Close()
-		return agg.Slice(nil), nil
+		return agg.GeoNearInput(agg.Slice(nil)), nil
 	}
-	return iterx.Map(docsOf(it), func(doc bson.D) (bson.D, error) {
+	return agg.GeoNearInput(iterx.Map(docsOf(it), func(doc bson.D) (bson.D, error) {
 		dist, loc := nearestLocation(plan.Geo, doc)
 		return gn.Annotate(doc, dist, loc), nil
-	}), nil
+	})), nil
 }
 
 // geoNearOps is the $near/$nearSphere operator document of a $geoNear.

@@ -61,6 +61,9 @@ func TestGeoNearStage(t *testing.T) {
 		{name: "$near in $match", specs: []string{sphere}, pipeline: `[{"$match": {"loc": {"$near": [0, 0]}}}]`, code: mongoerr.BadValue},
 		{name: "$nearSphere in a later $match", specs: []string{sphere},
 			pipeline: `[{"$limit": 5}, {"$match": {"$and": [{"loc": {"$nearSphere": [0, 0]}}]}}]`, code: mongoerr.BadValue},
+		{name: "in a $lookup sub-pipeline", specs: []string{sphere},
+			pipeline: `[{"$limit": 1}, {"$lookup": {"from": "c", "as": "x", "pipeline": [{"$geoNear": {"near": [0, 0], "distanceField": "d"}}]}}]`,
+			code:     mongoerr.NotImplemented},
 		{name: "no distanceField", specs: []string{sphere}, pipeline: `[{"$geoNear": {"near": [0, 0]}}]`, code: mongoerr.GeoNearNeedsDistField},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -119,7 +119,7 @@ func (cl *cloner) cloneView(db, name string, info bson.D) error {
 }
 
 // indexSpecs returns listIndexes' specs, without the ns field of old
-// servers and without a clustered index (its collection's options say it).
+// servers.
 func (cl *cloner) indexSpecs(ctx context.Context, db, name string) ([]bson.D, error) {
 	cur := &cursor{src: cl.src, db: db, coll: name,
 		cmd: bson.D{{Key: "listIndexes", Value: name}, secondaryOK}}
@@ -127,20 +127,16 @@ func (cl *cloner) indexSpecs(ctx context.Context, db, name string) ([]bson.D, er
 	if err != nil {
 		return nil, err
 	}
-	kept := specs[:0]
-	for _, s := range specs {
-		if c, _ := lookup(s, "clustered").(bool); c {
-			continue // a clustered collection's _id index (in its options)
-		}
+	for i, s := range specs {
 		out := s[:0:0]
 		for _, f := range s {
 			if f.Key != "ns" {
 				out = append(out, f)
 			}
 		}
-		kept = append(kept, out)
+		specs[i] = out
 	}
-	return kept, nil
+	return specs, nil
 }
 
 // copyDocuments reads coll on the source with find/getMore and stores
