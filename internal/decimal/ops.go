@@ -132,8 +132,38 @@ func ideal(r *apd.Decimal, cond apd.Condition, want int64) *apd.Decimal {
 // bid128_fmod still answers.
 func Rem(a, b bson.Decimal128) bson.Decimal128 { return apply2((*apd.Context).Rem, a, b) }
 
-// Pow returns a ** b.
-func Pow(a, b bson.Decimal128) bson.Decimal128 { return apply2((*apd.Context).Pow, a, b) }
+// Pow returns a ** b: ±Infinity on overflow and ±0 on underflow (negative
+// only for a negative a and an odd integer b), NaN for a negative a and a
+// non-integer b.
+func Pow(a, b bson.Decimal128) bson.Decimal128 {
+	x, y := ToAPD(a), ToAPD(b)
+	var r apd.Decimal
+	cond, err := Context.Pow(&r, x, y)
+	if err == nil {
+		return FromAPD(&r)
+	}
+	// apd reports results past its own exponent limits as errors.
+	switch {
+	case cond.Overflow():
+		r = apd.Decimal{Form: apd.Infinite}
+	case cond.Underflow():
+		r = apd.Decimal{Exponent: minQ}
+	default:
+		return NaN
+	}
+	r.Negative = x.Negative && oddInteger(y)
+	return FromAPD(&r)
+}
+
+// oddInteger reports whether y is an odd integer (an integer too large for
+// Rem has a positive exponent, so it is even).
+func oddInteger(y *apd.Decimal) bool {
+	var rem apd.Decimal
+	if _, err := Context.Rem(&rem, y, apd.New(2, 0)); err != nil || rem.Form != apd.Finite {
+		return false
+	}
+	return rem.Cmp(apd.New(1, 0)) == 0 || rem.Cmp(apd.New(-1, 0)) == 0
+}
 
 // Abs returns |a|.
 func Abs(a bson.Decimal128) bson.Decimal128 { return apply1((*apd.Context).Abs, a) }
@@ -203,19 +233,20 @@ const (
 	Down     = apd.RoundDown
 )
 
-// Quantize rounds a to exponent exp (a multiple of 10^exp) with mode. A
-// value that already has no digits below 10^exp, NaN and ±Infinity come
-// back unchanged, as does a result that would need more than 34 digits.
+// Quantize rounds a to exponent exp (a multiple of 10^exp) with mode, as
+// IEEE 754 quantize: 1.5 at exponent -2 is 1.50; NaN when the result would
+// need more than 34 digits. NaN and ±Infinity come back unchanged (MongoDB
+// returns an infinite $round/$trunc argument as it is).
 func Quantize(a bson.Decimal128, exp int32, mode apd.Rounder) bson.Decimal128 {
 	x := ToAPD(a)
-	if x.Form != apd.Finite || x.Exponent >= exp {
+	if x.Form != apd.Finite {
 		return a
 	}
 	c := *Context
 	c.Rounding = mode
 	var r apd.Decimal
 	if _, err := c.Quantize(&r, x, exp); err != nil || r.Form != apd.Finite {
-		return a
+		return NaN
 	}
 	return FromAPD(&r)
 }
