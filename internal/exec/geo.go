@@ -39,7 +39,7 @@ func geoPlan(coll *catalog.Collection, in planInput) (*Plan, error) {
 		return nil, err
 	}
 	if ops != nil {
-		p, err := nearPlan(coll, path, ops)
+		p, err := nearPlan(coll, in, path, ops)
 		if p != nil {
 			p.SortCovered = len(in.sort) == 0
 		}
@@ -150,7 +150,7 @@ func nearIndex(coll *catalog.Collection, path string, n *geo.Near) (*catalog.Ind
 	return nil, ""
 }
 
-func nearPlan(coll *catalog.Collection, path string, ops bson.D) (*Plan, error) {
+func nearPlan(coll *catalog.Collection, in planInput, path string, ops bson.D) (*Plan, error) {
 	n, err := query.ParseNear(ops)
 	if err != nil {
 		return nil, err
@@ -163,19 +163,20 @@ func nearPlan(coll *catalog.Collection, path string, ops bson.D) (*Plan, error) 
 	if err := n.Validate(); err != nil {
 		return nil, mongoerr.New(mongoerr.BadValue, "%v", err)
 	}
-	ivs := []interval{{}}
+	pos, _ := idx.GeoFieldFor(path)
+	preds := predicates(in.filter)
+	prefixes := geoPrefixes(idx, pos, preds)
 	var rs []geo.KeyRange
-	if c, ok := n.Cap(); ok && kind == geoNear2dsphere && idx.Key[0].Key == path {
+	if c, ok := n.Cap(); ok && kind == geoNear2dsphere {
 		rs = geo.CoverRanges(c)
-		ivs = cellIntervals(rs)
 	}
 	if x0, y0, x1, y1, ok := n.FlatBox(); ok && kind == geoNear2d {
 		rs = idx.GeoGrid().CoverBox(x0, y0, x1, y1)
-		ivs = cellIntervals(rs)
 	}
+	ivs := geoIntervals(prefixes, rs)
 	// TODO(#14): stream nearest first by expanding annuli instead of
 	// sorting every candidate (and $centerSphere/spherical $near over a
 	// 2d index by its box).
 	return &Plan{Kind: kind, Index: idx, Intervals: ivs, SortCovered: true,
-		Bounds: cellBounds(idx, rs), Geo: &geoNearSpec{path: path, near: n}}, nil
+		Bounds: geoBounds(idx, pos, preds, prefixes, rs), Geo: &geoNearSpec{path: path, near: n}}, nil
 }

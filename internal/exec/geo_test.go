@@ -27,7 +27,7 @@ func geoEngine(t *testing.T, specs ...string) *Engine {
 	}
 	var docs []string
 	for i := 9; i >= 0; i-- {
-		docs = append(docs, fmt.Sprintf(`{"_id": %d, "loc": {"type": "Point", "coordinates": [%d, 0]}, "flat": [%d, 0]}`, i, i, i))
+		docs = append(docs, fmt.Sprintf(`{"_id": %d, "loc": {"type": "Point", "coordinates": [%d, 0]}, "flat": [%d, 0], "n": %d}`, i, i, i, i%2))
 	}
 	docs = append(docs, `{"_id": 100, "loc": {"type": "Polygon", "coordinates": [[[20, 20], [21, 20], [21, 21], [20, 21], [20, 20]]]}}`,
 		`{"_id": 101, "x": 1}`)
@@ -72,6 +72,14 @@ func TestGeoPlans(t *testing.T) {
 			kind: "IXSCAN", ids: "0 1"},
 		{name: "2d $polygon", specs: []string{flat}, filter: `{"flat": {"$geoWithin": {"$polygon": [[5.5, -1], [7.5, -1], [7.5, 1], [5.5, 1]]}}}`,
 			kind: "IXSCAN", ids: "6 7"},
+		{name: "compound near with an equality prefix", specs: []string{`{"key": {"n": 1, "loc": "2dsphere"}, "name": "n_loc"}`},
+			filter: `{"n": 1, "loc": {"$near": {"$geometry": {"type": "Point", "coordinates": [4.2, 0]}, "$maxDistance": 400000}}}`,
+			kind:   geoNear2dsphere, ids: "5 3 7 1"},
+		{name: "compound within with an equality prefix", specs: []string{`{"key": {"n": 1, "loc": "2dsphere"}, "name": "n_loc"}`},
+			filter: `{"n": 0, "loc": {"$geoWithin": {"$centerSphere": [[0, 0], 0.05]}}}`, kind: "IXSCAN", ids: "0 2"},
+		{name: "compound near without the prefix scans the index", specs: []string{`{"key": {"n": 1, "loc": "2dsphere"}, "name": "n_loc"}`},
+			filter: `{"loc": {"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0]}, "$maxDistance": 250000}}}`,
+			kind:   geoNear2dsphere, ids: "0 1 2"},
 		{name: "near needs an index", filter: `{"loc": {"$near": [0, 0]}}`, code: mongoerr.BadValue},
 		{name: "near not top level", specs: []string{sphere}, filter: `{"$or": [{"loc": {"$near": [0, 0]}}, {"x": 1}]}`, code: mongoerr.BadValue},
 		{name: "within uses the index", specs: []string{sphere},
@@ -127,8 +135,13 @@ func TestGeoExplain(t *testing.T) {
 	if lookupD(ix, "stage") != "IXSCAN" || len(b) != 1 || b[0].Key != "loc" || len(b[0].Value.(bson.A)) == 0 {
 		t.Errorf("input %v", fetch)
 	}
+	cmp := geoEngine(t, `{"key": {"n": 1, "loc": "2dsphere"}, "name": "n_loc"}`)
+	_, plan, err := cmp.Find("t", "c", FindParams{Filter: ddDoc(t, `{"n": 1, "loc": {"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0]}}}}`)})
+	if err != nil || len(plan.Intervals) != 1 || plan.Intervals[0].lo == nil || fmt.Sprint(lookupD(plan.Bounds, "n")) != "[[1, 1]]" {
+		t.Errorf("compound $near with {n: 1}: %v, intervals %d, bounds %v", err, len(plan.Intervals), plan.Bounds)
+	}
 	flat := geoEngine(t, `{"key": {"flat": "2d"}, "name": "flat_2d"}`)
-	_, plan, err := flat.Find("t", "c", FindParams{Filter: ddDoc(t, `{"flat": {"$near": [3, 0], "$maxDistance": 1}}`)})
+	_, plan, err = flat.Find("t", "c", FindParams{Filter: ddDoc(t, `{"flat": {"$near": [3, 0], "$maxDistance": 1}}`)})
 	if err != nil || plan.Kind != geoNear2d || len(plan.Intervals) == 0 || plan.Intervals[0].lo == nil {
 		t.Errorf("2d $near with $maxDistance: %v, plan %+v, want geohash ranges", err, plan)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/golang/geo/s2"
 
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/geo"
 	"github.com/relaydb/relaydb/internal/storage/keystring"
@@ -26,12 +27,17 @@ func regionPlan(coll *catalog.Collection, filter bson.D) *Plan {
 		if region == nil && flat == nil {
 			continue
 		}
+		preds := predicates(filter)
 		for _, idx := range coll.Indexes() {
-			if idx.Key[0].Key != c.Key || idx.Partial != nil && !implies(predicates(filter), idx.Partial) {
+			pos, kind := idx.GeoFieldFor(c.Key)
+			if pos < 0 || idx.Partial != nil && !implies(preds, idx.Partial) {
 				continue
 			}
+			prefixes := geoPrefixes(idx, pos, preds)
 			var rs []geo.KeyRange
-			switch kind := catalog.GeoKind(idx.Key[0].Value); {
+			switch {
+			case prefixes == nil:
+				continue
 			case kind == "2dsphere" && region != nil:
 				rs = geo.CoverRanges(region)
 			case kind == "2d" && flat != nil:
@@ -40,7 +46,8 @@ func regionPlan(coll *catalog.Collection, filter bson.D) *Plan {
 			default:
 				continue
 			}
-			return &Plan{Kind: "IXSCAN", Index: idx, Intervals: cellIntervals(rs), Bounds: cellBounds(idx, rs)}
+			return &Plan{Kind: "IXSCAN", Index: idx, Intervals: geoIntervals(prefixes, rs),
+				Bounds: geoBounds(idx, pos, preds, prefixes, rs)}
 		}
 	}
 	// TODO(#14): 2dsphere fields after the first of a compound index.
@@ -74,25 +81,59 @@ func geoRegion(v any) (s2.Region, *geo.Region) {
 	return nil, nil
 }
 
-// cellIntervals turns key ranges into index byte intervals (each range
-// with every suffix of later fields).
-func cellIntervals(rs []geo.KeyRange) []interval {
-	out := make([]interval, 0, len(rs))
-	for _, r := range rs {
-		lo := keystring.AppendValue(nil, r.Lo, false)
-		hi := prefixEnd(keystring.AppendValue(nil, r.Hi, false))
-		out = append(out, interval{lo: lo, hi: hi})
+// geoPrefixes returns the encoded equality prefixes of the fields before
+// the geo field at pos (one per combination of their values), [nil] when
+// it is first, and nil when a field before it has no equality (the scan
+// is then the whole index).
+func geoPrefixes(idx *catalog.Index, pos int, preds map[string]*pred) [][]byte {
+	prefixes := [][]byte{nil}
+	for _, f := range idx.Key[:pos] {
+		pr := preds[f.Key]
+		if pr == nil || len(pr.eq) == 0 || catalog.IsHashedKey(f.Value) || len(prefixes)*len(pr.eq) > maxIntervals {
+			return nil
+		}
+		prefixes = crossEq(prefixes, pr.eq, isDesc(f.Value))
 	}
+	return prefixes
+}
+
+// geoIntervals returns the index intervals of every prefix with every key
+// range (each with any suffix of later fields); the whole index without
+// prefixes, each prefix's keys without ranges.
+func geoIntervals(prefixes [][]byte, rs []geo.KeyRange) []interval {
+	if prefixes == nil {
+		return []interval{{}}
+	}
+	var out []interval
+	for _, p := range prefixes {
+		if rs == nil {
+			out = append(out, interval{lo: p, hi: prefixEnd(p)})
+			continue
+		}
+		for _, r := range rs {
+			lo := keystring.AppendValue(concat(p, nil), r.Lo, false)
+			hi := prefixEnd(keystring.AppendValue(concat(p, nil), r.Hi, false))
+			out = append(out, interval{lo: lo, hi: hi})
+		}
+	}
+	sortIntervals(out)
 	return out
 }
 
-// cellBounds is explain's indexBounds of a geo scan: the cell ranges of
-// the geo field (all of it when rs is nil), [MinKey, MaxKey] for others.
-func cellBounds(idx *catalog.Index, rs []geo.KeyRange) bson.D {
+// geoBounds is explain's indexBounds of a geo scan: the equality values
+// before the geo field, its key ranges, [MinKey, MaxKey] elsewhere.
+func geoBounds(idx *catalog.Index, pos int, preds map[string]*pred, prefixes [][]byte, rs []geo.KeyRange) bson.D {
 	out := bson.D{}
 	for i, f := range idx.Key {
 		b := bson.A{"[MinKey, MaxKey]"}
-		if i == 0 && catalog.GeoKind(f.Value) != "" && rs != nil {
+		switch {
+		case prefixes == nil:
+		case i < pos:
+			b = bson.A{}
+			for _, v := range preds[f.Key].eq {
+				b = append(b, fmt.Sprintf("[%s, %s]", bsonx.ToString(v), bsonx.ToString(v)))
+			}
+		case i == pos && rs != nil:
 			b = make(bson.A, 0, len(rs))
 			for _, r := range rs {
 				b = append(b, fmt.Sprintf("[%d, %d]", r.Lo, r.Hi))

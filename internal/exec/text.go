@@ -4,7 +4,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
-	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/query"
@@ -22,12 +21,6 @@ type textSearch struct {
 	q       *text.Query
 	underOr bool
 	prefix  bson.D // the prefix fields' equality values (textPlan)
-
-	// The score of the document match last accepted (one find runs on one
-	// goroutine), so the score stage need not tokenize it again.
-	lastDoc   *bson.E
-	lastID    any
-	lastScore float64
 }
 
 // textFor returns filter's $text search over col (nil when the filter has
@@ -69,23 +62,13 @@ func (t *textSearch) match(doc bson.D) bool {
 	if t == nil || t.idx == nil {
 		return false
 	}
-	ok, score, err := t.q.Eval(t.spec, doc)
-	if err != nil || !ok {
-		return false
-	}
-	if len(doc) > 0 {
-		t.lastDoc, t.lastID, t.lastScore = &doc[0], doc[0].Value, score
-	}
-	return true
+	ok, err := t.q.Match(t.spec, doc)
+	return err == nil && ok
 }
 
 func (t *textSearch) score(doc bson.D) float64 {
 	if t == nil || t.idx == nil {
 		return 0
-	}
-	if len(doc) > 0 && &doc[0] == t.lastDoc && bsonx.Compare(doc[0].Value, t.lastID) == 0 {
-		t.lastDoc = nil
-		return t.lastScore
 	}
 	s, _ := t.q.Score(t.spec, doc)
 	return s
