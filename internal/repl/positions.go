@@ -17,7 +17,8 @@ import (
 type pendingPositions struct {
 	mu                      sync.Mutex
 	written, applied, durbl topology.OpTime
-	isStart, isDone         bool // initial sync started / finished (sync_progress.go)
+	isStart, isDone         bool   // initial sync started / finished (sync_progress.go)
+	behind                  string // a sync source found behind us (sync_progress.go)
 }
 
 // OnApplied records that the Syncer applied (and wrote) through op.
@@ -44,9 +45,9 @@ func (c *Coordinator) post(f func(p *pendingPositions)) {
 func (c *Coordinator) feedPending() {
 	c.pending.mu.Lock()
 	p := pendingPositions{written: c.pending.written, applied: c.pending.applied, durbl: c.pending.durbl,
-		isStart: c.pending.isStart, isDone: c.pending.isDone}
+		isStart: c.pending.isStart, isDone: c.pending.isDone, behind: c.pending.behind}
 	c.pending.written, c.pending.applied, c.pending.durbl = topology.OpTime{}, topology.OpTime{}, topology.OpTime{}
-	c.pending.isStart, c.pending.isDone = false, false
+	c.pending.isStart, c.pending.isDone, c.pending.behind = false, false, ""
 	c.pending.mu.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -55,6 +56,9 @@ func (c *Coordinator) feedPending() {
 	}
 	now := c.now()
 	c.feedInitialSyncLocked(now, p.isStart, p.isDone)
+	if p.behind != "" {
+		c.applyLocked(c.mu.topo.SourceBehind(now, p.behind))
+	}
 	if !p.written.IsZero() {
 		c.applyLocked(c.mu.topo.LocalWrite(now, p.written))
 	}

@@ -84,8 +84,9 @@ func NewSyncLoop(o SyncOptions) func(Progress) Syncer {
 
 // Optional Progress methods (the Coordinator has them).
 type (
-	delayConfig     interface{ SecondaryDelay() time.Duration }
-	initialSyncSink interface{ OnInitialSync(active bool) }
+	delayConfig      interface{ SecondaryDelay() time.Duration }
+	initialSyncSink  interface{ OnInitialSync(active bool) }
+	sourceBehindSink interface{ OnSourceBehind(host string) }
 )
 
 type syncLoop struct {
@@ -179,6 +180,11 @@ func (s *syncLoop) round(ctx context.Context, source string, log *slog.Logger) b
 	case errors.Is(err, fetcher.ErrTooStale):
 		log.Warn("too stale to sync from the source: initial sync", "err", err)
 		s.resync = true
+	case errors.Is(err, fetcher.ErrSourceBehind):
+		log.Info("the sync source is behind us; choosing another", "err", err)
+		if sink, ok := s.p.(sourceBehindSink); ok {
+			sink.OnSourceBehind(source)
+		}
 	default:
 		log.Info("fetching stopped; retrying", "err", err)
 	}

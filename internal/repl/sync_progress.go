@@ -59,3 +59,11 @@ func (c *Coordinator) startup2IfUnsyncedLocked() {
 		c.applyLocked(c.mu.topo.SetFollowerState(c.now(), topology.StateStartup2))
 	}
 }
+
+// OnSourceBehind records that the fetcher found its sync source host
+// behind us: the topology denylists it for a while and picks another
+// (topology/syncdeny.go). Posted, not locked: the sync loop calls it and
+// a source change stops that loop under c.mu.
+func (c *Coordinator) OnSourceBehind(host string) {
+	c.post(func(p *pendingPositions) { p.behind = host })
+}

@@ -68,8 +68,9 @@ type Coordinator struct {
 
 	syncSource       int // index, -1 for none
 	syncSourceForced bool
-	rttChanges       []time.Time // ping-based sync-source changes in the last hour
-	forceSyncSource  int         // index requested by replSetSyncFrom, -1 for none
+	rttChanges       []time.Time       // ping-based sync-source changes in the last hour
+	forceSyncSource  int               // index requested by replSetSyncFrom, -1 for none
+	denied           map[int]time.Time // sources found behind us, until when (syncdeny.go)
 
 	// chainingMode "auto" (autodirect.go): as primary, the demand and the
 	// direct-reader list it publishes; as secondary, the list last

@@ -15,6 +15,7 @@ func (c *Coordinator) ConfigChanged(now time.Time, cfg Config) []Action {
 	c.installConfig(cfg, c.selfHost)
 	c.primary, c.syncSource = cfg.MemberIndex(primary), cfg.MemberIndex(source)
 	c.forceSyncSource = cfg.MemberIndex(forced)
+	c.denied = nil // indexes of the old config
 	want := c.state
 	c.state = prev
 	var acts []Action

@@ -37,6 +37,7 @@ func (c *Coordinator) checkSyncSource(now time.Time, acts []Action) []Action {
 	if c.self < 0 || c.state == StateArbiter || c.writable {
 		return c.setSyncSource(-1, false, acts)
 	}
+	c.pruneDenied(now)
 	byRTT := false
 	if c.syncSource >= 0 {
 		var change bool
@@ -78,7 +79,7 @@ func (c *Coordinator) usable(i int) bool {
 func (c *Coordinator) shouldChangeSyncSource(now time.Time) (change, byRTT bool) {
 	cur := c.syncSource
 	switch {
-	case !c.usable(cur):
+	case !c.usable(cur) || c.isDenied(cur):
 		return true, false
 	case c.sourceStalled(cur) && c.someoneAhead(): // a stalled source has failed, forced or not
 		return true, false
@@ -123,7 +124,7 @@ func (c *Coordinator) closerCandidate(now time.Time, cur int) bool {
 func (c *Coordinator) chooseSyncSource() (int, bool) {
 	if f := c.forceSyncSource; f >= 0 {
 		c.forceSyncSource = -1
-		if c.usable(f) {
+		if c.usable(f) && !c.isDenied(f) {
 			return f, true
 		}
 	}
@@ -174,7 +175,7 @@ func (c *Coordinator) sourceable(i int) bool {
 		return false
 	}
 	m, me := c.members[i], c.me()
-	return !m.cfg.Hidden && !(me.cfg.BuildIndexes && !m.cfg.BuildIndexes) && !c.chainReaches(i, c.self)
+	return !m.cfg.Hidden && !(me.cfg.BuildIndexes && !m.cfg.BuildIndexes) && !c.chainReaches(i, c.self) && !c.isDenied(i)
 }
 
 // laggingBehindPrimary reports whether member i is more than
