@@ -18,6 +18,7 @@ var knownSpecFields = map[string]bool{
 	"partialFilterExpression": true, "expireAfterSeconds": true, "background": true,
 	"hidden": true, "collation": true, "ns": true, "storageEngine": true,
 	"weights": true, "default_language": true, "language_override": true, "textIndexVersion": true,
+	"dropDups": true, // ignored since MongoDB 3.0 (setSpecField)
 }
 
 // parseSpec validates a createIndexes spec and returns the index it
@@ -78,6 +79,8 @@ func (idx *Index) setSpecField(f bson.E, rest *bson.D) error {
 		idx.Partial, ok = f.Value.(bson.D)
 	case "expireAfterSeconds":
 		ok = idx.setTTL(f.Value)
+	case "dropDups":
+		return nil // accepted and dropped from the spec, as MongoDB ignores it
 	default:
 		ok = true
 	}

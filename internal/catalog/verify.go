@@ -56,14 +56,28 @@ func (c *Catalog) verify() (Report, error) {
 	return r, c.verifyOplog(&r)
 }
 
+// iterSource is what verify reads: the engine (quiesced writers) or a
+// storage snapshot (validate on a live catalog).
+type iterSource interface {
+	NewIter(lo, hi []byte) (*storage.Iter, error)
+}
+
 // verifyCollection compares coll's index entries with its documents.
 func (c *Catalog) verifyCollection(coll *Collection, r *Report) error {
+	_, err := verifyCollectionOn(c.eng, coll, coll.Count(), coll.DataSize(), r)
+	return err
+}
+
+// verifyCollectionOn checks coll as src holds it against the counters
+// wantCount/wantSize and returns the entry count of each index by id
+// (the _id index: the documents).
+func verifyCollectionOn(src iterSource, coll *Collection, wantCount, wantSize int64, r *Report) (map[uint32]int64, error) {
 	want := map[uint32]map[string][]byte{} // index id -> entry key -> value
 	var count, size int64
 	p := storage.DocPrefix(coll.ID)
-	it, err := c.eng.NewIter(p, storage.PrefixEnd(p))
+	it, err := src.NewIter(p, storage.PrefixEnd(p))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for ok := it.First(); ok; ok = it.Next() {
 		count++
@@ -71,20 +85,25 @@ func (c *Catalog) verifyCollection(coll *Collection, r *Report) error {
 		expectEntries(coll, it.Value(), it.Key()[len(p):], want, r)
 	}
 	if err := it.Close(); err != nil {
-		return err
+		return nil, err
 	}
 	r.Documents += count
-	if count != coll.Count() || size != coll.DataSize() {
-		r.problem("%s: counters say %d docs/%d bytes, found %d/%d", coll.NS(), coll.Count(), coll.DataSize(), count, size)
+	if count != wantCount || size != wantSize {
+		r.problem("%s: counters say %d docs/%d bytes, found %d/%d", coll.NS(), wantCount, wantSize, count, size)
 	}
+	keys := map[uint32]int64{}
 	for _, idx := range coll.Indexes() {
-		if !idx.IsID() {
-			if err := c.compareIndex(coll, idx, want[idx.ID], r); err != nil {
-				return err
-			}
+		if idx.IsID() {
+			keys[idx.ID] = count
+			continue
 		}
+		before := r.IndexEntries
+		if err := compareIndex(src, coll, idx, want[idx.ID], r); err != nil {
+			return nil, err
+		}
+		keys[idx.ID] = r.IndexEntries - before
 	}
-	return nil
+	return keys, nil
 }
 
 // expectEntries records the entries one document must have.
@@ -113,9 +132,9 @@ func expectEntries(coll *Collection, raw, idKS []byte, want map[uint32]map[strin
 }
 
 // compareIndex checks idx's stored entries against want.
-func (c *Catalog) compareIndex(coll *Collection, idx *Index, want map[string][]byte, r *Report) error {
+func compareIndex(src iterSource, coll *Collection, idx *Index, want map[string][]byte, r *Report) error {
 	p := storage.IndexPrefix(idx.ID)
-	it, err := c.eng.NewIter(p, storage.PrefixEnd(p))
+	it, err := src.NewIter(p, storage.PrefixEnd(p))
 	if err != nil {
 		return err
 	}

@@ -97,6 +97,7 @@ var commands = []*Command{
 	{Name: "listIndexes", Read: true, Help: "lists a collection's indexes", Def: typed(listIndexes)},
 	{Name: "logout", Help: "forgets the users authenticated on this connection's database", Def: typed(logout)},
 	{Name: "ping", Help: "answers ok", Def: typed(ping)},
+	{Name: "profile", Help: "the database profiler's settings (level 0 only: relaydb has no profiler yet)", Def: typed(profile)},
 	{Name: "refreshSessions", Help: "refreshes logical sessions (accepted)", Def: typed(accepted[request.RefreshSessions])},
 	{Name: "renameCollection", AdminOnly: true, AfterWrite: always, Help: "renames a collection", Def: typed(renameCollection)},
 	{Name: "replSetFreeze", AdminOnly: true, Help: "keeps this member from standing for election", Def: typed(replSetFreeze)},
@@ -125,6 +126,7 @@ var commands = []*Command{
 	{Name: "updateRole", AfterWrite: always, Help: "replaces a user-defined role's privileges or roles", Def: typed(updateRole)},
 	{Name: "updateUser", AfterWrite: always, Help: "changes a user's password or roles", Def: typed(updateUser)},
 	{Name: "usersInfo", Read: true, Help: "describes users (credentials only with showCredentials)", Def: typed(usersInfo)},
+	{Name: "validate", Help: "checks a collection's documents against its index entries and counters", Def: typed(validate)},
 	{Name: "whatsmyuri", Help: "the client's address as the server sees it", Def: typed(whatsMyURI)},
 }
 

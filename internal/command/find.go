@@ -25,7 +25,29 @@ func findParams(p *request.Find) (exec.FindParams, error) {
 	if q.Vars, err = letVars(p.Let); err != nil {
 		return q, err
 	}
+	if q.Min, q.Max, err = minMaxBounds(p.Min, p.Max); err != nil {
+		return q, err
+	}
+	q.ReturnKey = lenient(p.ReturnKey)
 	return q, checkCollation(p.Collation)
+}
+
+// minMaxBounds reads find's min and max (an empty document: unbounded).
+func minMaxBounds(minV, maxV any) (bson.D, bson.D, error) {
+	var out [2]bson.D
+	for i, v := range []any{minV, maxV} {
+		if v == nil {
+			continue
+		}
+		d, ok := v.(bson.D)
+		if !ok {
+			return nil, nil, cmdspec.TypeError("find."+[]string{"min", "max"}[i], v, "object")
+		}
+		if len(d) > 0 {
+			out[i] = d
+		}
+	}
+	return out[0], out[1], nil
 }
 
 // firstBatchSize checks a batchSize; def when absent, -1 for an empty

@@ -17,6 +17,10 @@ type FindParams struct {
 	Hint         any // index name or key pattern
 	Skip, Limit  int64
 	AllowDiskUse bool
+	// Min and Max bound the scan of the hinted index (nil: unbounded);
+	// ReturnKey returns index keys instead of documents (minmax.go).
+	Min, Max  bson.D
+	ReturnKey bool
 	// Vars are the command's let variables (expr.EvalLet), for $expr.
 	Vars *expr.Vars
 	// Snapshot, when set, is the point-in-time view to read (readConcern
@@ -86,6 +90,9 @@ func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := checkMinMax(p, plan); err != nil {
+		return nil, nil, err
+	}
 	plan = planAt(p.Snapshot, col, plan, p.Sort)
 	it, err := e.source(col, plan, p.Snapshot)
 	if err != nil {
@@ -95,6 +102,9 @@ func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
 		it = &countIter{in: it, n: p.examined}
 	}
 	it = holdIter(it, p.Snapshot)
+	if p.Min != nil || p.Max != nil {
+		it = newMinMaxIter(it, p, plan.Index)
+	}
 	if len(p.Filter) > 0 && plan.Kind != "IDHACK" {
 		it = &filterIter{in: it, m: c.m, vars: p.Vars}
 	}
@@ -114,7 +124,9 @@ func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
 	if p.Skip > 0 || p.Limit > 0 {
 		it = &skipLimitIter{in: it, skip: p.Skip, limit: p.Limit}
 	}
-	if c.meta.used() {
+	if p.ReturnKey {
+		it = &returnKeyIter{in: it, key: returnKeyOf(plan)}
+	} else if c.meta.used() {
 		it = &textProjectIter{in: it, p: c.proj, meta: c.meta}
 	} else if c.proj != nil {
 		it = &projectIter{in: it, p: c.proj}

@@ -241,6 +241,9 @@ const (
 	MergeOnFieldInvalid             Code = 51132   // location code: codeName Location51132
 	MergeOnElementNotString         Code = 51134   // location code: codeName Location51134
 	ClusterTimeUnavailable          Code = 51144   // location code: codeName Location51144
+	MinMaxNeedsHint                 Code = 51173   // location code: codeName Location51173
+	MinMaxIndexIncompatible         Code = 51174   // location code: codeName Location51174
+	MinNotBeforeMax                 Code = 51175   // location code: codeName Location51175
 	MergeIntoBadType                Code = 51178   // location code: codeName Location51178
 	MergeSpecBadType                Code = 51182   // location code: codeName Location51182
 	MergeNoUniqueIndex              Code = 51183   // location code: codeName Location51183

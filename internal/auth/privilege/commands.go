@@ -55,6 +55,10 @@ func init() {
 		"_shardsvrMovePrimaryExitCriticalSection", "_shardsvrMoveRange", "_shardsvrScheduleRangeDeletion", "_transferMods"} {
 		commands[n] = onCluster(Internal)
 	}
+	// TODO(#14): MongoDB's validate and enableProfiler actions; collMod
+	// (which dbAdmin, dbOwner and root hold, as those two) stands in.
+	commands["validate"] = onColl(CollMod)
+	commands["profile"] = onDB(CollMod)
 	commands["findAndModify"] = findAndModify
 	commands["updateUser"] = updateUser
 	commands["aggregate"] = aggregate
