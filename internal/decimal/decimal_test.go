@@ -101,8 +101,15 @@ func TestParseAndFloat(t *testing.T) {
 	if !ok || d.String() != "1.234567890123456789012345678901235" {
 		t.Errorf("Parse rounding: %v %v", d, ok)
 	}
-	if _, ok := Parse("abc"); ok {
-		t.Error("Parse(abc) ok")
+	for _, bad := range []string{"abc", "", " 1", "0x10", "1E+7000", "-1E-7000", "1.5E-6176", "sNaN"} {
+		if d, ok := Parse(bad); ok {
+			t.Errorf("Parse(%q) = %s, ok", bad, d)
+		}
+	}
+	for _, good := range []string{"1E+6144", "-1E-6176", "Infinity", "-inf", "NaN", "+.5"} {
+		if _, ok := Parse(good); !ok {
+			t.Errorf("Parse(%q) failed", good)
+		}
 	}
 	if f := ToFloat64(dec(t, "0.1")); f != 0.1 {
 		t.Errorf("ToFloat64(0.1) = %v", f)

@@ -51,13 +51,19 @@ func FromFloat64(f float64, digits int) bson.Decimal128 {
 
 // Parse reads a decimal string (MongoDB's forms: digits with an optional
 // exponent, "NaN", "Inf", "Infinity", signed), rounding to 34 digits.
-// ok is false when s is not a number.
+// ok is false when s is not a number or, as MongoDB's NumberParser, when
+// it overflows or underflows decimal128 (rounding alone is fine).
 func Parse(s string) (bson.Decimal128, bool) {
 	d, _, err := apd.NewFromString(s)
 	if err != nil || d.Form == apd.NaNSignaling {
 		return NaN, false
 	}
-	return FromAPD(d), true
+	var r apd.Decimal
+	cond, err := Context.Round(&r, d)
+	if err != nil || cond.Overflow() || cond.Underflow() {
+		return NaN, false
+	}
+	return FromAPD(&r), true
 }
 
 // ToFloat64 returns d as the nearest double (±Inf beyond its range).

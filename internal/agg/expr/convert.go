@@ -166,6 +166,12 @@ func toInteger(v any, to string) (any, error) {
 	case int64:
 		i = t
 	case bson.Decimal128:
+		switch {
+		case t.IsNaN():
+			return nil, convFail("Attempt to convert NaN value to integer type")
+		case t.IsInf() != 0:
+			return nil, convFail("Attempt to convert infinity value to integer type")
+		}
 		n, ok := decimal.TruncInt64(t)
 		if !ok {
 			return nil, convFail("Conversion would overflow target type")
