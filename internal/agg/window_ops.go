@@ -11,11 +11,11 @@ import (
 // the values of each document's window; when consecutive windows share
 // their start and grow (the default whole-partition window, or
 // [unbounded, n]), one accumulator is extended instead of rebuilt; sliding
-// windows of $sum, $count, $avg, $min, $max and $push remove the values
-// that leave (window_removable.go).
-// TODO(#14): the other accumulators ($stdDev*, $addToSet, the N ones,
-// $median/$percentile, $first/$last) rebuild per document on a sliding
-// window (O(n*w)), as do covariances, $derivative and $integral.
+// windows of $sum, $count, $avg, $min, $max, $push, $first, $last and
+// $stdDev* remove the values that leave (window_removable.go).
+// TODO(#14): the other accumulators ($addToSet, the N ones,
+// $median/$percentile, $mergeObjects) rebuild per document on a sliding
+// window (O(n*w)), as do covariances and $integral.
 
 func compileWindowFn(op string, arg any, o *windowOut, w *windowStage, cc *compileCtx) (windowFn, error) {
 	switch op {
@@ -110,15 +110,17 @@ func (w *windowFold) result(lo, hi int) (any, error) {
 	}
 	r, isRem := w.acc.(removable)
 	switch {
-	case w.acc != nil && lo == w.lo && hi >= w.hi:
-	case isRem && lo > w.lo && lo <= w.hi+1 && hi >= w.hi:
+	case w.acc != nil && lo == w.lo && hi >= w.hi: // grows at the end
+	case w.acc != nil && w.rem != nil && lo > w.lo && lo <= w.hi+1 && hi >= w.hi: // slides
+		if !isRem {
+			w.reset(lo, true) // from now on, remove instead of rebuilding
+			break
+		}
 		for ; w.lo < lo; w.lo++ {
 			r.remove(w.vals[w.lo])
 		}
 	default:
-		if err := w.reset(lo); err != nil {
-			return nil, err
-		}
+		w.reset(lo, false)
 	}
 	for w.hi < hi {
 		w.hi++
@@ -132,12 +134,13 @@ func (w *windowFold) result(lo, hi int) (any, error) {
 	return w.acc.result(), nil
 }
 
-func (w *windowFold) reset(lo int) error {
+// reset starts an empty accumulator at lo: the removable one for a
+// sliding window, else the plain one (exact as $group's).
+func (w *windowFold) reset(lo int, sliding bool) {
 	w.acc, w.lo, w.hi = w.a.make(), lo, lo-1
-	if w.rem != nil {
+	if sliding {
 		w.acc = w.rem()
 	}
-	return nil
 }
 
 func fold(acc accumulator, vals []any) (any, error) {

@@ -11,9 +11,10 @@ import (
 // Removable window accumulators: a sliding window (both bounds moving
 // forward) removes the values that leave it, oldest first, instead of
 // rebuilding, so each document costs O(1) amortized rather than O(window)
-// ($push: O(output)). A $sum or $avg window holding a decimal or a
-// non-finite double (or after an int64 overflow) is not exact: that
-// document's window is folded by the plain accumulator instead.
+// ($push: O(output)). A $sum, $avg or $stdDev* window holding a decimal
+// or a non-finite double (or a $sum after an int64 overflow) is not
+// exact: that document's window is folded by the plain accumulator
+// instead.
 type removable interface {
 	accumulator
 	// remove takes out the oldest value still in; v is that value.
@@ -40,6 +41,10 @@ func newRemovable(op string) func() accumulator {
 		return func() accumulator { return &remExtreme{sign: 1} }
 	case "$push":
 		return func() accumulator { return &remPush{} }
+	case "$first", "$last":
+		return func() accumulator { return &remFirstLast{last: op == "$last"} }
+	case "$stdDevPop", "$stdDevSamp":
+		return func() accumulator { return &remStdDev{pop: op == "$stdDevPop"} }
 	}
 	return nil
 }
@@ -182,4 +187,67 @@ func (a *remPush) result() any {
 		}
 	}
 	return out
+}
+
+// remFirstLast is $first or $last over a sliding window: the values in
+// order (a missing one as null, as $first/$last output it).
+type remFirstLast struct {
+	last bool
+	q    []any
+}
+
+func (a *remFirstLast) add(v any) (int64, error) { a.q = append(a.q, nullIfMissing(v)); return 0, nil }
+func (a *remFirstLast) remove(any)               { a.q = a.q[1:] }
+func (a *remFirstLast) exact() bool              { return true }
+func (a *remFirstLast) partial() any             { return nil }
+func (a *remFirstLast) merge(any) (int64, error) { return 0, nil }
+
+func (a *remFirstLast) result() any {
+	switch {
+	case len(a.q) == 0:
+		return nil
+	case a.last:
+		return a.q[len(a.q)-1]
+	}
+	return a.q[0]
+}
+
+// remStdDev keeps the count, sum and sum of squares, updated on removal
+// too; a non-finite value makes it inexact while in. (Less precise than
+// the plain accumulator's Welford pass when values are huge and close.)
+type remStdDev struct {
+	pop          bool
+	n, sum, sum2 float64
+	nonFinite    int
+}
+
+func (a *remStdDev) add(v any) (int64, error) { a.update(v, 1); return 0, nil }
+func (a *remStdDev) remove(v any)             { a.update(v, -1) }
+
+func (a *remStdDev) update(v any, sign float64) {
+	x, ok := numberAsFloat(v)
+	switch {
+	case !ok:
+	case math.IsInf(x, 0) || math.IsNaN(x):
+		a.nonFinite += int(sign)
+	default:
+		a.n += sign
+		a.sum += sign * x
+		a.sum2 += sign * x * x
+	}
+}
+
+func (a *remStdDev) exact() bool              { return a.nonFinite == 0 }
+func (a *remStdDev) partial() any             { return nil }
+func (a *remStdDev) merge(any) (int64, error) { return 0, nil }
+
+func (a *remStdDev) result() any {
+	if a.n <= 0 || (!a.pop && a.n < 2) {
+		return nil
+	}
+	m2 := math.Max(a.sum2-a.sum*a.sum/a.n, 0)
+	if a.pop {
+		return math.Sqrt(m2 / a.n)
+	}
+	return math.Sqrt(m2 / (a.n - 1))
 }

@@ -30,7 +30,9 @@ func TestSlidingWindowsMatchRebuild(t *testing.T) {
 			pipe := `[{"$setWindowFields": {"partitionBy": "$p", "sortBy": {"t": 1}, "output": {` +
 				`"s": {"$sum": "$v", "window": ` + win + `}, "a": {"$avg": "$v", "window": ` + win + `},` +
 				`"c": {"$count": {}, "window": ` + win + `}, "mn": {"$min": "$v", "window": ` + win + `},` +
-				`"mx": {"$max": "$v", "window": ` + win + `}, "pu": {"$push": "$v", "window": ` + win + `}}}}]`
+				`"mx": {"$max": "$v", "window": ` + win + `}, "pu": {"$push": "$v", "window": ` + win + `},` +
+				`"f": {"$first": "$v", "window": ` + win + `}, "l": {"$last": "$v", "window": ` + win + `},` +
+				`"sd": {"$stdDevPop": "$w", "window": ` + win + `}, "ss": {"$stdDevSamp": "$w", "window": ` + win + `}}}}]`
 			got := runSliding(t, pipe, docs)
 			removableFor = func(string) func() accumulator { return nil }
 			want := runSliding(t, pipe, docs)
@@ -81,7 +83,13 @@ func slidingDocs(rng *rand.Rand, n int) []bson.D {
 		default:
 			v = int32(rng.IntN(2000) - 1000)
 		}
-		d := bson.D{{Key: "_id", Value: int32(i)}, {Key: "p", Value: int32(rng.IntN(3))}, {Key: "t", Value: int32(i / 2)}}
+		// w: moderate numbers for the standard deviations, whose removal
+		// loses precision with huge ones (as MongoDB's does).
+		var w any = float64(rng.IntN(1000)) / 4
+		if rng.IntN(8) == 0 {
+			w = "x"
+		}
+		d := bson.D{{Key: "_id", Value: int32(i)}, {Key: "p", Value: int32(rng.IntN(3))}, {Key: "t", Value: int32(i / 2)}, {Key: "w", Value: w}}
 		if v != nil || rng.IntN(2) == 0 {
 			d = append(d, bson.E{Key: "v", Value: v})
 		}
