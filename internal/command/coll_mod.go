@@ -9,10 +9,11 @@ import (
 
 // collMod changes a collection's validation options (validator,
 // validationLevel, validationAction) and a capped collection's limits
-// (cappedSize, cappedMax); the change replicates as a collMod oplog entry
+// (cappedSize, cappedMax), or a view's viewOn and pipeline; the change replicates as a collMod oplog entry
 // holding the stored options. TODO(#14): other collMod options (index
-// hidden/TTL changes, changeStreamPreAndPostImages, expireAfterSeconds,
-// a view's viewOn/pipeline).
+// hidden/TTL changes, changeStreamPreAndPostImages, expireAfterSeconds), and
+// collMod of a sharded collection through the router (it reaches only the
+// database's primary shard).
 func collMod(c *Ctx, p *request.CollMod) (bson.D, error) {
 	coll := string(p.Collection)
 	col := c.D.eng.Catalog().Collection(c.DB, coll)
@@ -23,7 +24,7 @@ func collMod(c *Ctx, p *request.CollMod) (bson.D, error) {
 		return bson.D{}, nil
 	}
 	if isView(col) {
-		return nil, mongoerr.New(mongoerr.NotImplemented, "relaydb does not support collMod of a view yet")
+		return c.collModView(coll, col.Options, p.Options)
 	}
 	changes := make(bson.D, 0, len(p.Options))
 	for _, e := range p.Options {

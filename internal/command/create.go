@@ -9,9 +9,10 @@ import (
 )
 
 // unsupportedCreate lists create options relaydb refuses rather than ignores.
+// TODO(#14): time-series collections (timeseries: {timeField, metaField,
+// granularity}, bucketing and expireAfterSeconds).
 var unsupportedCreate = map[string]string{
-	"timeseries": "time-series collections",
-	"clusteredIndex": "clustered collections",
+	"timeseries":      "time-series collections",
 	"encryptedFields": "queryable encryption", "changeStreamPreAndPostImages": "change stream pre- and post-images",
 }
 
@@ -51,6 +52,9 @@ func create(c *Ctx, p *request.Create) (bson.D, error) {
 	}
 	opts, err := cappedOptions(opts)
 	if err != nil {
+		return nil, err
+	}
+	if opts, err = clusteredOptions(opts); err != nil {
 		return nil, err
 	}
 	if _, err := c.D.eng.Catalog().CreateCollection(c.DB, coll, opts); err != nil {

@@ -52,9 +52,13 @@ func collectionInfo(col *catalog.Collection, nameOnly bool) bson.D {
 	if opts == nil {
 		opts = bson.D{}
 	}
-	return append(d,
+	d = append(d,
 		bson.E{Key: "options", Value: opts},
-		bson.E{Key: "info", Value: bson.D{{Key: "readOnly", Value: false}, {Key: "uuid", Value: col.UUID}}},
+		bson.E{Key: "info", Value: bson.D{{Key: "readOnly", Value: false}, {Key: "uuid", Value: col.UUID}}})
+	if clusteredIndex(col) != nil {
+		return d // a clustered collection has no separate _id index
+	}
+	return append(d,
 		bson.E{Key: "idIndex", Value: bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}}},
 	)
 }

@@ -15,7 +15,7 @@ func listIndexes(c *Ctx, p *request.ListIndexes) (bson.D, error) {
 	}
 	var specs []bson.D
 	for _, idx := range col.Indexes() {
-		specs = append(specs, idx.Spec)
+		specs = append(specs, listIndexSpec(col, idx))
 	}
 	n, err := cursorBatchSize(p.Cursor)
 	if err != nil {

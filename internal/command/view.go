@@ -16,7 +16,12 @@ import (
 // source (find, count and distinct become aggregations, as in MongoDB).
 //
 // Invariant: a view's chain of viewOn ends at a collection (or a missing
-// namespace) within maxViewDepth views; create refuses anything else.
+// namespace) within maxViewDepth views; create and collMod refuse anything
+// else.
+//
+// TODO(#14): views as the "from" of $lookup/$graphLookup/$unionWith, explain
+// on a view, non-simple view collations, system.views, and a view on a
+// sharded collection read through the router.
 
 // maxViewDepth is MongoDB's limit on views defined on views.
 const maxViewDepth = 20
@@ -207,4 +212,45 @@ func createView(c *Ctx, name string) (bson.D, error) {
 		return nil, err
 	}
 	return bson.D{}, nil
+}
+
+// collModView redefines the view name (collMod with viewOn and pipeline,
+// both required as MongoDB's), refusing a definition that would close a
+// cycle through name.
+func (c *Ctx) collModView(name string, old, changes bson.D) (bson.D, error) {
+	for _, e := range changes {
+		if e.Key != "viewOn" && e.Key != "pipeline" {
+			return nil, mongoerr.New(mongoerr.InvalidOptions, "option '%s' is not supported on a view", e.Key)
+		}
+	}
+	if lookupOpt(changes, "viewOn") == nil || lookupOpt(changes, "pipeline") == nil {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "must specify both 'viewOn' and 'pipeline' when modifying a view")
+	}
+	if err := c.checkViewCreate(name, changes); err != nil {
+		return nil, err
+	}
+	if err := c.checkNoCycleThrough(name, lookupOpt(changes, "viewOn").(string)); err != nil {
+		return nil, err
+	}
+	stored := bson.D{{Key: "viewOn", Value: lookupOpt(changes, "viewOn")}, {Key: "pipeline", Value: lookupOpt(changes, "pipeline")}}
+	if _, err := c.D.eng.Catalog().CollMod(c.DB, name, stored); err != nil {
+		return nil, err
+	}
+	return bson.D{}, nil
+}
+
+// checkNoCycleThrough refuses a viewOn chain from on that reaches name.
+func (c *Ctx) checkNoCycleThrough(name, on string) error {
+	cat := c.D.eng.Catalog()
+	for depth := 0; depth <= maxViewDepth; depth++ {
+		if on == name {
+			return mongoerr.New(mongoerr.GraphContainsCycle, "View cycle detected: %s", c.ns(name))
+		}
+		col := cat.Collection(c.DB, on)
+		if !isView(col) {
+			return nil
+		}
+		on = viewOnOf(col.Options)
+	}
+	return mongoerr.New(mongoerr.ViewDepthLimitExceeded, "View depth too deep or view cycle detected. Maximum depth is %d", maxViewDepth)
 }

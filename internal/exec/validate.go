@@ -22,6 +22,10 @@ import (
 // validated; a failure under validationAction "warn" is logged and the
 // write proceeds.
 
+// TODO(#14): under --auth, bypassDocumentValidation should need the
+// bypassDocumentValidation action; $out/$merge should honour aggregate's
+// bypassDocumentValidation.
+
 // validationError is DocumentValidationFailure (121) with MongoDB's errInfo.
 type validationError struct {
 	err  *mongoerr.Error

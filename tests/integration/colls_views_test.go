@@ -97,3 +97,29 @@ func TestViewsReadThroughPipeline(t *testing.T) {
 		t.Errorf("views after drop = %v", names)
 	}
 }
+
+func TestViewCollModRedefinesAndRefusesCycles(t *testing.T) {
+	_, c := startServer(t)
+	ctx := tctx(t, 10*opTimeout)
+	db := c.Database("views")
+	if _, err := db.Collection("src").InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}}, bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateView(ctx, "v2", "src", mongo.Pipeline{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateView(ctx, "v1", "v2", mongo.Pipeline{}); err != nil {
+		t.Fatal(err)
+	}
+	run := func(cmd bson.D) error { return db.RunCommand(ctx, cmd).Err() }
+	match2 := bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "a", Value: 2}}}}}
+	if err := run(bson.D{{Key: "collMod", Value: "v2"}, {Key: "viewOn", Value: "src"}, {Key: "pipeline", Value: match2}}); err != nil {
+		t.Fatalf("collMod view: %v", err)
+	}
+	if n, err := db.Collection("v1").CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
+		t.Errorf("count through the redefined view = %d, %v", n, err)
+	}
+	wantCode(t, run(bson.D{{Key: "collMod", Value: "v2"}, {Key: "viewOn", Value: "v1"}, {Key: "pipeline", Value: bson.A{}}}), 5, "collMod closing a cycle")
+	wantCode(t, run(bson.D{{Key: "collMod", Value: "v2"}, {Key: "viewOn", Value: "src"}}), 72, "collMod view without pipeline")
+	wantCode(t, run(bson.D{{Key: "collMod", Value: "v2"}, {Key: "validator", Value: bson.D{}}}), 72, "validator on a view")
+}

@@ -119,7 +119,7 @@ func (cl *cloner) cloneView(db, name string, info bson.D) error {
 }
 
 // indexSpecs returns listIndexes' specs, without the ns field of old
-// servers.
+// servers and without a clustered index (its collection's options say it).
 func (cl *cloner) indexSpecs(ctx context.Context, db, name string) ([]bson.D, error) {
 	cur := &cursor{src: cl.src, db: db, coll: name,
 		cmd: bson.D{{Key: "listIndexes", Value: name}, secondaryOK}}
@@ -127,16 +127,20 @@ func (cl *cloner) indexSpecs(ctx context.Context, db, name string) ([]bson.D, er
 	if err != nil {
 		return nil, err
 	}
-	for i, s := range specs {
+	kept := specs[:0]
+	for _, s := range specs {
+		if c, _ := lookup(s, "clustered").(bool); c {
+			continue // a clustered collection's _id index (in its options)
+		}
 		out := s[:0:0]
 		for _, f := range s {
 			if f.Key != "ns" {
 				out = append(out, f)
 			}
 		}
-		specs[i] = out
+		kept = append(kept, out)
 	}
-	return specs, nil
+	return kept, nil
 }
 
 // copyDocuments reads coll on the source with find/getMore and stores
