@@ -7,11 +7,13 @@
 //     expressions) before any document flows; Run never fails on a spec.
 //   - Stages never mutate their input documents: a stage that changes a
 //     document builds a new one (sharing unchanged sub-values).
-//   - Streaming stages ($match, $project, $unwind, ...) hold one document;
-//     blocking stages ($sort, $group, $facet, $sample, $bucket) drain
-//     their input first, holding at most their memory limit (memory.go)
-//     before they spill to disk or fail. Errors end the stream: Next
-//     returns false and Err reports them.
+//   - Streaming stages ($match, $project, $unwind, $redact, ...) hold one
+//     document; blocking stages ($sort, $group, $facet, $sample, $bucket,
+//     $bucketAuto, $densify) drain their input first, holding at most
+//     their memory limit (memory.go) before they spill to disk or fail;
+//     $setWindowFields holds one partition and $graphLookup one
+//     document's search, each under its own limit (292 past it). Errors
+//     end the stream: Next returns false and Err reports them.
 //   - Documents are bson.D; a missing value is expr.Missing and never
 //     appears in an output document.
 //   - $out and $merge never run here: SplitOutput removes a final one and
