@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/decimal"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -128,6 +129,12 @@ type modMatcher struct{ div, rem int64 }
 func (m modMatcher) matchValue(v any, missing bool) bool {
 	if missing {
 		return false
+	}
+	if d, isDec := v.(bson.Decimal128); isDec {
+		// Exactly, as MongoDB: truncated toward zero; NaN, ±Infinity and
+		// values past int64 match nothing.
+		n, ok := decimal.TruncInt64(d)
+		return ok && n%m.div == m.rem
 	}
 	f, ok := bsonx.AsFloat64(v)
 	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
