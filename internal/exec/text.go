@@ -4,6 +4,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/query"
@@ -21,6 +22,12 @@ type textSearch struct {
 	q       *text.Query
 	underOr bool
 	prefix  bson.D // the prefix fields' equality values (textPlan)
+
+	// The score of the document match last accepted (one find runs on one
+	// goroutine), so the score stage need not tokenize it again.
+	lastDoc   *bson.E
+	lastID    any
+	lastScore float64
 }
 
 // textFor returns filter's $text search over col (nil when the filter has
@@ -34,6 +41,8 @@ func textFor(col *catalog.Collection, filter bson.D) (*textSearch, error) {
 		return nil, mongoerr.New(mongoerr.BadValue, "Too many text expressions")
 	case textUnderNor(filter, false):
 		return nil, mongoerr.New(mongoerr.BadValue, "text expression not allowed in nor")
+	case hasNear(filter):
+		return nil, mongoerr.New(mongoerr.BadValue, "text and geoNear not allowed in same query")
 	case col == nil:
 		return &textSearch{underOr: underOr}, nil
 	}
@@ -62,13 +71,23 @@ func (t *textSearch) match(doc bson.D) bool {
 	if t == nil || t.idx == nil {
 		return false
 	}
-	ok, err := t.q.Match(t.spec, doc)
-	return err == nil && ok
+	ok, score, err := t.q.Eval(t.spec, doc)
+	if err != nil || !ok {
+		return false
+	}
+	if len(doc) > 0 {
+		t.lastDoc, t.lastID, t.lastScore = &doc[0], doc[0].Value, score
+	}
+	return true
 }
 
 func (t *textSearch) score(doc bson.D) float64 {
 	if t == nil || t.idx == nil {
 		return 0
+	}
+	if len(doc) > 0 && &doc[0] == t.lastDoc && bsonx.Compare(doc[0].Value, t.lastID) == 0 {
+		t.lastDoc = nil
+		return t.lastScore
 	}
 	s, _ := t.q.Score(t.spec, doc)
 	return s
@@ -194,6 +213,28 @@ func textUnderNor(filter bson.D, inNor bool) bool {
 		for _, c := range clauses {
 			d, _ := c.(bson.D)
 			if textUnderNor(d, inNor || e.Key == "$nor") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasNear reports a $near or $nearSphere at the top level or under $and.
+func hasNear(filter bson.D) bool {
+	for _, e := range filter {
+		if e.Key == "$and" {
+			clauses, _ := e.Value.(bson.A)
+			for _, c := range clauses {
+				if d, _ := c.(bson.D); hasNear(d) {
+					return true
+				}
+			}
+			continue
+		}
+		ops, _ := e.Value.(bson.D)
+		for _, op := range ops {
+			if op.Key == "$near" || op.Key == "$nearSphere" {
 				return true
 			}
 		}

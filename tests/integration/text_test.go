@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -191,8 +192,8 @@ func testTextWrites(t *testing.T, coll *mongo.Collection) {
 	}
 	var got bson.D
 	err = coll.FindOneAndUpdate(ctx, textQ("coffee"), td("$set", td("hit", true)),
-		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&got)
-	if err != nil || field(got, "hit") != true {
+		options.FindOneAndUpdate().SetReturnDocument(options.After).SetProjection(td("hit", 1, "s", textScoreMeta))).Decode(&got)
+	if err != nil || asJSON(got) != `{"_id":4,"hit":true,"s":0.75}` {
 		t.Errorf("findOneAndUpdate $text: %s %v", asJSON(got), err)
 	}
 }
@@ -273,6 +274,10 @@ func testTextErrors(t *testing.T, coll *mongo.Collection) {
 		cur.Close(ctx)
 	}
 	wantCode(t, err, 2, "a text index hinted without $text")
+	_, err = coll.Find(ctx, td("$text", td("$search", "a"), "loc", td("$near", bson.A{0, 0})))
+	if se, ok := err.(mongo.ServerError); !ok || !se.HasErrorCode(2) || !strings.Contains(err.Error(), "text and geoNear") {
+		t.Errorf("$text with $near: %v, want BadValue 'text and geoNear not allowed in same query'", err)
+	}
 	_, err = coll.Aggregate(ctx, mongo.Pipeline{td("$sort", td("_id", 1)), td("$match", textQ("fox"))})
 	wantCode(t, err, 17313, "$match $text after the first stage")
 	_, err = coll.InsertOne(ctx, td("_id", int32(9), "body", "x", "language", int32(3)))
