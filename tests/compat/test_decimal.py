@@ -53,6 +53,10 @@ def project(coll, doc, expr):
     ({"$toDecimal": "12345678901234567890.1234567890123"}, "12345678901234567890.1234567890123"),
     ({"$toDecimal": 2.5}, "2.50000000000000"),
     ({"$toDecimal": "1.10"}, "1.10"),
+    ({"$round": [D("1.5"), 2]}, "1.50"),
+    ({"$trunc": [D("-1.259"), 1]}, "-1.2"),
+    ({"$add": [0.5, D("1")]}, "1.500000000000000000000000000000000"),
+    ({"$multiply": [0.5, D("2")]}, "1.000000000000000"),
 ])
 def test_expression_arithmetic(coll, expr, want):
     same(project(coll, {"a": D("0.1"), "b": D("0.2")}, expr), want)
@@ -61,7 +65,8 @@ def test_expression_arithmetic(coll, expr, want):
 def test_expression_errors(coll):
     coll.insert_one({"a": D("1")})
     for expr, code in [({"$divide": ["$a", D("0.00")]}, 2),
-                       ({"$mod": ["$a", D("0")]}, 16610),
+                       ({"$mod": ["$a", D("0")]}, 5733415),
+                       ({"$mod": [1, 0]}, 16610),
                        ({"$sqrt": D("-1")}, 28714),
                        ({"$ln": D("0")}, 28766)]:
         with pytest.raises(OperationFailure) as exc:
@@ -90,6 +95,8 @@ def test_find_compares_exactly(coll):
     assert [d["_id"] for d in coll.find({"v": 0.5})] == [2]
     assert [d["_id"] for d in coll.find({"v": 3})] == [3]
     assert [d["_id"] for d in coll.find({"v": {"$gt": D("0.1"), "$lt": 1}})] == [2, 4]
+    coll.insert_many([{"_id": 5, "v": D("9223372036854775807.9")}, {"_id": 6, "v": D("1E+30")}])
+    assert [d["_id"] for d in coll.find({"v": {"$mod": [2, 1]}})] == [3, 5]
 
 
 def test_update_inc_mul_exact(coll):
