@@ -43,13 +43,17 @@ func (e *Engine) FindAndModify(db, coll string, p FindAndModifyParams) (*FindAnd
 	if p.Remove && (p.Upsert || p.New) {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot specify both upsert=true and remove=true")
 	}
-	m, _, err := e.compileFilter(db, coll, p.Query, p.Vars)
+	m, ts, err := e.compileFilter(db, coll, p.Query, p.Vars)
+	if err != nil {
+		return nil, err
+	}
+	fields, _, meta, err := splitTextMeta(p.Fields, nil, ts != nil)
 	if err != nil {
 		return nil, err
 	}
 	var proj *query.Projection
-	if len(p.Fields) > 0 {
-		if proj, err = query.CompileProjection(p.Fields); err != nil {
+	if len(fields) > 0 {
+		if proj, err = query.CompileProjection(fields); err != nil {
 			return nil, err
 		}
 	}
@@ -74,6 +78,7 @@ func (e *Engine) FindAndModify(db, coll string, p FindAndModifyParams) (*FindAnd
 				return nil, err
 			}
 		}
+		res.Value = withTextScore(res.Value, meta, ts)
 	}
 	if res.N == 0 && p.Upsert {
 		if err := e.upsert(db, coll, 0, p.Query, u, &res.Write, p.Retry, p.BypassValidation); err != nil {

@@ -155,3 +155,17 @@ func withoutScore(d bson.D) (*Row, error) {
 	}
 	return &Row{Doc: d, Pos: -1}, nil
 }
+
+// withTextScore sets findAndModify's projected {$meta: "textScore"}
+// fields: the score of the document the query matched (the matcher's,
+// textSearch.lastScore).
+// TODO(#14): a replayed retryable findAndModify returns no score.
+func withTextScore(d bson.D, meta *textMeta, ts *textSearch) bson.D {
+	if d == nil || !meta.used() || ts == nil {
+		return d
+	}
+	for _, f := range meta.fields {
+		d = setTop(d, f, ts.lastScore)
+	}
+	return d
+}

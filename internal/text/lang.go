@@ -2,6 +2,7 @@ package text
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/kljensen/snowball/english"
 	"github.com/kljensen/snowball/french"
@@ -19,14 +20,36 @@ type Language struct {
 	stem    func(word string, stemStopWords bool) string
 	stop    func(word string) bool
 	english bool // the apostrophe joins words (MongoDB's English delimiters)
+
+	mu    sync.RWMutex
+	stems map[string]string // word -> stem, at most maxStems entries
 }
+
+// maxStems bounds each language's stem cache (Snowball stemming costs
+// microseconds a word; vocabularies repeat).
+const maxStems = 1 << 16
 
 // Stem returns word's stem (word itself for a language without stemmer).
 func (l *Language) Stem(word string) string {
 	if l.stem == nil {
 		return word
 	}
-	return l.stem(word, true)
+	l.mu.RLock()
+	s, ok := l.stems[word]
+	l.mu.RUnlock()
+	if ok {
+		return s
+	}
+	s = l.stem(word, true)
+	l.mu.Lock()
+	if l.stems == nil {
+		l.stems = map[string]string{}
+	}
+	if len(l.stems) < maxStems {
+		l.stems[word] = s
+	}
+	l.mu.Unlock()
+	return s
 }
 
 // IsStopWord reports whether a folded word is one of l's stop words.
