@@ -17,6 +17,10 @@ var stagePipelines = []string{
 		"f": {"$firstN": {"n": 2, "input": "$_id"}}, "m": {"$median": {"input": "$y", "method": "approximate"}},
 		"p": {"$percentile": {"input": "$y", "p": [0.25, 0.9], "method": "approximate"}}}}, {"$sort": {"_id": 1}},
 		{"$project": {"t": 1, "b": 1, "mx": 1, "m": 1, "p": 1}}]`,
+	// Split: the shards keep n values each (a literal n).
+	`[{"$group": {"_id": "$g", "mx": {"$maxN": {"n": 3, "input": "$x"}}, "mn": {"$minN": {"n": 2, "input": "$y"}}}}, {"$sort": {"_id": 1}}]`,
+	// Not split: n from the group's first document, here the group key.
+	`[{"$group": {"_id": "$g", "mn": {"$minN": {"n": {"$cond": [{"$eq": ["$g", 1]}, 1, 2]}, "input": "$y"}}}}, {"$sort": {"_id": 1}}]`,
 	`[{"$setWindowFields": {"partitionBy": "$g", "sortBy": {"_id": 1}, "output": {
 		"c": {"$sum": "$y", "window": {"documents": ["unbounded", "current"]}}, "r": {"$rank": {}},
 		"mv": {"$avg": "$y", "window": {"documents": [-2, 2]}}, "sh": {"$shift": {"output": "$_id", "by": -1, "default": -1}},

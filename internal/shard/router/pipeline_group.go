@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
 )
 
 // Splitting a $group: each shard groups its documents into partial
@@ -18,6 +20,8 @@ import (
 //	$mergeObjects       partial merge        merged with $mergeObjects
 //	$avg                sum and count of the numbers; merged with $sum,
 //	                    the result is sum/count (null for no number)
+//	$maxN, $minN,       partial n values, pushed into an array of arrays,
+//	$firstN, $lastN     concatenated, and the array form of the operator
 //	$push, $addToSet    partial arrays, pushed into an array of arrays,
 //	                    then concatenated / set-unioned
 //	$stdDevPop/Samp     the values (as $push); the result is the
@@ -85,8 +89,27 @@ func splitAccumulator(p, op string, arg any) (parts, merges bson.D, result any, 
 		parts := bson.D{{Key: p, Value: bson.D{{Key: partial, Value: arg}}}}
 		merges := bson.D{{Key: p, Value: bson.D{{Key: "$push", Value: ref}}}}
 		return parts, merges, foldArrays(ref, op), true
+	case "$maxN", "$minN", "$firstN", "$lastN":
+		return splitN(p, op, arg)
 	}
 	return nil, nil, nil, false
+}
+
+// splitN: each shard keeps its n (first, last, largest or smallest)
+// values; the router applies the array form of op to their
+// concatenation. Only a literal n splits: an expression is evaluated on
+// a group's first document, which the router does not see.
+func splitN(p, op string, arg any) (parts, merges bson.D, result any, ok bool) {
+	spec, _ := arg.(bson.D)
+	n, hasN := bsonx.Get(spec, "n")
+	if _, hasIn := bsonx.Get(spec, "input"); !hasN || !hasIn || len(spec) != 2 || !bsonx.IsNumber(n) {
+		return nil, nil, nil, false // malformed (the router reports it) or an expression
+	}
+	ref := "$" + p
+	parts = bson.D{{Key: p, Value: bson.D{{Key: op, Value: arg}}}}
+	merges = bson.D{{Key: p, Value: bson.D{{Key: "$push", Value: ref}}}}
+	result = bson.D{{Key: op, Value: bson.D{{Key: "n", Value: n}, {Key: "input", Value: foldArrays(ref, "$push")}}}}
+	return parts, merges, result, true
 }
 
 // splitAvg: the shards sum the numbers and count them.

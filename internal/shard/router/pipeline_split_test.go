@@ -75,6 +75,13 @@ func TestSplitPipeline(t *testing.T) {
 			`[{"$setWindowFields":{"sortBy":{"a":1},"output":{"r":{"$rank":{}}}}},{"$bucketAuto":{"groupBy":"$a","buckets":2}}]`, `null`},
 		{"graphLookup on the merger", `[{"$graphLookup":{"from":"e","startWith":"$a","connectFromField":"a","connectToField":"b","as":"h"}}]`,
 			`[]`, `[{"$graphLookup":{"from":"e","startWith":"$a","connectFromField":"a","connectToField":"b","as":"h"}}]`, `null`},
+		{"maxN split: shards keep n, the router the array form over their concatenation",
+			`[{"$group":{"_id":"$g","m":{"$maxN":{"n":2,"input":"$x"}}}}]`,
+			`[{"$group":{"_id":"$g","p0":{"$maxN":{"n":2,"input":"$x"}}}}]`,
+			`[{"$group":{"_id":"$_id","p0":{"$push":"$p0"}}},{"$project":{"_id":1,"m":{"$maxN":{"n":2,"input":{"$reduce":{"input":"$p0","initialValue":[],"in":{"$concatArrays":["$$value","$$this"]}}}}}}}]`,
+			`null`},
+		{"maxN with an expression n: on the merger", `[{"$group":{"_id":"$g","m":{"$maxN":{"n":{"$add":[1,1]},"input":"$x"}}}}]`,
+			`[]`, `[{"$group":{"_id":"$g","m":{"$maxN":{"n":{"$add":[1,1]},"input":"$x"}}}}]`, `null`},
 		{"topN group on the merger", `[{"$group":{"_id":1,"t":{"$topN":{"n":2,"output":"$a","sortBy":{"a":1}}}}}]`,
 			`[]`, `[{"$group":{"_id":1,"t":{"$topN":{"n":2,"output":"$a","sortBy":{"a":1}}}}}]`, `null`},
 	} {
