@@ -14,7 +14,8 @@ import (
 // The N accumulators ($firstN, $lastN, $maxN, $minN, $topN, $bottomN and
 // the single-valued $top and $bottom) keep at most n values per group.
 // Their argument expression (nArg) evaluates, per document, to an nItem:
-// n, the output value and, for $top/$bottom, the document's sort key.
+// n, the output value and, for $top/$bottom, the document's sort key; n is
+// taken (and checked) from the group's first document, as MongoDB's.
 //
 // Invariant: multiAcc.items is ordered best-to-keep first (see rank) and
 // holds at most n items; its result is items in output order. partial()
@@ -42,9 +43,9 @@ var nAccumulators = map[string]struct {
 }
 
 type nItem struct {
-	n   int64
-	v   any
-	key query.Key
+	nRaw any // n as evaluated on the document
+	v    any
+	key  query.Key
 }
 
 // nArg evaluates n, the output (or input) and the sort key of a document.
@@ -57,15 +58,13 @@ type nArg struct {
 }
 
 func (a *nArg) Eval(doc bson.D, vars *expr.Vars) (any, error) {
-	it := nItem{n: 1}
+	it := nItem{nRaw: int64(1)}
 	if a.n != nil {
 		nv, err := a.n.Eval(doc, vars)
 		if err != nil {
 			return nil, err
 		}
-		if it.n, err = checkN(a.op, nv); err != nil {
-			return nil, err
-		}
+		it.nRaw = nv // checked by the group's first document only, as MongoDB
 	}
 	v, err := a.out.Eval(doc, vars)
 	if err != nil {
@@ -174,7 +173,11 @@ func (a *multiAcc) add(v any) (int64, error) {
 		return 0, nil
 	}
 	if a.n == 0 {
-		a.n = it.n
+		n, err := checkN("", it.nRaw)
+		if err != nil {
+			return 0, err
+		}
+		a.n = n
 	}
 	if expr.IsMissing(it.v) {
 		it.v = nil
@@ -286,12 +289,11 @@ func (a *multiAcc) merge(p any) (int64, error) {
 			continue
 		}
 		it := nItem{v: e[0]}
-		it.n, _ = checkN("", e[2])
 		if kd, _ := e[1].(bson.D); a.rekey != nil {
 			it.key = a.rekey.Key(kd)
 		}
 		if a.n == 0 {
-			a.n = it.n
+			a.n, _ = checkN("", e[2])
 		}
 		grew += a.insert(it)
 	}
