@@ -157,3 +157,37 @@ func TestCappedTailableCursor(t *testing.T) {
 	}()
 	next(30)
 }
+
+func TestConvertAndCloneAsCapped(t *testing.T) {
+	_, c := startServer(t)
+	ctx := tctx(t, 30*opTimeout)
+	db := c.Database("capped")
+	plain := db.Collection("plain")
+	var docs []any
+	for i := int32(1); i <= 50; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "pad", Value: strings.Repeat("y", 80)}})
+	}
+	if _, err := plain.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	run := func(cmd bson.D) error { return db.RunCommand(ctx, cmd).Err() }
+	if err := run(bson.D{{Key: "cloneCollectionAsCapped", Value: "plain"}, {Key: "toCollection", Value: "copy"}, {Key: "size", Value: 1000}}); err != nil {
+		t.Fatalf("cloneCollectionAsCapped: %v", err)
+	}
+	got := naturalIDs(t, db.Collection("copy"))
+	if len(got) == 0 || len(got) > 11 || got[len(got)-1] != 50 {
+		t.Errorf("capped copy ids = %v", got)
+	}
+	if n, _ := plain.CountDocuments(ctx, bson.D{}); n != 50 {
+		t.Errorf("source changed: %d documents", n)
+	}
+	if err := run(bson.D{{Key: "convertToCapped", Value: "plain"}, {Key: "size", Value: 100000}}); err != nil {
+		t.Fatalf("convertToCapped: %v", err)
+	}
+	stats, err := db.RunCommand(ctx, bson.D{{Key: "collStats", Value: "plain"}}).Raw()
+	if err != nil || !stats.Lookup("capped").Boolean() || stats.Lookup("count").AsInt64() != 50 {
+		t.Errorf("after convertToCapped: %v %v", stats, err)
+	}
+	wantCode(t, run(bson.D{{Key: "convertToCapped", Value: "missing"}, {Key: "size", Value: 1000}}), 26, "convertToCapped of a missing collection")
+	wantCode(t, run(bson.D{{Key: "cloneCollectionAsCapped", Value: "plain"}, {Key: "toCollection", Value: "copy"}, {Key: "size", Value: 1000}}), 48, "clone onto an existing collection")
+}
