@@ -28,8 +28,11 @@ const (
 
 // geoNearSpec is what a GEO_NEAR plan needs besides its index scan.
 type geoNearSpec struct {
-	path string
-	near *geo.Near
+	path     string
+	near     *geo.Near
+	kind     string   // geoNear2dsphere or geoNear2d
+	prefixes [][]byte // equality prefixes before the geo field (geoPrefixes)
+	grid     geo.Grid // 2d: the index's grid
 }
 
 // geoPlan returns the plan of a filter with geo operators, or nil.
@@ -174,9 +177,8 @@ func nearPlan(coll *catalog.Collection, in planInput, path string, ops bson.D) (
 		rs = idx.GeoGrid().CoverBox(x0, y0, x1, y1)
 	}
 	ivs := geoIntervals(prefixes, rs)
-	// TODO(#14): stream nearest first by expanding annuli instead of
-	// sorting every candidate (and $centerSphere/spherical $near over a
-	// 2d index by its box).
+	// TODO(#14): a spherical $near over a 2d index scans the whole index.
+	spec := &geoNearSpec{path: path, near: n, kind: kind, prefixes: prefixes, grid: idx.GeoGrid()}
 	return &Plan{Kind: kind, Index: idx, Intervals: ivs, SortCovered: true,
-		Bounds: geoBounds(idx, pos, preds, prefixes, rs), Geo: &geoNearSpec{path: path, near: n}}, nil
+		Bounds: geoBounds(idx, pos, preds, prefixes, rs), Geo: spec}, nil
 }

@@ -50,21 +50,24 @@ func BenchmarkGeo(b *testing.B) {
 	near := `{"loc": {"$near": {"$geometry": {"type": "Point", "coordinates": [1, 1]}, "$maxDistance": 50000}}}`
 	within := `{"loc": {"$geoWithin": {"$centerSphere": [[1, 1], 0.0078]}}}`
 	indexed, plain := benchGeoEngine(b, n, true), benchGeoEngine(b, n, false)
+	nearAll := `{"loc": {"$near": {"$geometry": {"type": "Point", "coordinates": [1, 1]}}}}`
 	for _, bc := range []struct {
 		name   string
 		e      *Engine
 		filter string
+		limit  int64
 	}{
-		{"near50km/2dsphere", indexed, near},
-		{"within50km/2dsphere", indexed, within},
-		{"within50km/collscan", plain, within},
+		{"near50km/2dsphere", indexed, near, 0},
+		{"nearest10/2dsphere", indexed, nearAll, 10},
+		{"within50km/2dsphere", indexed, within, 0},
+		{"within50km/collscan", plain, within, 0},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var filter bson.D
 			if err := bson.UnmarshalExtJSON([]byte(bc.filter), false, &filter); err != nil {
 				b.Fatal(err)
 			}
-			p := FindParams{Filter: filter}
+			p := FindParams{Filter: filter, Limit: bc.limit}
 			for b.Loop() {
 				it, _, err := bc.e.Find("t", "c", p)
 				if err != nil {

@@ -2,13 +2,11 @@ package exec
 
 import (
 	"math"
-	"sort"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/geo"
-	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/query"
 )
 
@@ -22,44 +20,15 @@ type nearRow struct {
 	dist float64
 }
 
-// geoNearSource reads plan's index ranges, keeps each document once with
-// its distance when within the bounds, and yields them nearest first
-// (ties in scan order).
+// geoNearSource yields the documents of a GEO_NEAR plan nearest first
+// (nearIter).
 func geoNearSource(col *catalog.Collection, plan *Plan, snap *catalog.Snapshot) (Iterator, error) {
-	scan := &multiScan{col: col, plan: plan, snap: snap}
-	defer scan.Close()
-	seen := map[string]bool{}
-	var out []nearRow
-	bytes := 0
-	for r, ok := scan.Next(); ok; r, ok = scan.Next() {
-		id := string(bson.Raw(r.Raw).Lookup("_id").Value)
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		doc, err := r.decoded()
-		if err != nil {
-			return nil, err
-		}
-		d := nearDistance(plan.Geo, doc)
-		if math.IsInf(d, 1) || !plan.Geo.near.InRange(d) {
-			continue
-		}
-		if bytes += len(r.Raw); bytes > maxNearBytes {
-			return nil, mongoerr.New(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed,
-				"geo near candidates exceeded memory limit of %d bytes", maxNearBytes)
-		}
-		out = append(out, nearRow{row: r, dist: d})
+	n := plan.Geo.near
+	r := n.StartRadius(plan.Geo.grid)
+	if !math.IsInf(n.Max, 1) {
+		r = math.Max(r, n.Max/(nearGrowth*nearGrowth)) // at most three rounds
 	}
-	if err := scan.Err(); err != nil {
-		return nil, err
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].dist < out[j].dist })
-	rs := make([]*Row, len(out))
-	for i, nr := range out {
-		rs[i] = nr.row
-	}
-	return rows(rs), nil
+	return &nearIter{col: col, plan: plan, snap: snap, r: r, emitted: map[string]bool{}}, nil
 }
 
 // nearDistance is the distance from the origin to the nearest location

@@ -110,10 +110,13 @@ func (r *Region) FlatBox() (x0, y0, x1, y1 float64, ok bool) {
 
 // FlatBox is the bounding box of a flat $near's disc, false when the
 // query is spherical or unbounded.
-func (n *Near) FlatBox() (x0, y0, x1, y1 float64, ok bool) {
-	if n.Sphere || math.IsInf(n.Max, 1) {
+func (n *Near) FlatBox() (x0, y0, x1, y1 float64, ok bool) { return n.FlatBoxOf(n.Max) }
+
+// FlatBoxOf is the bounding box of the flat disc of radius r.
+func (n *Near) FlatBoxOf(r float64) (x0, y0, x1, y1 float64, ok bool) {
+	if n.Sphere || math.IsInf(r, 1) {
 		return 0, 0, 0, 0, false
 	}
 	c := n.Center
-	return c.X - n.Max, c.Y - n.Max, c.X + n.Max, c.Y + n.Max, true
+	return c.X - r, c.Y - r, c.X + r, c.Y + r, true
 }

@@ -132,11 +132,15 @@ func (n *Near) InRange(d float64) bool { return d >= n.Min && d <= n.Max }
 
 // Cap returns the spherical cap of points within Max of the origin, and
 // false when unbounded (or flat).
-func (n *Near) Cap() (s2.Cap, bool) {
-	if !n.Sphere || n.Center.SphereErr != nil || math.IsInf(n.Max, 1) {
+func (n *Near) Cap() (s2.Cap, bool) { return n.CapOf(n.Max) }
+
+// CapOf returns the spherical cap of points within r (the query's unit)
+// of the origin, and false when r is unbounded, covers the sphere, or the
+// query is flat.
+func (n *Near) CapOf(r float64) (s2.Cap, bool) {
+	if !n.Sphere || n.Center.SphereErr != nil || math.IsInf(r, 1) {
 		return s2.Cap{}, false
 	}
-	r := n.Max
 	if n.GeoJSON {
 		r /= EarthRadiusMeters
 	}
@@ -144,4 +148,16 @@ func (n *Near) Cap() (s2.Cap, bool) {
 		return s2.Cap{}, false
 	}
 	return s2.CapFromCenterAngle(n.Center.Points[0], s1.Angle(r)), true
+}
+
+// StartRadius is the first radius a nearest-first search tries, in the
+// query's unit (about 1 km on the sphere, 1/16384 of a flat grid's side).
+func (n *Near) StartRadius(g Grid) float64 {
+	switch {
+	case n.GeoJSON:
+		return 1000
+	case n.Sphere:
+		return 1000 / EarthRadiusMeters
+	}
+	return (g.Max - g.Min) / 16384
 }
