@@ -37,11 +37,18 @@ func (s *Sum) Add(v any) {
 	s.count++
 }
 
+// total is the sum; with a decimal total the other numbers' total joins
+// it as MongoDB's DoubleDoubleSummation::getDecimal converts it (a double
+// to 34 significant digits, integers exactly).
 func (s *Sum) total() number {
-	if s.hasDec {
-		return addNum(s.d, s.n)
+	if !s.hasDec {
+		return s.n
 	}
-	return s.n
+	other := s.n.dec()
+	if s.n.k == kDouble {
+		other = decimal.FromFloat64(s.n.f, decimal.Double34)
+	}
+	return decNum(decimal.Add(s.d.d, other))
 }
 
 // Result returns the sum (int32 0 when nothing was added).

@@ -20,8 +20,8 @@ func registerArith() {
 	nary("$abs", 1, 1, evalAbs)
 	nary("$ceil", 1, 1, unaryRound(math.Ceil, decimal.Ceil))
 	nary("$floor", 1, 1, unaryRound(math.Floor, decimal.Floor))
-	nary("$round", 1, 2, placeRound(math.RoundToEven, decimal.HalfEven))
-	nary("$trunc", 1, 2, placeRound(math.Trunc, decimal.Down))
+	nary("$round", 1, 2, placeRound(decimal.HalfEven))
+	nary("$trunc", 1, 2, placeRound(decimal.Down))
 	nary("$sqrt", 1, 1, unaryFloat(math.Sqrt, decimal.Sqrt, func(n number) error {
 		if n.sign() < 0 {
 			return errf(mongoerr.SqrtNegative, "$sqrt's argument must be greater than or equal to 0")
@@ -102,6 +102,11 @@ func evalAdd(name string, args []any) (any, error) {
 		n, ok := toNumber(a)
 		if !ok {
 			return nil, errf(mongoerr.AddBadType, "$add only supports numeric or date types, not %s", typeName(a))
+		}
+		if sum.k == kDouble && n.k == kDecimal {
+			// MongoDB's AddState widens a double total to 34 digits
+			// (later doubles convert to 15).
+			sum = decNum(decimal.FromFloat64(sum.f, decimal.Double34))
 		}
 		sum = addNum(sum, n)
 	}
@@ -203,11 +208,14 @@ func evalMod(name string, args []any) (any, error) {
 	}
 	a, b := ns[0], ns[1]
 	k := maxKind(a.k, b.k)
+	if k == kDecimal {
+		if b.isZero() {
+			return nil, errf(mongoerr.ModDecimalByZero, "can't $mod by zero")
+		}
+		return decimal.Rem(a.dec(), b.dec()), nil
+	}
 	if b.isZero() {
 		return nil, errf(mongoerr.ModByZero, "can't $mod by zero")
-	}
-	if k == kDecimal {
-		return decimal.Rem(a.dec(), b.dec()), nil
 	}
 	if k >= kDouble {
 		return number{k: k, f: math.Mod(a.float(), b.float())}.value(), nil

@@ -1,8 +1,6 @@
 package expr
 
 import (
-	"math"
-
 	"github.com/cockroachdb/apd/v3"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -29,8 +27,11 @@ func unaryRound(fn func(float64) float64, decFn func(bson.Decimal128) bson.Decim
 }
 
 // placeRound implements $round and $trunc: [number, place], place in
-// [-20, 100]; a decimal is quantized exactly to 10^-place with mode.
-func placeRound(fn func(float64) float64, mode apd.Rounder) func(string, []any) (any, error) {
+// [-20, 100]. As MongoDB, every type is rounded in decimal: a decimal is
+// quantized to 10^-place with mode (NaN when that needs more than 34
+// digits), a double goes through its 34-digit decimal and back, an integer
+// at a negative place is quantized and must still fit a long.
+func placeRound(mode apd.Rounder) func(string, []any) (any, error) {
 	return func(name string, args []any) (any, error) {
 		place := int64(0)
 		if len(args) == 2 {
@@ -50,32 +51,25 @@ func placeRound(fn func(float64) float64, mode apd.Rounder) func(string, []any) 
 		if null || err != nil {
 			return nil, err
 		}
-		if n.k == kDecimal {
-			return decimal.Quantize(n.d, int32(-place), mode), nil
-		}
-		return roundAt(n, place, fn).value(), nil
+		return roundAt(name, n, place, mode)
 	}
 }
 
-func roundAt(n number, place int64, fn func(float64) float64) number {
-	if n.k <= kLong {
-		if place >= 0 {
-			return n
-		}
-		if place < -18 {
-			return intResult(n.k, 0)
-		}
-		scale := int64(math.Pow10(int(-place)))
-		f := fn(float64(n.i) / float64(scale))
-		return intResult(n.k, int64(f)*scale)
+func roundAt(name string, n number, place int64, mode apd.Rounder) (any, error) {
+	exp := int32(-place)
+	switch n.k {
+	case kDecimal:
+		return decimal.Quantize(n.d, exp, mode), nil
+	case kDouble:
+		d := decimal.FromFloat64(n.f, decimal.Double34)
+		return decimal.ToFloat64(decimal.Quantize(d, exp, mode)), nil
 	}
-	if math.IsNaN(n.f) || math.IsInf(n.f, 0) {
-		return n
+	if place >= 0 {
+		return n.value(), nil
 	}
-	scale := math.Pow10(int(place))
-	r := fn(n.f*scale) / scale
-	if math.IsInf(n.f*scale, 0) {
-		r = n.f
+	r, ok := decimal.TruncInt64(decimal.Quantize(decimal.FromInt64(n.i), exp, mode))
+	if !ok {
+		return nil, errf(mongoerr.RoundInvalidConversion, "invalid conversion from Decimal128 result in %s resulting from arguments: [%d, %d]", name, n.i, place)
 	}
-	return number{k: n.k, f: r}
+	return intResult(n.k, r).value(), nil
 }
