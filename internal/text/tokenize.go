@@ -13,30 +13,41 @@ type Fold struct {
 	DiacriticSensitive bool
 }
 
-// words splits s into words: maximal runs of letters, digits and
-// combining marks (and, in English, apostrophes inside a word); anything
-// else delimits.
-// TODO(#14): MongoDB's delimiters are Unicode property lists (White_Space,
-// Dash, Hyphen, Quotation_Mark, Terminal_Punctuation, Pattern_Syntax,
-// STerm); symbols such as currency signs are words there, delimiters here.
+// words splits s into words: maximal runs of characters that are not
+// delimiters. Delimiters are MongoDB's: characters with the Unicode
+// properties White_Space, Dash, Hyphen, Quotation_Mark,
+// Terminal_Punctuation, Pattern_Syntax or Sentence_Terminal (STerm),
+// except the apostrophe in English.
 func words(s string, english bool) []string {
 	var out []string
 	start := -1
 	for i, r := range s {
-		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) ||
-			(english && r == '\'' && start >= 0)
+		inWord := !isDelimiter(r, english)
 		switch {
 		case inWord && start < 0:
 			start = i
 		case !inWord && start >= 0:
-			out = append(out, strings.TrimRight(s[start:i], "'"))
+			out = append(out, s[start:i])
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = append(out, strings.TrimRight(s[start:], "'"))
+		out = append(out, s[start:])
 	}
 	return out
+}
+
+var delimiterTables = []*unicode.RangeTable{unicode.White_Space, unicode.Dash, unicode.Hyphen,
+	unicode.Quotation_Mark, unicode.Terminal_Punctuation, unicode.Pattern_Syntax, unicode.Sentence_Terminal}
+
+func isDelimiter(r rune, english bool) bool {
+	if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+		return false
+	}
+	if english && r == '\'' {
+		return false
+	}
+	return unicode.IsOneOf(delimiterTables, r)
 }
 
 // fold applies f to s: lower case unless case-sensitive, diacritics
