@@ -48,9 +48,11 @@ type KeyRange struct{ Lo, Hi int64 }
 // CoverRanges returns the key ranges an index scan for region must read:
 // every covering cell's descendants and its ancestors down to
 // CoarsestLevel (stored shapes may be covered by coarser cells), sorted
-// and merged.
+// and merged. The covering may use cells coarser than CoarsestLevel (a
+// large region then needs few cells): their ranges hold every stored key
+// under them.
 func CoverRanges(region s2.Region) []KeyRange {
-	rc := &s2.RegionCoverer{MinLevel: CoarsestLevel, MaxLevel: FinestLevel, LevelMod: 1, MaxCells: queryMaxCells}
+	rc := &s2.RegionCoverer{MinLevel: 0, MaxLevel: FinestLevel, LevelMod: 1, MaxCells: queryMaxCells}
 	var out []KeyRange
 	for _, c := range rc.Covering(region) {
 		out = append(out, KeyRange{int64(c.RangeMin()), int64(c.RangeMax())})
