@@ -47,7 +47,7 @@ func compileBucketAuto(spec any, cc *compileCtx) ([]stage, error) {
 		case "granularity":
 			s.gran, err = granularityRounder(e.Value)
 		default:
-			err = mongoerr.New(mongoerr.BucketAutoBadSpec, "Unrecognized option to $bucketAuto: %s", e.Key)
+			err = mongoerr.New(mongoerr.BucketAutoUnknownOption, "Unrecognized option to $bucketAuto: %s", e.Key)
 		}
 		if err != nil {
 			return nil, err
@@ -68,15 +68,18 @@ func compileGroupBy(v any, cc *compileCtx) (expr.Expr, error) {
 	str, isStr := v.(string)
 	d, isDoc := v.(bson.D)
 	if !(isStr && len(str) > 0 && str[0] == '$') && !(isDoc && len(d) > 0 && len(d[0].Key) > 0 && d[0].Key[0] == '$') {
-		return nil, mongoerr.New(mongoerr.BucketAutoBadSpec, "The $bucketAuto 'groupBy' field must be defined as a $-prefixed path or an expression object, but found: %s", show(v))
+		return nil, mongoerr.New(mongoerr.BucketAutoBadGroupBy, "The $bucketAuto 'groupBy' field must be defined as a $-prefixed path or an expression object, but found: %s", show(v))
 	}
 	return cc.compileExpr(v)
 }
 
 func bucketCount(v any) (int, error) {
+	if !bsonx.IsNumber(v) {
+		return 0, mongoerr.New(mongoerr.BucketAutoBucketsNotNum, "The $bucketAuto 'buckets' field must be a numeric value, but found type: %s", typeOf(v))
+	}
 	n, isInt := bsonx.AsInt64(v)
-	if !bsonx.IsNumber(v) || !isInt || n > 1<<31-1 || n < -1<<31 {
-		return 0, mongoerr.New(mongoerr.BucketAutoBadBuckets, "The $bucketAuto 'buckets' field must be a numeric value representable as a 32-bit integer, but found %s", show(v))
+	if !isInt || n > 1<<31-1 || n < -1<<31 {
+		return 0, mongoerr.New(mongoerr.BucketAutoBucketsNotInt, "The $bucketAuto 'buckets' field must be representable as a 32-bit integer, but found %s", show(v))
 	}
 	if n <= 0 {
 		return 0, mongoerr.New(mongoerr.BucketAutoBadBuckets, "The $bucketAuto 'buckets' field must be greater than 0, but found: %d", n)
@@ -87,7 +90,7 @@ func bucketCount(v any) (int, error) {
 func compileBucketOutput(v any, cc *compileCtx) ([]accSpec, error) {
 	o, ok := v.(bson.D)
 	if !ok {
-		return nil, mongoerr.New(mongoerr.BucketAutoBadSpec, "The $bucketAuto 'output' field must be an object, but found type: %s", typeOf(v))
+		return nil, mongoerr.New(mongoerr.BucketAutoOutputNotObj, "The $bucketAuto 'output' field must be an object, but found type: %s", typeOf(v))
 	}
 	accs := []accSpec{}
 	for _, e := range o {

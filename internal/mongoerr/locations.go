@@ -282,8 +282,7 @@ const (
 	GetFieldFieldNotConstant        Code = 5654602 // location code: codeName Location5654602
 	DocumentsNotArray               Code = 5858203 // location code: codeName Location5858203
 	ShardedDataDistributionNotAdmin Code = 6789100 // location code: codeName Location6789100
-	// Aggregation accumulators and stages of #14 (not in number order). TODO(#14):
-	// check the BucketAuto*/GraphLookup* numbers against MongoDB's sources.
+	// Aggregation accumulators and stages of #14 (not in number order).
 	PercentileNotArray       Code = 7429700 // location code: codeName Location7429700
 	PercentileNotNumeric     Code = 7429701 // location code: codeName Location7429701
 	PercentileSpecNotObject  Code = 7429703 // location code: codeName Location7429703
@@ -311,6 +310,14 @@ const (
 	BucketAutoNeedsGroupBy   Code = 40246   // location code: codeName Location40246
 	BucketAutoBadGranularity Code = 40257   // location code: codeName Location40257
 	BucketAutoNotNumeric     Code = 40258   // location code: codeName Location40258
+	BucketAutoBadGroupBy     Code = 40239   // location code: codeName Location40239
+	BucketAutoBucketsNotNum  Code = 40241   // location code: codeName Location40241
+	BucketAutoBucketsNotInt  Code = 40242   // location code: codeName Location40242
+	BucketAutoOutputNotObj   Code = 40244   // location code: codeName Location40244
+	BucketAutoUnknownOption  Code = 40245   // location code: codeName Location40245
+	BucketAutoNaN            Code = 40259   // location code: codeName Location40259
+	BucketAutoNegative       Code = 40260   // location code: codeName Location40260
+	BucketAutoGranNotString  Code = 40261   // location code: codeName Location40261
 	GraphLookupNegativeDepth Code = 40100   // location code: codeName Location40100
 	GraphLookupBadMaxDepth   Code = 40101   // location code: codeName Location40101
 	GraphLookupNotString     Code = 40103   // location code: codeName Location40103
