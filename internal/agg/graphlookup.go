@@ -92,11 +92,14 @@ func (s *graphLookupStage) setString(key string, v any, as *string) error {
 
 func parseMaxDepth(v any) (int64, error) {
 	f, ok := numberAsFloat(v)
-	if !ok || f != math.Trunc(f) || math.IsInf(f, 0) {
-		return 0, mongoerr.New(mongoerr.GraphLookupBadMaxDepth, "maxDepth could not be represented as a long long: %s", show(v))
+	if !ok {
+		return 0, mongoerr.New(mongoerr.GraphLookupDepthNotNum, "maxDepth must be numeric, found type: %s", typeOf(v))
 	}
 	if f < 0 {
 		return 0, mongoerr.New(mongoerr.GraphLookupNegativeDepth, "maxDepth requires a nonnegative argument, found: %s", show(v))
+	}
+	if f != math.Trunc(f) || f >= math.MaxInt64 || math.IsNaN(f) {
+		return 0, mongoerr.New(mongoerr.GraphLookupDepthNotLong, "maxDepth could not be represented as a long long: %s", show(v))
 	}
 	return int64(f), nil
 }
@@ -161,7 +164,9 @@ func (s *graphLookupStage) search(d bson.D, fc *foreignCache, rc *runCtx) (bson.
 // level finds the unseen documents connected to frontier, adds them to
 // g.out at depth and returns the next frontier.
 func (s *graphLookupStage) level(frontier bson.A, depth int64, g *graphSearch, fc *foreignCache, rc *runCtx) (bson.A, error) {
-	filter := bson.D{{Key: s.connectTo, Value: bson.D{{Key: "$in", Value: inValues(frontier)}}}}
+	// As MongoDB's, the search is a {connectToField: {$in: values}} query:
+	// a regex value matches as a pattern.
+	filter := bson.D{{Key: s.connectTo, Value: bson.D{{Key: "$in", Value: frontier}}}}
 	if s.restrict != nil {
 		filter = bson.D{{Key: "$and", Value: bson.A{filter, s.restrict}}}
 	}
@@ -193,21 +198,6 @@ func (s *graphLookupStage) level(frontier bson.A, depth int64, g *graphSearch, f
 		}
 		next = append(next, startValues(getPath(f, fromPath))...)
 	}
-}
-
-// inValues makes frontier values usable in $in: a regex would match as a
-// pattern, so it is wrapped to compare by equality instead.
-// TODO(#14): an array value in connectFromField matches by its elements
-// (as MongoDB does), not as a whole.
-func inValues(frontier bson.A) bson.A {
-	out := make(bson.A, 0, len(frontier))
-	for _, v := range frontier {
-		if _, isRe := v.(bson.Regex); isRe {
-			continue
-		}
-		out = append(out, v)
-	}
-	return out
 }
 
 func (s *graphLookupStage) emit(f bson.D, depth int64, g *graphSearch, rc *runCtx) error {

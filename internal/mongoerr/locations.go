@@ -318,8 +318,9 @@ const (
 	BucketAutoNaN            Code = 40259   // location code: codeName Location40259
 	BucketAutoNegative       Code = 40260   // location code: codeName Location40260
 	BucketAutoGranNotString  Code = 40261   // location code: codeName Location40261
-	GraphLookupNegativeDepth Code = 40100   // location code: codeName Location40100
-	GraphLookupBadMaxDepth   Code = 40101   // location code: codeName Location40101
+	GraphLookupDepthNotNum   Code = 40100   // location code: codeName Location40100
+	GraphLookupNegativeDepth Code = 40101   // location code: codeName Location40101
+	GraphLookupDepthNotLong  Code = 40102   // location code: codeName Location40102
 	GraphLookupNotString     Code = 40103   // location code: codeName Location40103
 	GraphLookupUnknownArg    Code = 40104   // location code: codeName Location40104
 	GraphLookupMissingField  Code = 40105   // location code: codeName Location40105
