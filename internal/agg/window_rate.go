@@ -70,9 +70,12 @@ func rateValues(op string, input expr.Expr, unit string, p *partition, o *window
 		if err != nil {
 			return nil, err
 		}
-		if op == "$derivative" {
+		switch {
+		case rateIsDecimal(op, p.sortV, ys, lo, hi):
+			out[i] = rateExact(op, p.sortV, ys, lo, hi, int64(scale))
+		case op == "$derivative":
 			out[i] = derivative(xs, ys, lo, hi, scale)
-		} else {
+		default:
 			out[i] = integral(xs, ys, lo, hi, scale)
 		}
 	}
