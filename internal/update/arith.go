@@ -39,7 +39,7 @@ func (st *state) arithLeaf(o *op) leafFn {
 			return nil, actNone, mongoerr.New(mongoerr.BadValue,
 				"Failed to apply %s operations to current value (%s) for document {%s}", verb, debugNum(old), st.idElem())
 		}
-		if identical(r, old) {
+		if arithIdentical(r, old) {
 			return nil, actNone, nil
 		}
 		return r, actSet, nil
@@ -102,6 +102,24 @@ func arith(k opKind, a, b any) (any, error) {
 		return nil, nil
 	}
 	return r, nil
+}
+
+// arithIdentical reports whether $inc/$mul changed nothing, as SafeNum's
+// isIdentical: same type and, for decimals, numerically equal (1.0 * 1.0
+// = 1.00 keeps 1.0; NaN is never identical).
+func arithIdentical(r, old any) bool {
+	rd, rDec := r.(bson.Decimal128)
+	od, oDec := old.(bson.Decimal128)
+	if rDec && oDec {
+		switch {
+		case rd.IsNaN() || od.IsNaN():
+			return false
+		case rd.IsInf() != 0 || od.IsInf() != 0:
+			return rd.IsInf() == od.IsInf()
+		}
+		return decimal.Sign(decimal.Sub(rd, od)) == 0
+	}
+	return identical(r, old)
 }
 
 // decimalArith computes a (op) b exactly when either is a decimal.
