@@ -130,23 +130,28 @@ def test_text_through_router(sharded_cluster):
 
 def test_text_on_sharded_collection(sharded_cluster):
     """Every shard holds the text index: $text finds, counts and updates
-    across shards; sorting by textScore across shards is refused (115 in
-    find, 40218 in a pipeline) rather than returned in the wrong order."""
+    across shards; a find sorted by textScore merges the shards' scores;
+    a pipeline sorting by it across shards is refused (40218) rather than
+    returned in the wrong order."""
     c = MongoClient(sharded_cluster.uri, serverSelectionTimeoutMS=10000)
     try:
         c.admin.command("enableSharding", "text_sharded")
         c.admin.command("shardCollection", "text_sharded.d", key={"_id": "hashed"})
         coll = c["text_sharded"]["d"]
-        coll.insert_many([{"_id": i, "t": "cake %d" % i if i % 2 else "bread"} for i in range(20)])
+        coll.insert_many([{"_id": i, "t": ("cake " * (i % 4)) + "x%d" % i if i % 2 else "bread"} for i in range(20)])
         coll.create_index([("t", TEXT)])
         q = {"$text": {"$search": "cakes"}}
         assert sorted(d["_id"] for d in coll.find(q)) == list(range(1, 20, 2))
         assert coll.count_documents(q) == 10
-        assert {d["s"] for d in coll.find(q, {"s": SCORE})} == {0.75}
+        # "cake x1" scores 0.75, "cake cake cake x3" 1.75 * 0.875.
+        want = sorted(((1.53125 if i % 4 == 3 else 0.75), i) for i in range(1, 20, 2))
+        assert {d["s"] for d in coll.find(q, {"s": SCORE})} == {0.75, 1.53125}
+        got = [(d["s"], d["_id"]) for d in coll.find(q, {"s": SCORE}).sort([("s", SCORE)])]
+        assert [s for s, _ in got] == [s for s, _ in reversed(want)]
+        assert sorted(got) == want
+        plain = list(coll.find(q, {"t": 1}).sort([("s", SCORE)]).limit(3))
+        assert len(plain) == 3 and all(set(d) == {"_id", "t"} and d["t"].startswith("cake cake cake") for d in plain)
         assert coll.update_many(q, {"$set": {"x": 1}}).modified_count == 10
-        with pytest.raises(OperationFailure) as exc:
-            list(coll.find(q).sort([("s", SCORE)]))
-        assert_op_failure(exc, 115)
         with pytest.raises(OperationFailure) as exc:
             list(coll.aggregate([{"$match": q}, {"$sort": {"s": SCORE}}]))
         assert_op_failure(exc, 40218)

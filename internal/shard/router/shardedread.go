@@ -81,7 +81,7 @@ func (r *Router) shardedFind(c *call, ns string, cm *routing.ChunkManager) (bson
 		}
 		cm = next
 	}
-	sortSpec := docField(c.cmd, "sort")
+	sortSpec, textScore := textScoreMergeSort(docField(c.cmd, "sort"))
 	if err := checkSortSpec(sortSpec); err != nil {
 		return nil, err
 	}
@@ -109,6 +109,9 @@ func (r *Router) shardedFind(c *call, ns string, cm *routing.ChunkManager) (bson
 			return nil, err
 		}
 		shardCmd, strip, keep = setField(shardCmd, "projection", p), s, k
+	}
+	if textScore {
+		shardCmd, strip = withTextScoreProjection(shardCmd, strip)
 	}
 	replies, _, err := r.readOnShards(c, ns, cm, filter, func(cm *routing.ChunkManager, s string) bson.D {
 		return withVersion(shardCmd, cm, s)
