@@ -120,11 +120,11 @@ func compileNAccumulator(op string, arg any, cc *compileCtx) (expr.Expr, func() 
 func checkNArgs(op string, a *nArg, single, sorted bool) error {
 	switch {
 	case a.n == nil && !single:
-		return mongoerr.New(mongoerr.AccumNMissingN, "%s requires an 'n' field", op)
+		return mongoerr.New(mongoerr.AccumNMissingN, "Missing value for 'n'")
 	case a.out == nil && sorted:
 		return mongoerr.New(mongoerr.AccumTopMissingOutput, "%s requires an 'output' field", op)
 	case a.out == nil:
-		return mongoerr.New(mongoerr.AccumNMissingInput, "%s requires an 'input' field", op)
+		return mongoerr.New(mongoerr.AccumNMissingInput, "Missing value for 'input'")
 	case a.sort == nil && sorted:
 		return mongoerr.New(mongoerr.AccumTopMissingSortBy, "%s requires a 'sortBy' field", op)
 	}

@@ -287,9 +287,10 @@ const (
 	PercentileNotNumeric     Code = 7429701 // location code: codeName Location7429701
 	PercentileSpecNotObject  Code = 7429703 // location code: codeName Location7429703
 	MedianSpecNotObject      Code = 7436100 // location code: codeName Location7436100
-	AccumNSpecNotObject      Code = 5787900 // location code: codeName Location5787900
+	AccumNSpecNotObject      Code = 5787801 // location code: codeName Location5787801
 	AccumNUnknownArg         Code = 5787901 // location code: codeName Location5787901
-	AccumNNotIntegral        Code = 5787902 // location code: codeName Location5787902
+	AccumNNotNumber          Code = 5787902 // location code: codeName Location5787902
+	AccumNNotIntegral        Code = 5787903 // location code: codeName Location5787903
 	AccumNMissingInput       Code = 5787907 // location code: codeName Location5787907
 	AccumNMissingN           Code = 5787906 // location code: codeName Location5787906
 	AccumNNotPositive        Code = 5787908 // location code: codeName Location5787908

@@ -24,15 +24,19 @@ func registerAccumN() {
 	operators["$sortArray"] = compileSortArray
 }
 
-// CheckN validates an accumulator's n: an integral number above 0.
+// CheckN validates an accumulator's n as MongoDB does: a number
+// (5787902), integral (5787903), above 0 (5787908).
 func CheckN(nv any) (int64, error) {
 	n, isNum := toNumber(nv)
+	if !isNum {
+		return 0, errf(mongoerr.AccumNNotNumber, "Value for 'n' must be of integral type, but found %v", showValue(nv))
+	}
 	f := n.float()
-	if !isNum || f != math.Trunc(f) || math.IsInf(f, 0) {
+	if f != math.Trunc(f) || math.IsInf(f, 0) {
 		return 0, errf(mongoerr.AccumNNotIntegral, "Value for 'n' must be of integral type, but found %v", showValue(nv))
 	}
 	if f <= 0 {
-		return 0, errf(mongoerr.AccumNNotPositive, "'n' must be greater than 0, found %v", showValue(nv))
+		return 0, errf(mongoerr.AccumNNotPositive, "'n' must be greater than 0, found %d", int64(f))
 	}
 	return int64(f), nil
 }
@@ -65,10 +69,10 @@ func compileArrayN(name string, raw any, sc *scope) (Expr, error) {
 		}
 	}
 	if n == nil {
-		return nil, errf(mongoerr.AccumNMissingN, "%s requires an 'n' field", name)
+		return nil, errf(mongoerr.AccumNMissingN, "Missing value for 'n'")
 	}
 	if input == nil {
-		return nil, errf(mongoerr.AccumNMissingInput, "%s requires an 'input' field", name)
+		return nil, errf(mongoerr.AccumNMissingInput, "Missing value for 'input'")
 	}
 	return funcExpr(func(doc bson.D, vars *Vars) (any, error) {
 		nv, err := n.Eval(doc, vars)
@@ -85,7 +89,7 @@ func compileArrayN(name string, raw any, sc *scope) (Expr, error) {
 		}
 		arr, ok := in.(bson.A)
 		if !ok {
-			return nil, errf(mongoerr.AccumNInputNotArray, "Input to %s must be an array, but found %s", name, typeName(in))
+			return nil, errf(mongoerr.AccumNInputNotArray, "Input must be an array")
 		}
 		return arrayN(name, arr, k), nil
 	}), nil
