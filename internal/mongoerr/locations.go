@@ -297,7 +297,8 @@ const (
 	AccumNInputNotArray      Code = 5788200 // location code: codeName Location5788200
 	AccumTopMissingOutput    Code = 5788004 // location code: codeName Location5788004
 	AccumTopMissingSortBy    Code = 5788005 // location code: codeName Location5788005
-	SortArrayBadSortBy       Code = 2942505 // location code: codeName Location2942505
+	SortArrayBadElement      Code = 2942506 // location code: codeName Location2942506
+	SortArrayInvalid         Code = 2942507 // location code: codeName Location2942507
 	SortArrayInputNotArray   Code = 2942504 // location code: codeName Location2942504
 	SortArraySpecNotObject   Code = 2942500 // location code: codeName Location2942500
 	SortArrayUnknownField    Code = 2942501 // location code: codeName Location2942501

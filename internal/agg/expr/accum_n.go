@@ -300,10 +300,14 @@ func compileSortArray(_ string, raw any, sc *scope) (Expr, error) {
 }
 
 func sortArrayCompare(by any) (func(a, b any) int, error) {
-	bad := errf(mongoerr.SortArrayBadSortBy, "$sortArray sortBy must be either 1, -1 or a sort pattern object")
-	if dir, ok := sortDir(by); ok {
+	if _, isNum := toNumber(by); isNum {
+		dir, ok := sortDir(by)
+		if !ok {
+			return nil, errf(mongoerr.SortArrayBadElement, "The $sort element value must be either 1 or -1")
+		}
 		return func(a, b any) int { return dir * Compare(a, b) }, nil
 	}
+	bad := errf(mongoerr.SortArrayInvalid, "The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields")
 	d, ok := by.(bson.D)
 	if !ok || len(d) == 0 {
 		return nil, bad
