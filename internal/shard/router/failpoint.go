@@ -50,3 +50,21 @@ func configureFailPoint(c *call) (bson.D, error) {
 	}
 	return bson.D{{Key: "count", Value: int32(0)}}, nil
 }
+
+// handshakeAppName is the application name the fail point matches: a
+// handshake's own (hello's client.application.name, which the connection
+// stores only once the hello runs), else the connection's stored one.
+func handshakeAppName(name string, cmd bson.D, stored string) string {
+	if name != "hello" && name != "isMaster" && name != "ismaster" {
+		return stored
+	}
+	client, _ := bsonx.Get(cmd, "client")
+	cd, _ := client.(bson.D)
+	app, _ := bsonx.Get(cd, "application")
+	ad, _ := app.(bson.D)
+	if v, ok := bsonx.Get(ad, "name"); ok {
+		s, _ := v.(string)
+		return s
+	}
+	return stored
+}

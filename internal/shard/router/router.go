@@ -230,7 +230,7 @@ func (r *Router) invoke(conn *command.Conn, db string, cmd bson.D, req *command.
 	}
 	fp := fc.fp
 	if !fc.done {
-		fp = r.failCommand.check(c.name, r.appName(conn))
+		fp = r.failCommand.check(c.name, handshakeAppName(c.name, cmd, r.appName(conn)))
 	}
 	if fp != nil {
 		if err := fp.before(req); err != nil {
