@@ -1,6 +1,8 @@
 package command
 
 import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/relaydb/relaydb/internal/cmdspec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
@@ -15,7 +17,7 @@ import (
 var apiV1 = map[string]bool{
 	"abortTransaction": true, "aggregate": true, "authenticate": true, "collMod": true,
 	"commitTransaction": true, "count": true, "create": true, "createIndexes": true,
-	"delete": true, "distinct": true, "drop": true, "dropDatabase": true, "dropIndexes": true,
+	"delete": true, "drop": true, "dropDatabase": true, "dropIndexes": true,
 	"endSessions": true, "explain": true, "find": true, "findAndModify": true, "getMore": true,
 	"hello": true, "insert": true, "killCursors": true, "listCollections": true,
 	"listDatabases": true, "listIndexes": true, "ping": true, "refreshSessions": true,
@@ -53,6 +55,29 @@ func checkAPIParams(ctx *Ctx) error {
 	}
 	if strict && !apiV1[ctx.Name] {
 		return mongoerr.New(mongoerr.APIStrictError, "Provided apiStrict:true, but the command %s is not in API Version 1", ctx.Name)
+	}
+	if strict && ctx.Name == "aggregate" {
+		return checkAPIStages(ctx)
+	}
+	return nil
+}
+
+// stagesOutsideV1 are the aggregation stages API Version 1 leaves out.
+var stagesOutsideV1 = map[string]bool{
+	"$collStats": true, "$currentOp": true, "$indexStats": true, "$listLocalSessions": true,
+	"$listSessions": true, "$planCacheStats": true, "$search": true, "$searchMeta": true,
+	"$listSearchIndexes": true,
+}
+
+// checkAPIStages refuses, under apiStrict, a pipeline stage outside API
+// Version 1 (top level only: TODO(#14) sub-pipelines).
+func checkAPIStages(ctx *Ctx) error {
+	v, _ := ctx.field("pipeline")
+	stages, _ := v.(bson.A)
+	for _, s := range stages {
+		if d, ok := s.(bson.D); ok && len(d) > 0 && stagesOutsideV1[d[0].Key] {
+			return mongoerr.New(mongoerr.APIStrictError, "%s is not allowed with 'apiStrict: true' in API Version 1", d[0].Key)
+		}
 	}
 	return nil
 }

@@ -124,6 +124,11 @@ func TestStableAPIParams(t *testing.T) {
 		{"db", bson.D{{Key: "isMaster", Value: 1}, v("1"), strict}, mongoerr.APIStrictError},
 		{"db", bson.D{{Key: "buildInfo", Value: 1}, v("1"), {Key: "apiStrict", Value: false}}, 0},
 		{"admin", bson.D{{Key: "serverStatus", Value: 1}, v("1"), strict}, mongoerr.APIStrictError},
+		{"db", bson.D{{Key: "distinct", Value: "c"}, {Key: "key", Value: "a"}, v("1"), strict}, mongoerr.APIStrictError},
+		{"db", bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$listLocalSessions", Value: bson.D{}}}}},
+			{Key: "cursor", Value: bson.D{}}, v("1"), strict}, mongoerr.APIStrictError},
+		{"db", bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{}}}}},
+			{Key: "cursor", Value: bson.D{}}, v("1"), strict}, 0},
 	}
 	for _, tc := range cases {
 		_, err := runIn(d, tc.db, tc.cmd)

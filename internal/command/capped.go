@@ -13,8 +13,9 @@ import (
 // Capped collections: create's capped/size/max, collMod's cappedSize and
 // cappedMax, and tailable finds (exec.FindCappedTail). Eviction is in
 // exec (capped.go).
-// TODO(#14): convertToCapped and cloneCollectionAsCapped; tailable cursors
-// in aggregate; capped collections that are sharded (MongoDB refuses).
+// convertToCapped and cloneCollectionAsCapped are in capped_convert.go.
+// TODO(#14): tailable cursors in aggregate; refusing to shard a capped
+// collection (MongoDB refuses).
 
 // maxCappedSize is MongoDB's limit on a capped collection's size (1 PB).
 const maxCappedSize = int64(1) << 50

@@ -62,6 +62,12 @@ func TestShardedAggregateStages(t *testing.T) {
 		t.Fatalf("$documentNumber through the router: %v", out)
 	}
 	routerCurrentOp(t, cl)
+	// $indexStats on the sharded collection: each shard's _id_ and k_hashed.
+	ix, err := aggregateAll(t, s, mustPipe(t, `[{"$indexStats": {}}, {"$group": {"_id": "$name", "n": {"$sum": 1}}}, {"$sort": {"_id": 1}}]`), nil)
+	must(t, err, "$indexStats through the router")
+	if len(ix) != 2 || ix[0][1].Value != int32(2) || ix[1][1].Value != int32(2) {
+		t.Fatalf("$indexStats on a collection sharded over two shards: %v", ix)
+	}
 }
 
 // routerCurrentOp: currentOp and $currentOp through the router list each

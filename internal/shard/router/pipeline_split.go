@@ -34,7 +34,10 @@ type splitPlan struct {
 // streamingStages transform each document on its own (or drop it): a
 // shard can run them on its part of the collection.
 var streamingStages = map[string]bool{"$match": true, "$project": true, "$addFields": true, "$set": true,
-	"$unset": true, "$replaceRoot": true, "$replaceWith": true, "$unwind": true, "$redact": true}
+	"$unset": true, "$replaceRoot": true, "$replaceWith": true, "$unwind": true, "$redact": true,
+	// Sources of per-shard documents: each shard lists its own (the
+	// union is the answer). TODO(#14): mongos adds a shard field.
+	"$indexStats": true, "$planCacheStats": true}
 
 // Stages that need all documents and have no shards' half end the shards
 // part: they and everything after them run on the merger (the default
