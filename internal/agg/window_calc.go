@@ -135,6 +135,7 @@ func compileExpMovingAvg(arg any, cc *compileCtx) (windowFn, error) {
 	}
 	var input expr.Expr
 	alpha := math.NaN()
+	var spec bson.E // the N or alpha field
 	for _, e := range d {
 		switch e.Key {
 		case "input":
@@ -151,7 +152,7 @@ func compileExpMovingAvg(arg any, cc *compileCtx) (windowFn, error) {
 			if err != nil {
 				return nil, err
 			}
-			alpha = a
+			alpha, spec = a, e
 		default:
 			return nil, mongoerr.New(mongoerr.FailedToParse, "Got unrecognized field in $expMovingAvg: %s", e.Key)
 		}
@@ -159,7 +160,7 @@ func compileExpMovingAvg(arg any, cc *compileCtx) (windowFn, error) {
 	if input == nil || math.IsNaN(alpha) {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "$expMovingAvg requires 'input' and one of 'N' or 'alpha'")
 	}
-	return emaFn(input, alpha), nil
+	return emaDecimalFn(input, emaDecimalAlpha(spec.Key, spec.Value)), nil
 }
 
 func emaAlpha(key string, v any) (float64, error) {
@@ -175,26 +176,4 @@ func emaAlpha(key string, v any) (float64, error) {
 		return 0, mongoerr.New(mongoerr.FailedToParse, "'alpha' must be a number between 0 and 1 (exclusive), but found %s", show(v))
 	}
 	return f, nil
-}
-
-func emaFn(input expr.Expr, alpha float64) windowFn {
-	return func(p *partition, _ *windowOut, _ *runCtx) ([]any, error) {
-		vals, err := evalEach(input, p)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]any, len(vals))
-		var ema any
-		for i, v := range vals {
-			if x, ok := numberAsFloat(v); ok {
-				if prev, seen := ema.(float64); seen {
-					ema = alpha*x + (1-alpha)*prev
-				} else {
-					ema = x
-				}
-			}
-			out[i] = ema
-		}
-		return out, nil
-	}
 }

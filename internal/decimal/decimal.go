@@ -14,8 +14,7 @@
 //     FromAPD(ToAPD(d)) has d's value, sign and exponent (for canonical d).
 //   - No arithmetic is written here by hand: every operation is apd's.
 //
-// TODO(#14): not yet exact with decimals: the window function
-// $expMovingAvg (float64; MongoDB keeps decimals there); Rem when the integer quotient needs more
+// TODO(#14): not yet as MongoDB: Rem when the integer quotient needs more
 // than 34 digits (NaN; MongoDB's bid128_fmod answers); transcendental
 // results ($exp, $ln, $log, $log10, non-integer $pow) are correctly rounded
 // by apd and may differ from Intel's library in the last digit or in the
