@@ -9,10 +9,7 @@ import (
 )
 
 // unsupportedCreate lists create options relaydb refuses rather than ignores.
-// TODO(#14): time-series collections (timeseries: {timeField, metaField,
-// granularity}, bucketing and expireAfterSeconds).
 var unsupportedCreate = map[string]string{
-	"timeseries":      "time-series collections",
 	"encryptedFields": "queryable encryption", "changeStreamPreAndPostImages": "change stream pre- and post-images",
 }
 
@@ -20,6 +17,9 @@ func create(c *Ctx, p *request.Create) (bson.D, error) {
 	coll := string(p.Collection)
 	if p.ViewOn != nil {
 		return createView(c, coll)
+	}
+	if p.Timeseries != nil {
+		return createTimeseries(c, coll)
 	}
 	if p.Pipeline != nil {
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "'pipeline' requires 'viewOn' to also be specified")

@@ -18,6 +18,11 @@ func drop(c *Ctx, p *request.Drop) (bson.D, error) {
 	if err := cat.DropCollection(c.DB, coll); err != nil && !mongoerr.Is(err, mongoerr.NamespaceNotFound) {
 		return nil, err
 	}
+	if lookupOpt(col.Options, "timeseries") != nil && isView(col) { // and its buckets
+		if err := cat.DropCollection(c.DB, bucketsPrefix+coll); err != nil && !mongoerr.Is(err, mongoerr.NamespaceNotFound) {
+			return nil, err
+		}
+	}
 	return bson.D{{Key: "nIndexesWas", Value: int32(n)}, {Key: "ns", Value: c.ns(coll)}}, nil
 }
 

@@ -8,6 +8,18 @@ import (
 )
 
 func insert(c *Ctx, p *request.Insert) (bson.D, error) {
+	if ts := c.timeseriesOf(string(p.Collection)); ts != nil {
+		wc, err := c.writeConcern()
+		if err != nil {
+			return nil, err
+		}
+		ordered, err := c.ordered(p.Ordered)
+		if err != nil {
+			return nil, err
+		}
+		c.D.metrics.opcounters.insert.Add(int64(len(p.Documents)))
+		return insertTimeseries(c, string(p.Collection), ts, p.Documents, ordered, wc), nil
+	}
 	coll, wc, err := c.writeTarget(p.Collection, len(p.Documents))
 	if err != nil {
 		return nil, err

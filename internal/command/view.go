@@ -92,6 +92,9 @@ func resolveView(cat *catalog.Catalog, db, name string) (*viewDef, error) {
 // refuseView answers CommandNotSupportedOnView for a command that cannot
 // run on a view (writes, index builds).
 func (c *Ctx) refuseView(coll string) error {
+	if c.timeseriesOf(coll) != nil {
+		return mongoerr.New(mongoerr.NotImplemented, "relaydb does not support %s on time-series collections yet", c.Name)
+	}
 	if isView(c.D.eng.Catalog().Collection(c.DB, coll)) {
 		return mongoerr.New(mongoerr.CommandNotSupportedOnView, "Namespace %s is a view, not a collection", c.ns(coll))
 	}
@@ -169,6 +172,9 @@ func checkViewPipeline(db, name string, v any) error {
 // shows info.uuid: initial sync gives the view the same UUID, so that later
 // oplog entries find it.
 func viewInfo(col *catalog.Collection, nameOnly bool) bson.D {
+	if lookupOpt(col.Options, "timeseries") != nil {
+		return timeseriesInfo(col.Name, col.Options, col.UUID, nameOnly)
+	}
 	d := bson.D{{Key: "name", Value: col.Name}, {Key: "type", Value: "view"}}
 	if nameOnly {
 		return d

@@ -69,8 +69,8 @@ func (cl *cloner) cloneDB(ctx context.Context, db string) error {
 		name, _ := lookup(info, "name").(string)
 		switch typ, _ := lookup(info, "type").(string); typ {
 		case "", "collection":
-		case "view":
-			if err := cl.cloneView(db, name, info); err != nil {
+		case "view", "timeseries":
+			if err := cl.cloneView(db, name, typ, info); err != nil {
 				return err
 			}
 			continue
@@ -105,11 +105,15 @@ func (cl *cloner) cloneCollection(ctx context.Context, db, name string, info bso
 	return cl.copyDocuments(ctx, coll)
 }
 
-// cloneView creates the view db.name with the source's UUID (relaydb's
-// listCollections shows a view's, for later oplog entries to name it) and
-// options; a view holds no documents.
-func (cl *cloner) cloneView(db, name string, info bson.D) error {
+// cloneView creates the view (or time-series collection) db.name with
+// the source's UUID (relaydb's listCollections shows a view's, for later
+// oplog entries to name it) and options; a view holds no documents.
+func (cl *cloner) cloneView(db, name, typ string, info bson.D) error {
 	opts, _ := lookup(info, "options").(bson.D)
+	if typ == "timeseries" { // a view over its buckets (command/timeseries.go)
+		opts = append(bson.D{{Key: "viewOn", Value: "system.buckets." + name},
+			{Key: "pipeline", Value: bson.A{bson.D{{Key: "$replaceWith", Value: "$data"}}}}}, opts...)
+	}
 	infoDoc, _ := lookup(info, "info").(bson.D)
 	uuid, _ := lookup(infoDoc, "uuid").(bson.Binary)
 	if _, err := cloneCollection(cl.cat, db, name, uuid, opts, nil); err != nil {
