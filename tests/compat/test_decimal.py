@@ -150,3 +150,20 @@ def test_through_router(sharded_cluster):
         c.drop_database("decimal_routed")
     finally:
         c.close()
+
+
+def test_window_functions_keep_decimals(coll):
+    coll.insert_many([{"t": 0, "v": D("0.1")}, {"t": 1, "v": D("0.3")},
+                      {"t": 3, "v": D("0.4")}, {"t": 6, "v": 1}])
+    got = list(coll.aggregate([
+        {"$setWindowFields": {"sortBy": {"t": 1}, "output": {
+            "d": {"$derivative": {"input": "$v"}, "window": {"documents": [-1, 0]}},
+            "i": {"$integral": {"input": "$v"}, "window": {"documents": ["unbounded", "current"]}},
+            "s": {"$sum": "$v", "window": {"documents": ["unbounded", "current"]}},
+            "e": {"$expMovingAvg": {"input": "$v", "N": 2}}}}},
+        {"$project": {"_id": 0, "d": 1, "i": 1, "s": 1}}]))
+    assert got[0]["d"] is None
+    same(got[1]["d"], "0.2")
+    same(got[2]["d"], "0.05")
+    same(got[3]["i"], "3.0")
+    same(got[3]["s"], "1.8")
