@@ -42,8 +42,9 @@ func cappedIDs(ctx context.Context, cl *mongo.Client) ([]int32, error) {
 	return out, cur.Err()
 }
 
-// TestCollectionRulesReplicate: validators (and collMod), views and capped
-// collections (their evictions) reach a secondary as the primary has them;
+// TestCollectionRulesReplicate: validators (and collMod), views, capped
+// collections (their evictions) and time-series collections reach a
+// secondary as the primary has them;
 // the secondary applies a document the validator refuses (written with
 // bypassDocumentValidation); an initial sync clones the view, and a later
 // drop of the view on the primary reaches the synced member.
@@ -60,6 +61,8 @@ func TestCollectionRulesReplicate(t *testing.T) {
 		db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "val"}, {Key: "validationLevel", Value: "moderate"}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: "majority"}}}}).Err(),
 		db.CreateView(ctx, "vw", "val", mongo.Pipeline{{{Key: "$match", Value: bson.D{{Key: "a", Value: 1}}}}}),
 		db.CreateCollection(ctx, "capped", options.CreateCollection().SetCapped(true).SetSizeInBytes(4096).SetMaxDocuments(2)),
+		db.CreateCollection(ctx, "ts", options.CreateCollection().SetExpireAfterSeconds(86400).
+			SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t"))),
 	}
 	for i, err := range steps {
 		if err != nil {
@@ -75,8 +78,13 @@ func TestCollectionRulesReplicate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	now := bson.NewDateTimeFromTime(time.Now())
+	if _, err := db.Collection("ts").InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: now}},
+		bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: now}}}); err != nil {
+		t.Fatal(err)
+	}
 	want, err := collInfos(ctx, pc, "rules")
-	if err != nil || len(want) != 3 {
+	if err != nil || len(want) != 5 {
 		t.Fatalf("primary listCollections: %v %v", want, err)
 	}
 	same := func(m *cluster.Member) func() error {
@@ -95,6 +103,9 @@ func TestCollectionRulesReplicate(t *testing.T) {
 			}
 			if n, err := cl.Database("rules").Collection("val").CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
 				return fmt.Errorf("val count %d (%v)", n, err)
+			}
+			if n, err := cl.Database("rules").Collection("ts").CountDocuments(ctx, bson.D{}); err != nil || n != 2 {
+				return fmt.Errorf("time-series count %d (%v)", n, err)
 			}
 			return nil
 		}
