@@ -84,3 +84,19 @@ def test_capped_with_tailable_cursor(db):
     t.join()
     assert got == {"_id": 100}
     cur.close()
+
+
+def test_clustered_and_timeseries(db):
+    from datetime import datetime, timezone
+    db.create_collection("cl", clusteredIndex={"key": {"_id": 1}, "unique": True, "name": "by id"})
+    idx = list(db["cl"].list_indexes())
+    assert len(idx) == 1 and idx[0]["clustered"] is True and idx[0]["name"] == "by id"
+    ts = db.create_collection("ts", timeseries={"timeField": "t", "metaField": "m"})
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    ts.insert_many([{"_id": 1, "t": now, "m": "a"}, {"_id": 1, "t": now, "m": "b"}])
+    assert ts.count_documents({"m": "a"}) == 1
+    info = next(db.list_collections(filter={"name": "ts"}))
+    assert info["type"] == "timeseries" and info["options"]["timeseries"]["timeField"] == "t"
+    with pytest.raises(WriteError) as exc:
+        ts.insert_one({"t": "yesterday"})
+    assert exc.value.code == 2
