@@ -35,7 +35,7 @@ func runIn(d *Dispatcher, db string, cmd bson.D) (bson.D, error) {
 // (pymongo's test_raise_write_concern_error renames onto an existing
 // collection with w: 4 on three members and expects WriteConcernError).
 func TestFailedWriteWaitsForWriteConcern(t *testing.T) {
-	d, cat, _ := newReadTestDispatcher(t, &unsatisfiableRepl{fakeRepl{primary: true}})
+	d, cat, coll := newReadTestDispatcher(t, &unsatisfiableRepl{fakeRepl{primary: true}})
 	if _, err := cat.CreateCollection("db", "d", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +49,16 @@ func TestFailedWriteWaitsForWriteConcern(t *testing.T) {
 	code, _ := bsonx.Get(asDoc(wce), "code")
 	if code != int32(mongoerr.UnsatisfiableWriteConcern) {
 		t.Fatalf("error reply %v: want writeConcernError code 100", doc)
+	}
+	// findAndModify failing (an _id change) waits too.
+	if _, err := cat.Insert(coll, bson.D{{Key: "_id", Value: int32(1)}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = runIn(d, "db", bson.D{{Key: "findAndModify", Value: "c"}, {Key: "query", Value: bson.D{{Key: "_id", Value: int32(1)}}},
+		{Key: "update", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "_id", Value: int32(2)}}}}}, wc})
+	wce, _ = bsonx.Get(ErrorDoc(err), "writeConcernError")
+	if code, _ := bsonx.Get(asDoc(wce), "code"); err == nil || code != int32(mongoerr.UnsatisfiableWriteConcern) {
+		t.Fatalf("failed findAndModify with w:4: %v, writeConcernError %v", err, wce)
 	}
 	// A command refused before it runs (a bad write concern) has none.
 	_, err = runIn(d, "db", bson.D{{Key: "create", Value: "e"}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: "x"}, {Key: "bogus", Value: 1}}}})

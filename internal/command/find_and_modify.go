@@ -36,7 +36,7 @@ func findAndModify(c *Ctx, f *request.FindAndModify) (bson.D, error) {
 	}
 	res, err := c.D.eng.FindAndModify(c.DB, coll, p)
 	if err != nil {
-		return nil, err
+		return nil, c.failedWriteConcern(wc, err)
 	}
 	leo := bson.D{{Key: "n", Value: int32(res.N)}}
 	if !p.Remove {

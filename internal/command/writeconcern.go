@@ -153,18 +153,26 @@ func (d *Dispatcher) callWriting(c *Command, ctx *Ctx) (bson.D, error) {
 		return nil, err
 	}
 	reply, err := c.Def.run(ctx)
-	if err != nil && retryableCodes[mongoerr.From(err).Code] {
-		return nil, err // not primary (any more) or shutting down: nothing to wait for
+	if err != nil {
+		return nil, ctx.failedWriteConcern(wc, err)
 	}
 	res := exec.WriteResult{Last: d.eng.Catalog().LastWrite()}
-	wce := ctx.awaitWriteConcern(wc, &res)
-	if err != nil {
-		return nil, withWCE(err, wce)
-	}
-	if wce != nil {
+	if wce := ctx.awaitWriteConcern(wc, &res); wce != nil {
 		reply = append(reply, bson.E{Key: "writeConcernError", Value: wce})
 	}
 	return reply, nil
+}
+
+// failedWriteConcern waits for wc after a writing command failed, on
+// everything written so far, and returns err with the writeConcernError
+// if the wait failed; a not-primary or shutdown error has nothing to wait
+// for.
+func (c *Ctx) failedWriteConcern(wc writeConcern, err error) error {
+	if retryableCodes[mongoerr.From(err).Code] {
+		return err
+	}
+	res := exec.WriteResult{Last: c.D.eng.Catalog().LastWrite()}
+	return withWCE(err, c.awaitWriteConcern(wc, &res))
 }
 
 // wceError is a command's error with the writeConcernError of the wait
