@@ -6,6 +6,7 @@ import (
 	"github.com/relaydb/relaydb/internal/agg"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -19,12 +20,11 @@ import (
 // namespace) within maxViewDepth views; create and collMod refuse anything
 // else.
 //
-// TODO(#14): views as the "from" of $lookup/$graphLookup/$unionWith, explain
-// on a view, non-simple view collations, system.views, and a view on a
+// TODO(#14): explain on a view, non-simple view collations, system.views, and a view on a
 // sharded collection read through the router.
 
 // maxViewDepth is MongoDB's limit on views defined on views.
-const maxViewDepth = 20
+const maxViewDepth = exec.MaxViewDepth
 
 // viewDef is a view resolved to its source collection: the pipelines of
 // every view in the chain, the innermost first.
@@ -65,28 +65,16 @@ func (c *Ctx) view(coll string) (*viewDef, error) {
 	if !isView(col) {
 		return nil, nil
 	}
-	return resolveView(c.D.eng.Catalog(), c.DB, coll)
+	return c.resolveView(coll)
 }
 
-// resolveView walks the viewOn chain from db.name.
-func resolveView(cat *catalog.Catalog, db, name string) (*viewDef, error) {
-	def := &viewDef{name: name, source: name}
-	seen := map[string]bool{}
-	for depth := 0; ; depth++ {
-		col := cat.Collection(db, def.source)
-		if !isView(col) {
-			return def, nil
-		}
-		if seen[def.source] {
-			return nil, mongoerr.New(mongoerr.GraphContainsCycle, "View cycle detected: %s.%s", db, def.source)
-		}
-		if depth >= maxViewDepth {
-			return nil, mongoerr.New(mongoerr.ViewDepthLimitExceeded, "View depth too deep or view cycle detected. Maximum depth is %d", maxViewDepth)
-		}
-		seen[def.source] = true
-		def.pipeline = append(append(bson.A{}, pipelineOf(col.Options)...), def.pipeline...)
-		def.source = viewOnOf(col.Options)
+// resolveView walks the viewOn chain from db.name (exec.ResolveView).
+func (c *Ctx) resolveView(name string) (*viewDef, error) {
+	source, pipeline, err := c.D.eng.ResolveView(c.DB, name)
+	if err != nil {
+		return nil, err
 	}
+	return &viewDef{name: name, source: source, pipeline: pipeline}, nil
 }
 
 // refuseView answers CommandNotSupportedOnView for a command that cannot
@@ -126,7 +114,7 @@ func (c *Ctx) checkViewCreate(name string, opts bson.D) error {
 	if on == name {
 		return mongoerr.New(mongoerr.GraphContainsCycle, "View cycle detected: %s", c.ns(name))
 	}
-	def, err := resolveView(c.D.eng.Catalog(), c.DB, on)
+	def, err := c.resolveView(on)
 	if err != nil {
 		return err
 	}

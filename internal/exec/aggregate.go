@@ -68,9 +68,20 @@ func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error)
 }
 
 // lookupSourceAt feeds $lookup and friends with a whole collection, read
-// in snap (nil: the latest state).
+// in snap (nil: the latest state); a view is read through its pipeline.
 func (e *Engine) lookupSourceAt(snap *catalog.Snapshot) func(db, coll string) (agg.Iterator, error) {
 	return func(db, coll string) (agg.Iterator, error) {
+		source, pipeline, err := e.ResolveView(db, coll)
+		if err != nil {
+			return nil, err
+		}
+		if pipeline != nil {
+			it, err := e.Aggregate(db, source, AggregateParams{Pipeline: pipeline, Snapshot: snap})
+			if err != nil {
+				return nil, err
+			}
+			return docsOf(it), nil
+		}
 		it, _, err := e.Find(db, coll, FindParams{Snapshot: snap})
 		if err != nil {
 			return nil, err

@@ -123,3 +123,33 @@ func TestViewCollModRedefinesAndRefusesCycles(t *testing.T) {
 	wantCode(t, run(bson.D{{Key: "collMod", Value: "v2"}, {Key: "viewOn", Value: "src"}}), 72, "collMod view without pipeline")
 	wantCode(t, run(bson.D{{Key: "collMod", Value: "v2"}, {Key: "validator", Value: bson.D{}}}), 72, "validator on a view")
 }
+
+func TestLookupAndUnionWithFromAView(t *testing.T) {
+	_, c := startServer(t)
+	ctx := tctx(t, 10*opTimeout)
+	db := c.Database("views")
+	if _, err := db.Collection("items").InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "k", Value: "a"}, {Key: "ok", Value: true}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "k", Value: "a"}, {Key: "ok", Value: false}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("keys").InsertOne(ctx, bson.D{{Key: "_id", Value: "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateView(ctx, "good", "items", mongo.Pipeline{{{Key: "$match", Value: bson.D{{Key: "ok", Value: true}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := db.Collection("keys").Aggregate(ctx, mongo.Pipeline{
+		{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "good"}, {Key: "localField", Value: "_id"}, {Key: "foreignField", Value: "k"}, {Key: "as", Value: "hits"}}}},
+		{{Key: "$unionWith", Value: "good"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bson.M
+	if err := cur.All(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || len(got[0]["hits"].(bson.A)) != 1 || got[1]["_id"] != int32(1) {
+		t.Errorf("$lookup/$unionWith from a view = %v", got)
+	}
+}
