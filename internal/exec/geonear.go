@@ -48,6 +48,8 @@ func nearDistance(s *geoNearSpec, doc bson.D) float64 {
 func (p *Plan) NearDistance(doc bson.D) float64 { return nearDistance(p.Geo, doc) }
 
 // geoNearPlanDoc is explain's GEO_NEAR stage over FETCH and IXSCAN.
+// TODO(#14): executionStats of a GEO_NEAR plan count the documents
+// returned, not the keys and documents each round examined.
 func geoNearPlanDoc(plan *Plan, p FindParams) bson.D {
 	ix := bson.D{
 		{Key: "stage", Value: "IXSCAN"},

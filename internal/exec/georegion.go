@@ -50,7 +50,9 @@ func regionPlan(coll *catalog.Collection, filter bson.D) *Plan {
 				Bounds: geoBounds(idx, pos, preds, prefixes, rs)}
 		}
 	}
-	// TODO(#14): 2dsphere fields after the first of a compound index.
+	// TODO(#14): a geo field after a field without equality, $centerSphere
+	// over a 2d index and $box/$center/$polygon over a 2dsphere index are
+	// answered by the matcher without the geo index.
 	return nil
 }
 

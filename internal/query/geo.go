@@ -45,6 +45,8 @@ func hasNear(ops bson.D) bool {
 }
 
 // parseNearOps parses {$near: ..., $maxDistance, $minDistance}.
+// TODO(#14): refuse $near under $not/$elemMatch and in
+// partialFilterExpression as MongoDB does (here it matches any location).
 func parseNearOps(ops bson.D) ([]opSpec, error) {
 	if _, err := ParseNear(ops); err != nil {
 		return nil, err
