@@ -202,9 +202,17 @@ func (e *Engine) WriteOut(it Iterator, db, coll string) error {
 		}
 		docs = append(docs, d)
 	}
-	if e.cat.Collection(db, coll) != nil {
+	if old := e.cat.Collection(db, coll); old != nil {
+		if len(old.Options) > 0 && old.Options[0].Key == "viewOn" {
+			return mongoerr.New(mongoerr.CommandNotSupportedOnView, "Namespace %s is a view, not a collection", old.NS())
+		}
 		if err := e.cat.DropCollection(db, coll); err != nil {
 			return err
+		}
+		if len(old.Options) > 0 { // keep its options (validator, capped), as MongoDB's $out does
+			if _, err := e.cat.CreateCollection(db, coll, old.Options); err != nil {
+				return err
+			}
 		}
 	}
 	res := e.Insert(db, coll, docs, true, nil)

@@ -153,3 +153,39 @@ func TestValidatorLevelsActionsCollMod(t *testing.T) {
 	_, err = c2.Database("val").Collection("mod").InsertOne(ctx, bson.D{{Key: "a", Value: "s"}})
 	writeErrInfo(t, err)
 }
+
+// TestOutKeepsTargetOptions: $out replaces the documents of its target but
+// keeps the target's options (a capped target stays capped, a validator
+// still applies) and refuses a view.
+func TestOutKeepsTargetOptions(t *testing.T) {
+	_, c := startServer(t)
+	ctx := tctx(t, 10*opTimeout)
+	db := c.Database("out")
+	var docs []any
+	for i := int32(1); i <= 5; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "a", Value: i}})
+	}
+	src := db.Collection("src")
+	if _, err := src.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateCollection(ctx, "capped", options.CreateCollection().SetCapped(true).SetSizeInBytes(4096).SetMaxDocuments(2)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.Aggregate(ctx, mongo.Pipeline{{{Key: "$out", Value: "capped"}}}); err != nil {
+		t.Fatalf("$out into a capped collection: %v", err)
+	}
+	if n, _ := db.Collection("capped").CountDocuments(ctx, bson.D{}); n != 2 {
+		t.Errorf("capped $out target holds %d documents, want 2", n)
+	}
+	if err := db.CreateCollection(ctx, "strict", options.CreateCollection().SetValidator(bson.D{{Key: "a", Value: bson.D{{Key: "$lt", Value: 3}}}})); err != nil {
+		t.Fatal(err)
+	}
+	_, err := src.Aggregate(ctx, mongo.Pipeline{{{Key: "$out", Value: "strict"}}})
+	wantCode(t, err, 121, "$out of documents the target's validator refuses")
+	if err := db.CreateView(ctx, "v", "src", mongo.Pipeline{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = src.Aggregate(ctx, mongo.Pipeline{{{Key: "$out", Value: "v"}}})
+	wantCode(t, err, 166, "$out into a view")
+}
