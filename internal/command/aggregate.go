@@ -23,6 +23,9 @@ func aggregate(c *Ctx, a *request.Aggregate) (bson.D, error) {
 		return nil, err
 	}
 	p := exec.AggregateParams{Pipeline: a.Pipeline, AllowDiskUse: a.AllowDiskUse, Hint: a.Hint.Value}
+	if p.BypassValidation, err = cmdspec.Bool("aggregate.bypassDocumentValidation", a.BypassDocumentValidation); err != nil {
+		return nil, err
+	}
 	if c.D.repl != nil && writesOutput(a.Pipeline) {
 		if err := c.D.repl.CheckWrite(c.DB); err != nil {
 			return nil, err

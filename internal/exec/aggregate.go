@@ -26,6 +26,9 @@ type AggregateParams struct {
 	// Owned filters the documents the first stage reads from the
 	// collection (FindParams.Owned).
 	Owned OwnershipFilter
+	// BypassValidation skips the $out/$merge target's validator
+	// (bypassDocumentValidation).
+	BypassValidation bool
 }
 
 // Aggregate runs a pipeline over db.coll (coll "" = a database-level
@@ -60,9 +63,9 @@ func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error)
 	res := iterx.Map(pl.Run(src), outputRow(pl.FirstMatch()))
 	switch {
 	case out != nil:
-		return Empty(), e.WriteOut(res, out.DB, out.Coll)
+		return Empty(), e.writeOut(res, out.DB, out.Coll, p.BypassValidation)
 	case merge != nil:
-		return Empty(), e.merge(res, merge)
+		return Empty(), e.merge(res, merge, p.BypassValidation)
 	}
 	return res, nil
 }
@@ -185,7 +188,10 @@ func Empty() Iterator { return iterx.Empty[*Row]() }
 // atomic as MongoDB's (which renames a temporary collection): the target is
 // dropped, then the results are inserted. TODO(#2): build into a temporary
 // collection and rename.
-func (e *Engine) WriteOut(it Iterator, db, coll string) error {
+func (e *Engine) WriteOut(it Iterator, db, coll string) error { return e.writeOut(it, db, coll, false) }
+
+// writeOut is WriteOut with bypassDocumentValidation.
+func (e *Engine) writeOut(it Iterator, db, coll string, bypass bool) error {
 	defer it.Close()
 	var docs []bson.D
 	for {
@@ -215,7 +221,7 @@ func (e *Engine) WriteOut(it Iterator, db, coll string) error {
 			}
 		}
 	}
-	res := e.Insert(db, coll, docs, true, nil)
+	res := e.InsertBypass(db, coll, docs, true, nil, bypass)
 	if len(res.Errors) > 0 {
 		return res.Errors[0].Err
 	}

@@ -13,7 +13,7 @@ import (
 // document is matched on the 'on' fields and inserted, replaced, discarded
 // or fails as the spec says. Each document's write is atomic; the stage as
 // a whole is not (as in MongoDB).
-func (e *Engine) merge(in Iterator, m *agg.MergeSpec) error {
+func (e *Engine) merge(in Iterator, m *agg.MergeSpec, bypass bool) error {
 	defer in.Close()
 	col, err := e.CollectionForWrite(m.DB, m.Coll)
 	if err != nil {
@@ -31,13 +31,13 @@ func (e *Engine) merge(in Iterator, m *agg.MergeSpec) error {
 		if err != nil {
 			return err
 		}
-		if err := e.mergeOne(col.DB, col.Name, m, d); err != nil {
+		if err := e.mergeOne(col.DB, col.Name, m, d, bypass); err != nil {
 			return err
 		}
 	}
 }
 
-func (e *Engine) mergeOne(db, coll string, m *agg.MergeSpec, d bson.D) error {
+func (e *Engine) mergeOne(db, coll string, m *agg.MergeSpec, d bson.D, bypass bool) error {
 	doc, key, err := m.Prepare(d)
 	if err != nil {
 		return err
@@ -55,7 +55,7 @@ func (e *Engine) mergeOne(db, coll string, m *agg.MergeSpec, d bson.D) error {
 	}
 	switch action {
 	case agg.MergeInsert:
-		res := e.Insert(db, coll, []bson.D{next}, true, nil)
+		res := e.InsertBypass(db, coll, []bson.D{next}, true, nil, bypass)
 		if len(res.Errors) > 0 {
 			we := res.Errors[0]
 			if we.KeyPattern != nil {
@@ -65,7 +65,7 @@ func (e *Engine) mergeOne(db, coll string, m *agg.MergeSpec, d bson.D) error {
 		}
 	case agg.MergeReplace:
 		id, _ := bsonx.Get(existing, "_id")
-		stmt := UpdateStmt{Q: bson.D{{Key: "_id", Value: id}}, U: withoutID(next)}
+		stmt := UpdateStmt{Q: bson.D{{Key: "_id", Value: id}}, U: withoutID(next), BypassValidation: bypass}
 		res := e.Update(db, coll, []UpdateStmt{stmt}, true, nil, nil)
 		if len(res.Errors) > 0 {
 			return res.Errors[0].Err

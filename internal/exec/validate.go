@@ -23,8 +23,7 @@ import (
 // write proceeds.
 
 // TODO(#14): under --auth, bypassDocumentValidation should need the
-// bypassDocumentValidation action; $out/$merge should honour aggregate's
-// bypassDocumentValidation.
+// bypassDocumentValidation action.
 
 // validationError is DocumentValidationFailure (121) with MongoDB's errInfo.
 type validationError struct {

@@ -189,3 +189,34 @@ func TestOutKeepsTargetOptions(t *testing.T) {
 	_, err = src.Aggregate(ctx, mongo.Pipeline{{{Key: "$out", Value: "v"}}})
 	wantCode(t, err, 166, "$out into a view")
 }
+
+// TestAggregateBypassesValidation: $merge and $out honour aggregate's
+// bypassDocumentValidation.
+func TestAggregateBypassesValidation(t *testing.T) {
+	_, c := startServer(t)
+	ctx := tctx(t, 10*opTimeout)
+	db := c.Database("outbypass")
+	if _, err := db.Collection("src").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: "text"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"m", "o"} {
+		if err := db.CreateCollection(ctx, name, options.CreateCollection().SetValidator(bson.D{{Key: "a", Value: bson.D{{Key: "$type", Value: "int"}}}})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	merge := mongo.Pipeline{{{Key: "$merge", Value: bson.D{{Key: "into", Value: "m"}}}}}
+	_, err := db.Collection("src").Aggregate(ctx, merge)
+	wantCode(t, err, 121, "$merge without bypass")
+	if _, err := db.Collection("src").Aggregate(ctx, merge, options.Aggregate().SetBypassDocumentValidation(true)); err != nil {
+		t.Errorf("$merge with bypass: %v", err)
+	}
+	out := mongo.Pipeline{{{Key: "$out", Value: "o"}}}
+	if _, err := db.Collection("src").Aggregate(ctx, out, options.Aggregate().SetBypassDocumentValidation(true)); err != nil {
+		t.Errorf("$out with bypass: %v", err)
+	}
+	for _, name := range []string{"m", "o"} {
+		if n, _ := db.Collection(name).CountDocuments(ctx, bson.D{}); n != 1 {
+			t.Errorf("%s holds %d documents, want 1", name, n)
+		}
+	}
+}
