@@ -27,6 +27,9 @@ func (c *Ctx) storageStats(coll string, scale int64) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.refuseView(coll); err != nil {
+		return nil, err
+	}
 	count, size := col.Count(), col.DataSize()
 	ctx, cancel := c.replContext()
 	defer cancel()

@@ -13,6 +13,9 @@ func listIndexes(c *Ctx, p *request.ListIndexes) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.refuseView(coll); err != nil {
+		return nil, err
+	}
 	var specs []bson.D
 	for _, idx := range col.Indexes() {
 		specs = append(specs, listIndexSpec(col, idx))

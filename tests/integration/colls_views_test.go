@@ -76,6 +76,10 @@ func TestViewsReadThroughPipeline(t *testing.T) {
 	wantCode(t, err, 166, "createIndexes on view")
 	_, err = src.Aggregate(ctx, mongo.Pipeline{{{Key: "$merge", Value: bson.D{{Key: "into", Value: "big"}}}}})
 	wantCode(t, err, 166, "$merge into view")
+	_, err = v.Indexes().List(ctx)
+	wantCode(t, err, 166, "listIndexes on a view")
+	wantCode(t, db.RunCommand(ctx, bson.D{{Key: "collStats", Value: "big"}}).Err(), 166, "collStats on a view")
+	wantCode(t, c.Database("admin").RunCommand(ctx, bson.D{{Key: "renameCollection", Value: "views.big"}, {Key: "to", Value: "views.big2"}}).Err(), 166, "rename a view")
 	// Bad definitions.
 	run := func(cmd bson.D) error { return db.RunCommand(ctx, cmd).Err() }
 	wantCode(t, run(bson.D{{Key: "create", Value: "self"}, {Key: "viewOn", Value: "self"}, {Key: "pipeline", Value: bson.A{}}}), 5, "self cycle")
