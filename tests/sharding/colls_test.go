@@ -70,3 +70,42 @@ func TestUnshardedCollectionsWithRulesThroughRouter(t *testing.T) {
 		t.Errorf("tailable cursor through the router returned %v, want [2 3 9]", got)
 	}
 }
+
+// TestShardedCollModValidator: collMod through the router sets a validator
+// on every shard of a sharded collection, so writes routed to either shard
+// are validated.
+func TestShardedCollModValidator(t *testing.T) {
+	tp := startTopo(t)
+	cl, _ := connectRouter(t, tp)
+	admin := cl.Database("admin")
+	for _, name := range []string{"sh0", "sh1"} {
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "addShard", Value: seed(tp.shards[name])}}).Err(), "addShard %s", name)
+	}
+	ctx := ctxT(t)
+	must(t, admin.RunCommand(ctx, bson.D{{Key: "shardCollection", Value: "rules.s"}, {Key: "key", Value: bson.D{{Key: "k", Value: "hashed"}}}}).Err(), "shard rules.s")
+	coll := cl.Database("rules").Collection("s")
+	var docs []any
+	for i := int32(0); i < 40; i++ {
+		docs = append(docs, bson.D{{Key: "k", Value: i}, {Key: "n", Value: i}})
+	}
+	_, err := coll.InsertMany(ctx, docs)
+	must(t, err, "insert")
+	for _, sh := range []string{"sh0", "sh1"} {
+		if n, err := tp.shardClient(t, sh).Database("rules").Collection("s").CountDocuments(ctx, bson.D{}); err != nil || n == 0 {
+			t.Fatalf("rules.s on %s: %d documents, %v", sh, n, err)
+		}
+	}
+	validator := bson.D{{Key: "n", Value: bson.D{{Key: "$type", Value: "int"}}}}
+	must(t, cl.Database("rules").RunCommand(ctx, bson.D{{Key: "collMod", Value: "s"}, {Key: "validator", Value: validator}}).Err(), "collMod")
+	refused := 0
+	for i := int32(100); i < 120; i++ {
+		_, err := coll.InsertOne(ctx, bson.D{{Key: "k", Value: i}, {Key: "n", Value: "text"}})
+		var we mongo.WriteException
+		if errors.As(err, &we) && len(we.WriteErrors) == 1 && we.WriteErrors[0].Code == 121 {
+			refused++
+		}
+	}
+	if refused != 20 {
+		t.Errorf("%d of 20 invalid inserts refused, want all (both shards validate)", refused)
+	}
+}

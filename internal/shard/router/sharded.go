@@ -33,6 +33,7 @@ var shardedCommands = map[string]func(r *Router, c *call, ns string, cm *routing
 	"findandmodify": (*Router).shardedFindAndModify,
 	"drop":          (*Router).shardedDrop,
 	"createIndexes": (*Router).shardedBroadcast,
+	"collMod":       (*Router).shardedCollMod, // collmod.go
 	"dropIndexes":   (*Router).shardedBroadcast,
 	"deleteIndexes": (*Router).shardedBroadcast,
 }
