@@ -98,7 +98,7 @@ func recvChunkStart(c *Ctx, r *request.RecvChunkStart) (bson.D, error) {
 	ctx, cancel := c.replContext()
 	defer cancel()
 	err = m.RecvChunkStart(ctx, shardsvr.RecvStart{SessionID: r.SessionID, NS: r.NS, FromShard: r.FromShardName, From: r.From,
-		Min: r.Min, Max: r.Max, Key: p, Indexes: r.Indexes})
+		Min: r.Min, Max: r.Max, Key: p, Indexes: r.Indexes, Options: r.CollectionOptions})
 	if err != nil {
 		return nil, err
 	}

@@ -109,3 +109,34 @@ func TestShardedCollModValidator(t *testing.T) {
 		t.Errorf("%d of 20 invalid inserts refused, want all (both shards validate)", refused)
 	}
 }
+
+// TestMigrationRecipientKeepsOptions: a shard that receives the first
+// chunk of a collection creates it with the donor's options, so a
+// validator keeps applying to the moved range.
+func TestMigrationRecipientKeepsOptions(t *testing.T) {
+	tp := startTopo(t)
+	cl, _ := connectRouter(t, tp)
+	admin := cl.Database("admin")
+	for _, name := range []string{"sh0", "sh1"} {
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "addShard", Value: seed(tp.shards[name])}}).Err(), "addShard %s", name)
+	}
+	ctx := ctxT(t)
+	validator := bson.D{{Key: "n", Value: bson.D{{Key: "$type", Value: "int"}}}}
+	must(t, cl.Database("mig").CreateCollection(ctx, "c", options.CreateCollection().SetValidator(validator)), "create")
+	must(t, admin.RunCommand(ctx, bson.D{{Key: "shardCollection", Value: "mig.c"}, {Key: "key", Value: bson.D{{Key: "x", Value: 1}}}}).Err(), "shardCollection")
+	must(t, admin.RunCommand(ctx, bson.D{{Key: "split", Value: "mig.c"}, {Key: "middle", Value: bson.D{{Key: "x", Value: 0}}}}).Err(), "split")
+	var dbDoc struct {
+		Primary string `bson:"primary"`
+	}
+	must(t, cl.Database("config").Collection("databases").FindOne(ctx, bson.D{{Key: "_id", Value: "mig"}}).Decode(&dbDoc), "config.databases")
+	other := map[string]string{"sh0": "sh1", "sh1": "sh0"}[dbDoc.Primary]
+	must(t, admin.RunCommand(ctx, bson.D{{Key: "moveChunk", Value: "mig.c"}, {Key: "find", Value: bson.D{{Key: "x", Value: 5}}}, {Key: "to", Value: other}}).Err(), "moveChunk to %s", other)
+	_, err := cl.Database("mig").Collection("c").InsertOne(ctx, bson.D{{Key: "x", Value: 5}, {Key: "n", Value: "text"}})
+	var we mongo.WriteException
+	if !errors.As(err, &we) || len(we.WriteErrors) != 1 || we.WriteErrors[0].Code != 121 {
+		t.Fatalf("invalid insert into the moved range on %s: %v", other, err)
+	}
+	if n, err := tp.shardClient(t, other).Database("mig").Collection("c").CountDocuments(ctx, bson.D{}); err != nil || n != 0 {
+		t.Errorf("%s holds %d documents (%v)", other, n, err)
+	}
+}

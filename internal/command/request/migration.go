@@ -63,6 +63,10 @@ type RecvChunkStart struct {
 	Max             bson.D   `cmd:"max,required"`
 	ShardKeyPattern bson.D   `cmd:"shardKeyPattern,required"`
 	Indexes         []bson.D `cmd:"indexes"`
+	// CollectionOptions (relaydb's) are the donor's collection options,
+	// for a recipient that creates the collection (MongoDB's recipient
+	// reads them with listCollections).
+	CollectionOptions bson.D `cmd:"collectionOptions"`
 }
 
 // RecvChunkStatus is MongoDB's _recvChunkStatus: the recipient's clone

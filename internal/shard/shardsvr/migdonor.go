@@ -45,6 +45,7 @@ type donorRun struct {
 	cm      *routing.ChunkManager
 	chunk   routing.Chunk
 	indexes []bson.D
+	options bson.D // the collection's options (validator, ...), for the recipient to create it alike
 	src     *CloneSource
 	inCrit  time.Time
 	res     MoveResult
@@ -126,7 +127,8 @@ func (m *Migrations) prepareDonor(ctx context.Context, req MoveRangeRequest, ses
 			indexes = append(indexes, idx.Spec)
 		}
 	}
-	return &donorRun{m: m, req: req, session: session, me: me, toConn: toConn, cm: cm, chunk: chunk, indexes: indexes}, nil
+	return &donorRun{m: m, req: req, session: session, me: me, toConn: toConn, cm: cm, chunk: chunk, indexes: indexes,
+		options: coll.Options}, nil
 }
 
 // drive carries out the coordinator's actions until Finish.
@@ -266,6 +268,9 @@ func (r *donorRun) startRecipient(ctx context.Context) migrate.Event {
 		{Key: "from", Value: from}, {Key: "fromShardName", Value: id.ShardName}, {Key: "toShardName", Value: r.req.ToShard},
 		{Key: "min", Value: r.chunk.Min}, {Key: "max", Value: r.chunk.Max},
 		{Key: "shardKeyPattern", Value: r.cm.Pattern().Doc()}, {Key: "indexes", Value: indexes}}
+	if len(r.options) > 0 {
+		cmd = append(cmd, bson.E{Key: "collectionOptions", Value: r.options})
+	}
 	if _, err := r.m.run(ctx, r.toConn, cmd, true); err != nil {
 		return failed(err)
 	}

@@ -53,6 +53,7 @@ type RecvStart struct {
 	Min, Max  bson.D
 	Key       key.Pattern
 	Indexes   []bson.D // the donor's index specs, _id_ excepted
+	Options   bson.D   // the donor's collection options (validator, ...)
 }
 
 type recipient struct {

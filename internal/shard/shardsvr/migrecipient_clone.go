@@ -44,9 +44,16 @@ func (m *Migrations) receiveSteps(ctx context.Context, r *recipient) error {
 	return m.catchUp(ctx, r)
 }
 
-// prepareCollection creates the collection and the donor's indexes.
+// prepareCollection creates the collection (with the donor's options)
+// and the donor's indexes.
 func (m *Migrations) prepareCollection(req RecvStart) error {
 	db, name := splitNS(req.NS)
+	if m.opts.Eng.Catalog().Collection(db, name) == nil && len(req.Options) > 0 {
+		_, err := m.opts.Eng.Catalog().CreateCollection(db, name, req.Options)
+		if err != nil && !mongoerr.Is(err, mongoerr.NamespaceExists) {
+			return fmt.Errorf("create %s: %w", req.NS, err)
+		}
+	}
 	coll, err := m.opts.Eng.CollectionForWrite(db, name)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", req.NS, err)
