@@ -9,10 +9,9 @@ import (
 
 // shardedCollMod sends collMod on a sharded collection (a validator, say)
 // to every shard; a shard that holds no copy of the collection is
-// skipped. The primary shard's reply (or the first) is the answer.
-// TODO(#14): a shard that receives its first chunk later creates the
-// collection without these options (the migration recipient copies
-// indexes only); MongoDB's recipient copies the collection options too.
+// skipped (a shard that receives its first chunk later creates the
+// collection with the donor's options, migrecipient_clone.go). The primary
+// shard's reply (or the first) is the answer.
 func (r *Router) shardedCollMod(c *call, ns string, _ *routing.ChunkManager) (bson.D, error) {
 	ids, err := r.allShardIDs(c)
 	if err != nil {
