@@ -69,6 +69,10 @@ func TestUnshardedCollectionsWithRulesThroughRouter(t *testing.T) {
 	if len(got) != 3 || got[0] != 2 || got[1] != 3 || got[2] != 9 {
 		t.Errorf("tailable cursor through the router returned %v, want [2 3 9]", got)
 	}
+	err = admin.RunCommand(ctx, bson.D{{Key: "shardCollection", Value: "rules.capped"}, {Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}}).Err()
+	if !errors.As(err, &ce) || ce.Code != 72 {
+		t.Errorf("sharding a capped collection: %v, want InvalidOptions (72)", err)
+	}
 }
 
 // TestShardedCollModValidator: collMod through the router sets a validator

@@ -209,7 +209,9 @@ func simpleCollation(d bson.D) bool {
 	return len(d) == 0 || loc == "simple"
 }
 
-// isView asks the primary shard whether db.coll is a view.
+// isView asks the primary shard whether db.coll is a view; a capped
+// collection (InvalidOptions, as MongoDB) or a time-series one
+// (NotImplemented, TODO(#14)) cannot be sharded either.
 func (r *Router) isView(c *call, s *replSet, db, coll string) (bool, error) {
 	reply, err := s.Run(c.ctx, db, bson.D{{Key: "listCollections", Value: int32(1)},
 		{Key: "filter", Value: bson.D{{Key: "name", Value: coll}}}}, true)
@@ -217,8 +219,14 @@ func (r *Router) isView(c *call, s *replSet, db, coll string) (bool, error) {
 		return false, err
 	}
 	for _, d := range firstBatch(reply) {
-		if t, _ := bsonx.Get(d, "type"); t == "view" {
+		switch t, _ := bsonx.Get(d, "type"); t {
+		case "view":
 			return true, nil
+		case "timeseries":
+			return false, mongoerr.New(mongoerr.NotImplemented, "relaydb does not support sharding time-series collections yet")
+		}
+		if capped, _ := bsonx.GetPath(d, "options.capped"); capped == true {
+			return false, mongoerr.New(mongoerr.InvalidOptions, "can't shard a capped collection")
 		}
 	}
 	return false, nil
