@@ -14,8 +14,8 @@ import (
 // cappedMax, and tailable finds (exec.FindCappedTail). Eviction is in
 // exec (capped.go).
 // convertToCapped and cloneCollectionAsCapped are in capped_convert.go.
-// TODO(#14): tailable cursors in aggregate; refusing to shard a capped
-// collection (MongoDB refuses).
+// TODO(#14): tailable cursors in aggregate. (The router refuses to shard a
+// capped collection, as MongoDB.)
 
 // maxCappedSize is MongoDB's limit on a capped collection's size (1 PB).
 const maxCappedSize = int64(1) << 50
