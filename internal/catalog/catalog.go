@@ -127,6 +127,9 @@ type Index struct {
 	ExpireAfterSeconds *int64
 	Spec               bson.D // as listIndexes shows it: v, key, name, options
 	Multikey           bool
+	// Hidden indexes are maintained (and enforce uniqueness) but the
+	// planner never uses them (VisibleIndexes).
+	Hidden bool
 
 	partial matcher    // compiled Partial, nil if none
 	geo     *geoParams // 2dsphere/2d options (indexgeo.go), nil otherwise
@@ -250,4 +253,17 @@ func (c *Catalog) IndexByKey(coll *Collection, key bson.D) *Index {
 		}
 	}
 	return nil
+}
+
+// VisibleIndexes returns the indexes the planner may use: all but the
+// hidden ones, _id_ first.
+func (coll *Collection) VisibleIndexes() []*Index {
+	all := coll.Indexes()
+	out := make([]*Index, 0, len(all))
+	for _, idx := range all {
+		if !idx.Hidden {
+			out = append(out, idx)
+		}
+	}
+	return out
 }

@@ -79,6 +79,8 @@ func (idx *Index) setSpecField(f bson.E, rest *bson.D) error {
 		idx.Partial, ok = f.Value.(bson.D)
 	case "expireAfterSeconds":
 		ok = idx.setTTL(f.Value)
+	case "hidden":
+		idx.Hidden, ok = f.Value.(bool)
 	case "dropDups":
 		return nil // accepted and dropped from the spec, as MongoDB ignores it
 	default:
@@ -143,6 +145,9 @@ func (idx *Index) validate() error {
 			return err
 		}
 		idx.partial = m
+	}
+	if idx.Hidden && idx.IsID() {
+		return mongoerr.New(mongoerr.BadValue, "can't hide _id index")
 	}
 	if idx.Name == "_id_" && (len(idx.Key) != 1 || idx.Key[0].Key != "_id") {
 		return mongoerr.New(mongoerr.BadValue, "The index name '_id_' is reserved for the _id index")

@@ -9,9 +9,11 @@ import (
 
 // collMod changes a collection's validation options (validator,
 // validationLevel, validationAction) and a capped collection's limits
-// (cappedSize, cappedMax), or a view's viewOn and pipeline; the change replicates as a collMod oplog entry
+// (cappedSize, cappedMax), an index's hidden and expireAfterSeconds
+// (index: {name|keyPattern, ...}; the reply holds the old and new values),
+// or a view's viewOn and pipeline; the change replicates as a collMod oplog entry
 // holding the stored options. TODO(#14): other collMod options (index
-// hidden/TTL changes, changeStreamPreAndPostImages, expireAfterSeconds), and
+// unique/prepareUnique, changeStreamPreAndPostImages, expireAfterSeconds), and
 // collMod of a sharded collection through the router (it reaches only the
 // database's primary shard).
 func collMod(c *Ctx, p *request.CollMod) (bson.D, error) {
@@ -33,6 +35,7 @@ func collMod(c *Ctx, p *request.CollMod) (bson.D, error) {
 			if err := checkValidationOption(e); err != nil {
 				return nil, err
 			}
+		case e.Key == "index": // validated by the catalog (modIndexes)
 		case e.Key == "cappedSize" || e.Key == "cappedMax":
 			var err error
 			if e, err = cappedCollMod(col, e); err != nil {
@@ -43,8 +46,12 @@ func collMod(c *Ctx, p *request.CollMod) (bson.D, error) {
 		}
 		changes = append(changes, e)
 	}
-	if _, err := c.D.eng.Catalog().CollMod(c.DB, coll, changes); err != nil {
+	_, mod, err := c.D.eng.Catalog().CollModIndex(c.DB, coll, changes)
+	if err != nil {
 		return nil, err
+	}
+	if mod != nil {
+		return mod.Reply, nil
 	}
 	return bson.D{}, nil
 }

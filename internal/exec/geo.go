@@ -131,7 +131,7 @@ func mentionsNear(v any, depth int) bool {
 // spherical, in radians, as MongoDB does on a 2dsphere index).
 func nearIndex(coll *catalog.Collection, path string, n *geo.Near) (*catalog.Index, string) {
 	var sphere, flat *catalog.Index
-	for _, idx := range coll.Indexes() {
+	for _, idx := range coll.VisibleIndexes() {
 		switch _, kind := idx.GeoFieldFor(path); kind {
 		case "2dsphere":
 			if sphere == nil {

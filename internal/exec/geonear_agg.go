@@ -70,7 +70,7 @@ func geoNearOps(gn *agg.GeoNearSpec) bson.D {
 // of the collection's only 2d index, else its only 2dsphere index.
 func geoNearKey(col *catalog.Collection, key string) (string, error) {
 	var flat, sphere []string
-	for _, idx := range col.Indexes() {
+	for _, idx := range col.VisibleIndexes() {
 		for _, f := range idx.Key {
 			switch catalog.GeoKind(f.Value) {
 			case "2d":

@@ -28,7 +28,7 @@ func regionPlan(coll *catalog.Collection, filter bson.D) *Plan {
 			continue
 		}
 		preds := predicates(filter)
-		for _, idx := range coll.Indexes() {
+		for _, idx := range coll.VisibleIndexes() {
 			pos, kind := idx.GeoFieldFor(c.Key)
 			if pos < 0 || idx.Partial != nil && !implies(preds, idx.Partial) {
 				continue

@@ -57,7 +57,7 @@ func choosePlan(coll *catalog.Collection, in planInput) (*Plan, error) {
 	}
 	var best *Plan
 	bestScore := 0
-	for _, idx := range coll.Indexes() {
+	for _, idx := range coll.VisibleIndexes() {
 		if idx.IsText() {
 			continue // only $text uses a text index (textPlan)
 		}
@@ -99,7 +99,7 @@ func naturalReverse(sort bson.D) bool {
 }
 
 func hintedIndex(coll *catalog.Collection, hint any) (*catalog.Index, error) {
-	for _, idx := range coll.Indexes() {
+	for _, idx := range coll.VisibleIndexes() {
 		switch h := hint.(type) {
 		case string:
 			if idx.Name == h {

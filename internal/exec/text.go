@@ -47,7 +47,7 @@ func textFor(col *catalog.Collection, filter bson.D) (*textSearch, error) {
 		return &textSearch{underOr: underOr}, nil
 	}
 	var idx *catalog.Index
-	for _, x := range col.Indexes() {
+	for _, x := range col.VisibleIndexes() {
 		if x.IsText() {
 			idx = x
 		}
@@ -170,7 +170,7 @@ func hasText(clauses bson.A) bool {
 
 func indexedClause(col *catalog.Collection, clause bson.D) bool {
 	preds := predicates(clause)
-	for _, idx := range col.Indexes() {
+	for _, idx := range col.VisibleIndexes() {
 		if idx.IsText() || (idx.Partial != nil && !implies(preds, idx.Partial)) {
 			continue
 		}

@@ -6,7 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // command applies a "c" entry: every command the primary's catalog logs
@@ -64,13 +64,17 @@ func (a *entryApply) create(db, name string) error {
 }
 
 // collMod merges the entry's options into the collection's (validators
-// and the like: the applier itself never validates documents).
+// and the like: the applier itself never validates documents) and applies
+// its index change (hidden, expireAfterSeconds).
 func (a *entryApply) collMod(ns string) error {
 	coll := a.resolve(ns)
 	if coll == nil {
 		return a.skip("collection not found")
 	}
-	_, err := a.w.SetOptions(coll, catalog.MergeOptions(coll.Options, a.e.O[1:]))
+	_, _, err := a.w.CollMod(coll, a.e.O[1:])
+	if mongoerr.Is(err, mongoerr.IndexNotFound) {
+		return a.skip("index not found")
+	}
 	return err
 }
 
