@@ -108,6 +108,7 @@ func TestApplyMissingTargetsAndUniqueConflict(t *testing.T) {
 		{Op: "c", NS: "app.$cmd", UI: &gone, O: d("drop", "a")},
 		{Op: "c", NS: "app.$cmd", UI: ui, O: d("dropIndexes", "a", "index", "nope")},
 		{Op: "c", NS: "app.$cmd", UI: ui, O: d("collMod", "a")},
+		{Op: "c", NS: "app.$cmd", UI: ui, O: d("collMod", "a", "index", d("name", "nope", "hidden", true))},
 		{Op: "n", NS: "", O: d("msg", "x")},
 	}
 	for _, e := range skipped {

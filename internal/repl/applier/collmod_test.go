@@ -32,3 +32,35 @@ func mustExt(t *testing.T, d bson.D) string {
 	must(t, err)
 	return string(b)
 }
+
+// TestApplyCollModIndex: a primary's collMod of index options (hidden,
+// expireAfterSeconds) reaches the secondary's index, and a collMod naming
+// an index the secondary lacks is skipped rather than failing.
+func TestApplyCollModIndex(t *testing.T) {
+	p := openMem(t)
+	coll, err := p.CreateCollection("app", "i", nil)
+	must(t, err)
+	specs := []bson.D{
+		{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "a_1"}},
+		{{Key: "key", Value: bson.D{{Key: "t", Value: 1}}}, {Key: "name", Value: "t_1"}, {Key: "expireAfterSeconds", Value: 60}},
+	}
+	_, _, err = p.CreateIndexes(coll, specs)
+	must(t, err)
+	_, _, err = p.CollModIndex("app", "i", bson.D{{Key: "index", Value: bson.D{{Key: "name", Value: "a_1"}, {Key: "hidden", Value: true}}}})
+	must(t, err)
+	_, _, err = p.CollModIndex("app", "i", bson.D{{Key: "index", Value: bson.D{{Key: "name", Value: "t_1"}, {Key: "expireAfterSeconds", Value: 5}}}})
+	must(t, err)
+	s := openMem(t)
+	must(t, applyBatch(s, entriesOf(t, p)))
+	mustSameState(t, p, s)
+	got := s.Collection("app", "i")
+	if idx := got.Index("a_1"); idx == nil || !idx.Hidden {
+		t.Fatalf("a_1 on the secondary = %v, want hidden", idx)
+	}
+	if idx := got.Index("t_1"); idx == nil || idx.ExpireAfterSeconds == nil || *idx.ExpireAfterSeconds != 5 {
+		t.Fatalf("t_1 on the secondary = %v, want expireAfterSeconds 5", idx)
+	}
+	if len(got.VisibleIndexes()) != 2 {
+		t.Fatalf("visible indexes = %d, want 2", len(got.VisibleIndexes()))
+	}
+}
