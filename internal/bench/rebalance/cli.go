@@ -43,14 +43,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	r.Note = note
 	paths, werr := Write(r, out, name)
-	for _, p := range paths {
-		fmt.Fprintln(stdout, p)
-	}
-	if err = errors.Join(err, werr); err != nil {
-		fmt.Fprintf(stderr, "relaydb bench experiment rebalance: %v\n", err)
-		return 1
-	}
-	return 0
+	return experiment.Finish("relaydb bench experiment rebalance", paths, "", err, werr, stdout, stderr)
 }
 
 func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, note, from string, code int) {

@@ -46,15 +46,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	r.Command = strings.TrimSpace("relaydb bench experiment security " + experiment.ShellJoin(args))
 	r.Notes = note
 	paths, werr := write(r, out, name)
-	for _, p := range paths {
-		fmt.Fprintln(stdout, p)
-	}
-	fmt.Fprint(stdout, Markdown(r))
-	if err = errors.Join(err, werr); err != nil {
-		fmt.Fprintf(stderr, "relaydb bench experiment security: %v\n", err)
-		return 1
-	}
-	return 0
+	return experiment.Finish("relaydb bench experiment security", paths, Markdown(r), err, werr, stdout, stderr)
 }
 
 func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, note string, code int) {

@@ -39,15 +39,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	r.Command = strings.TrimSpace("relaydb bench experiment shard-failover " + experiment.ShellJoin(args))
 	r.Notes = note
 	paths, werr := write(r, out, name)
-	for _, p := range paths {
-		fmt.Fprintln(stdout, p)
-	}
-	fmt.Fprint(stdout, Text(r))
-	if err = errors.Join(err, werr); err != nil {
-		fmt.Fprintf(stderr, "relaydb bench experiment shard-failover: %v\n", err)
-		return 1
-	}
-	return 0
+	return experiment.Finish("relaydb bench experiment shard-failover", paths, Text(r), err, werr, stdout, stderr)
 }
 
 // parseFlags returns the config, results dir, name and note, or an exit
