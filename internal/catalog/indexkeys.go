@@ -36,6 +36,10 @@ func indexKeys(idx *Index, doc bson.D) (keys [][]byte, multikey bool, err error)
 	if idx.geo != nil {
 		return geoKeys(idx, doc)
 	}
+	if _, ok := idx.WildcardPrefix(); ok {
+		keys, multikey := wildcardKeys(idx, doc)
+		return keys, multikey, nil
+	}
 	fields := make([][]any, len(idx.Key))
 	var arrays []string
 	allMissing := true

@@ -129,6 +129,9 @@ func (idx *Index) validate() error {
 	if err := idx.validateHashed(); err != nil {
 		return err
 	}
+	if err := idx.validateWildcard(); err != nil {
+		return err
+	}
 	if idx.ExpireAfterSeconds != nil {
 		if len(idx.Key) != 1 {
 			return mongoerr.New(mongoerr.CannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %v", idx.Key)

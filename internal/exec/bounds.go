@@ -17,6 +17,9 @@ const maxIntervals = 1000
 // $in or range field. It returns nil when idx helps neither the filter nor
 // the sort (unless forced by a hint, which scans the whole index).
 func indexPlan(idx *catalog.Index, preds map[string]*pred, sort bson.D, forced bool) *Plan {
+	if _, ok := idx.WildcardPrefix(); ok {
+		return wildcardPlan(idx, preds, forced)
+	}
 	prefixes := [][]byte{nil}
 	var ranged []interval
 	var fbs []fieldBounds

@@ -50,7 +50,11 @@ func choosePlan(coll *catalog.Collection, in planInput) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		return indexPlan(idx, preds, in.sort, true), nil
+		if p := indexPlan(idx, preds, in.sort, true); p != nil {
+			return p, nil
+		}
+		// A wildcard index answers only a predicate on a field it covers.
+		return nil, mongoerr.New(mongoerr.BadValue, "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index")
 	}
 	if id, ok := idEquality(in.filter, preds); ok {
 		return &Plan{Kind: "IDHACK", ID: id, SortCovered: true}, nil
@@ -68,7 +72,7 @@ func choosePlan(coll *catalog.Collection, in planInput) (*Plan, error) {
 		if p == nil {
 			continue
 		}
-		if s := score(p, idx, preds, in.sort); s > bestScore {
+		if s := score(p, p.Index, preds, in.sort); s > bestScore {
 			best, bestScore = p, s
 		}
 	}
@@ -117,7 +121,11 @@ func hintedIndex(coll *catalog.Collection, hint any) (*catalog.Index, error) {
 // score ranks usable plans: more equality fields, then a range, then sort.
 func score(p *Plan, idx *catalog.Index, preds map[string]*pred, sort bson.D) int {
 	s := 0
-	for _, f := range idx.Key {
+	keys := idx.Key
+	if len(keys) == 2 && keys[0].Key == "$_path" {
+		keys = keys[1:] // a wildcard index's view (wildcardPlan)
+	}
+	for _, f := range keys {
 		pr := preds[f.Key]
 		if pr == nil {
 			break
