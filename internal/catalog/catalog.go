@@ -131,8 +131,9 @@ type Index struct {
 	// planner never uses them (VisibleIndexes).
 	Hidden bool
 
-	partial matcher    // compiled Partial, nil if none
-	geo     *geoParams // 2dsphere/2d options (indexgeo.go), nil otherwise
+	partial matcher       // compiled Partial, nil if none
+	geo     *geoParams    // 2dsphere/2d options (indexgeo.go), nil otherwise
+	wcProj  *wildcardProj // a {"$**": 1} index's wildcardProjection, nil if none
 }
 
 // IsID reports whether idx is the _id_ index.

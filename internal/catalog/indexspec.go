@@ -18,7 +18,8 @@ var knownSpecFields = map[string]bool{
 	"partialFilterExpression": true, "expireAfterSeconds": true, "background": true,
 	"hidden": true, "collation": true, "ns": true, "storageEngine": true,
 	"weights": true, "default_language": true, "language_override": true, "textIndexVersion": true,
-	"dropDups": true, // ignored since MongoDB 3.0 (setSpecField)
+	"wildcardProjection": true,
+	"dropDups":           true, // ignored since MongoDB 3.0 (setSpecField)
 }
 
 // parseSpec validates a createIndexes spec and returns the index it
@@ -51,6 +52,13 @@ func parseSpec(spec bson.D) (*Index, error) {
 	}
 	if err := idx.validateGeo(rest); err != nil {
 		return nil, err
+	}
+	if v, ok := bsonx.Get(rest, "wildcardProjection"); ok {
+		p, err := parseWildcardProj(idx, v)
+		if err != nil {
+			return nil, err
+		}
+		idx.wcProj = p
 	}
 	rest = geoSpecDefaults(idx, rest)
 	idx.Spec = append(bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: idx.Key}, {Key: "name", Value: idx.Name}}, rest...)

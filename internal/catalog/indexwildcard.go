@@ -15,9 +15,10 @@ import (
 // leaf value under its prefix: keystring(path) + keystring(value), array
 // positions left out of the path (array elements are indexed at the
 // array's path, as MongoDB does). An empty document or array is indexed
-// as a value of its own. "$**" leaves _id out. The planner reads it
-// through WildcardField, an index of key {$_path: 1, <field>: 1}.
-// TODO(#14): wildcardProjection and compound wildcard indexes.
+// as a value of its own. "$**" leaves _id out, and holds only the paths
+// its wildcardProjection keeps (indexwildcard_proj.go). The planner reads
+// it through WildcardField, an index of key {$_path: 1, <field>: 1}.
+// TODO(#14): compound wildcard indexes.
 
 // wildcardSuffix ends a wildcard key pattern field.
 const wildcardSuffix = "$**"
@@ -78,7 +79,7 @@ func (idx *Index) Covers(path string) bool {
 	case !ok:
 		return false
 	case prefix == "":
-		return path != "_id" && !strings.HasPrefix(path, "_id.")
+		return idx.wcProj.state(path) == pathIn
 	}
 	return path == prefix || strings.HasPrefix(path, prefix+".")
 }
@@ -88,14 +89,13 @@ func (idx *Index) Covers(path string) bool {
 func wildcardKeys(idx *Index, doc bson.D) ([][]byte, bool) {
 	prefix, _ := idx.WildcardPrefix()
 	desc := isDesc(idx.Key[0].Value)
-	w := &wildcardWalk{desc: desc, keys: map[string]bool{}}
+	w := &wildcardWalk{desc: desc, keys: map[string]bool{}, proj: idx.wcProj}
 	if prefix == "" {
 		for _, f := range doc {
-			if f.Key != "_id" {
-				w.value(f.Key, f.Value, 0)
-			}
+			w.value(f.Key, f.Value, 0)
 		}
 	} else {
+		w.all = true
 		var isArr bool
 		for _, v := range pathValues(doc, prefix, &isArr) {
 			if v != (missingValue{}) && v != nil {
@@ -116,6 +116,8 @@ func wildcardKeys(idx *Index, doc bson.D) ([][]byte, bool) {
 const maxWildcardDepth = 200
 
 type wildcardWalk struct {
+	proj     *wildcardProj // nil: every path but _id (prefix "": state)
+	all      bool          // a path prefix index: every path
 	desc     bool
 	multikey bool
 	keys     map[string]bool
@@ -125,9 +127,27 @@ func (w *wildcardWalk) value(path string, v any, depth int) {
 	if depth > maxWildcardDepth {
 		return
 	}
+	st := pathIn
+	if !w.all {
+		st = w.proj.state(path)
+	}
+	if st == pathOut {
+		return
+	}
+	if _, isDoc := v.(bson.D); st == pathPartial && !isDoc {
+		if a, ok := v.(bson.A); ok {
+			for _, e := range a {
+				if d, ok := e.(bson.D); ok {
+					w.multikey = true
+					w.value(path, d, depth+1)
+				}
+			}
+		}
+		return
+	}
 	switch t := v.(type) {
 	case bson.D:
-		if len(t) == 0 {
+		if len(t) == 0 && st == pathIn {
 			w.add(path, t)
 		}
 		for _, f := range t {

@@ -24,9 +24,17 @@ func TestWildcardKeysTable(t *testing.T) {
 		{"prefix", "a.$**", d("a", d("x", int32(1)), "b", int32(2)), [][2]any{{"a.x", int32(1)}}, false},
 		{"prefix scalar", "a.$**", d("a", int32(5)), [][2]any{{"a", int32(5)}}, false},
 		{"prefix missing", "a.$**", d("b", int32(5)), nil, false},
+		{"projection in", "$**+in", d("_id", int32(1), "a", d("b", int32(1), "c", int32(2)), "z", int32(3)), [][2]any{{"_id", int32(1)}, {"a.b", int32(1)}}, false},
+		{"projection out", "$**+out", d("_id", 1, "a", d("b", int32(1), "c", int32(2)), "z", int32(3)), [][2]any{{"a.c", int32(2)}, {"z", int32(3)}}, false},
+		{"projection partial skips scalars", "$**+in", d("a", bson.A{int32(1), d("b", int32(4))}), [][2]any{{"a.b", int32(4)}}, true},
 	}
+	projs := map[string]bson.D{"$**+in": d("a.b", 1, "_id", 1), "$**+out": d("a.b", 0)}
 	for _, tc := range tests {
-		idx, err := parseSpec(spec("w", d(tc.key, 1)))
+		sp := spec("w", d(tc.key, 1))
+		if p, ok := projs[tc.key]; ok {
+			sp = spec("w", d("$**", 1), "wildcardProjection", p)
+		}
+		idx, err := parseSpec(sp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,6 +63,9 @@ func TestWildcardSpecValidation(t *testing.T) {
 		{spec("w", d("a", 1, "b.$**", 1)), mongoerr.CannotCreateIndex},
 		{spec("w", d("a.$**", 1)), 0},
 		{spec("w", d("$**", "text")), 0},
+		{spec("w", d("a.$**", 1), "wildcardProjection", d("b", 1)), mongoerr.FailedToParse},
+		{spec("w", d("$**", 1), "wildcardProjection", d("b", 1, "c", 0)), mongoerr.FailedToParse},
+		{spec("w", d("$**", 1), "wildcardProjection", d("b", 1, "_id", 0)), 0},
 	}
 	for _, tc := range tests {
 		_, err := parseSpec(tc.spec)

@@ -16,7 +16,8 @@ import (
 // ranges on scalar values (not null, documents or arrays, whose matches
 // the index cannot bound); a path with a numeric component (maybe an
 // array position) is not eligible. It returns nil when no field is.
-// TODO(#14): sorts on non-multikey paths, $exists, wildcardProjection.
+// TODO(#14): sorts on non-multikey paths, $exists, $or branches, and
+// choosing among several wildcard fields by cost (the first eligible wins).
 func wildcardPlan(idx *catalog.Index, preds map[string]*pred, forced bool) *Plan {
 	field := wildcardField(idx, preds)
 	if field == "" {

@@ -49,15 +49,22 @@ func wildcardValue(r interface{ IntN(int) int }) any {
 // collection scan returns (randomized; RELAYDB_IT_SEED replays).
 func TestWildcardIndexPlanner(t *testing.T) {
 	_, c := startServer(t)
-	t.Run("all", func(t *testing.T) { testWildcard(t, c, "$**", "b") })
-	t.Run("prefix", func(t *testing.T) { testWildcard(t, c, "a.$**", "a.x") })
+	t.Run("all", func(t *testing.T) { testWildcard(t, c, "$**", "b", nil) })
+	t.Run("prefix", func(t *testing.T) { testWildcard(t, c, "a.$**", "a.x", nil) })
+	t.Run("projection", func(t *testing.T) {
+		testWildcard(t, c, "$**", "a.x", bson.D{{Key: "a.x", Value: 1}, {Key: "c", Value: 1}})
+	})
 }
 
 // testWildcard: keyField is the wildcard key; covered is a path it covers.
-func testWildcard(t *testing.T, c *mongo.Client, keyField, covered string) {
+func testWildcard(t *testing.T, c *mongo.Client, keyField, covered string, proj bson.D) {
 	coll := freshColl(t, c, "wildcard")
 	ctx := tctx(t, opTimeout)
-	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: keyField, Value: 1}}}); err != nil {
+	opts := options.Index()
+	if proj != nil {
+		opts.SetWildcardProjection(proj)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: keyField, Value: 1}}, Options: opts}); err != nil {
 		t.Fatal(err)
 	}
 	r := newRand(seed(t))
