@@ -1,5 +1,6 @@
-"""Hidden indexes and collMod of index options (hidden, expireAfterSeconds)
-through pymongo, as MongoDB answers them."""
+"""Hidden indexes, collMod of index options (hidden, expireAfterSeconds)
+and wildcard indexes in the planner, through pymongo, as MongoDB answers
+them."""
 
 import pytest
 from pymongo.errors import DuplicateKeyError, OperationFailure
@@ -64,3 +65,43 @@ def test_hidden_id_index_refused(coll):
     with pytest.raises(OperationFailure) as exc:
         coll.create_index("_id", hidden=True, name="_id_")
     assert_op_failure(exc, 2)
+
+
+def _ixscan(plan):
+    if isinstance(plan, dict):
+        if plan.get("stage") == "IXSCAN":
+            return plan
+        for v in plan.values():
+            found = _ixscan(v)
+            if found:
+                return found
+    if isinstance(plan, list):
+        for v in plan:
+            found = _ixscan(v)
+            if found:
+                return found
+    return None
+
+
+def test_wildcard_index_planned_without_hint(coll):
+    coll.insert_many([{"_id": i, "a": i % 4, "s": {"x": i, "y": [i, i + 1]}} for i in range(40)])
+    coll.create_index([("$**", 1)])
+    ix = _ixscan(_plan(coll, {"s.x": {"$gte": 30}}))
+    assert ix is not None and ix["keyPattern"] == {"$_path": 1, "s.x": 1}
+    for flt in ({"a": 2}, {"s.x": {"$gte": 30}}, {"s.y": 5}, {"a": {"$in": [1, 3]}},
+                {"a": {"$ne": 2}}, {"a": None}, {"s.y.0": 5}):
+        want = sorted(d["_id"] for d in coll.find(flt, hint=[("$natural", 1)]))
+        assert sorted(d["_id"] for d in coll.find(flt)) == want, flt
+    assert find_stage(_plan(coll, {"a": {"$ne": 2}}), "COLLSCAN")
+
+
+def test_wildcard_projection_and_options(coll):
+    coll.insert_many([{"_id": i, "a": {"b": i, "c": i}, "z": i} for i in range(10)])
+    coll.create_index([("$**", 1)], wildcardProjection={"a.b": 1})
+    assert coll.index_information()["$**_1"]["wildcardProjection"] == {"a.b": 1}
+    assert _ixscan(_plan(coll, {"a.b": 3})) is not None
+    assert find_stage(_plan(coll, {"z": 3}), "COLLSCAN")
+    assert [d["_id"] for d in coll.find({"a.b": 3})] == [3]
+    with pytest.raises(OperationFailure) as exc:
+        coll.create_index([("w.$**", 1)], unique=True)
+    assert_op_failure(exc, 67)
