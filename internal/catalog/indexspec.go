@@ -209,6 +209,8 @@ func keyPatternEqual(a, b bson.D) bool {
 func sameOptions(a, b *Index) bool {
 	ttlEq := (a.ExpireAfterSeconds == nil) == (b.ExpireAfterSeconds == nil) &&
 		(a.ExpireAfterSeconds == nil || *a.ExpireAfterSeconds == *b.ExpireAfterSeconds)
+	wa, _ := bsonx.Get(a.Spec, "wildcardProjection")
+	wb, _ := bsonx.Get(b.Spec, "wildcardProjection")
 	return a.Unique == b.Unique && a.Sparse == b.Sparse && ttlEq &&
-		bsonx.Compare(a.Partial, b.Partial) == 0 && sameTextOptions(a, b)
+		bsonx.Compare(a.Partial, b.Partial) == 0 && sameTextOptions(a, b) && bsonx.Compare(wa, wb) == 0
 }

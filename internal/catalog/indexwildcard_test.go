@@ -84,3 +84,18 @@ func TestWildcardSpecValidation(t *testing.T) {
 		t.Error("$** coverage of _id / x.y")
 	}
 }
+
+func TestWildcardProjectionConflicts(t *testing.T) {
+	c := openMem(t)
+	coll := mustColl(t, c, "db", "c")
+	if _, _, err := c.CreateIndexes(coll, []bson.D{spec("w", d("$**", 1), "wildcardProjection", d("a", 1))}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := c.CreateIndexes(live(c, coll), []bson.D{spec("w", d("$**", 1), "wildcardProjection", d("b", 1))})
+	if !mongoerr.Is(err, mongoerr.IndexOptionsConflict) {
+		t.Fatalf("same name, other projection: %v", err)
+	}
+	if _, after, err := c.CreateIndexes(live(c, coll), []bson.D{spec("w", d("$**", 1), "wildcardProjection", d("a", 1))}); err != nil || after != 2 {
+		t.Fatalf("identical: %d %v", after, err)
+	}
+}
