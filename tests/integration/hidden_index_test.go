@@ -2,10 +2,13 @@ package integration
 
 import (
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/relaydb/relaydb/tests/harness"
 )
 
 // indexSpec returns listIndexes' spec of the index named name, or nil.
@@ -103,4 +106,41 @@ func TestHiddenIndexes(t *testing.T) {
 		t.Errorf("after restart at_1 expireAfterSeconds = %v, want 60", v)
 	}
 	wantStage(t, coll, bson.D{{Key: "a", Value: 2}}, nil, "COLLSCAN")
+}
+
+// TestCollModTTLTakesEffect: after collMod lowers a TTL index's
+// expireAfterSeconds, the TTL monitor deletes by the new value (the
+// document is younger than the old one), also while the index is hidden.
+func TestCollModTTLTakesEffect(t *testing.T) {
+	srv := harness.Start(t, harness.WithArgs("--setParameter", "ttlMonitorSleepSecs=1"))
+	coll := freshColl(t, srv.Client(t), "ttlmod")
+	ctx := tctx(t, 30*time.Second)
+	idx := mongo.IndexModel{Keys: bson.D{{Key: "at", Value: 1}}, Options: options.Index().SetExpireAfterSeconds(3600).SetHidden(true)}
+	if _, err := coll.Indexes().CreateOne(ctx, idx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "at", Value: time.Now().Add(-time.Minute)}}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2500 * time.Millisecond) // a few monitor passes under the old expiry
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
+		t.Fatalf("before collMod: %d documents (%v), want 1", n, err)
+	}
+	if _, err := collMod(t, coll, bson.D{{Key: "name", Value: "at_1"}, {Key: "expireAfterSeconds", Value: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n, err := coll.CountDocuments(ctx, bson.D{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("document older than the new expireAfterSeconds still present after 10 s")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
