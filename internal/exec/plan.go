@@ -50,7 +50,7 @@ func choosePlan(coll *catalog.Collection, in planInput) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p := indexPlan(idx, preds, in.sort, true); p != nil {
+		if p := planIndex(idx, preds, in, true); p != nil {
 			return p, nil
 		}
 		// A wildcard index answers only a predicate on a field it covers.
@@ -68,7 +68,7 @@ func choosePlan(coll *catalog.Collection, in planInput) (*Plan, error) {
 		if idx.Partial != nil && !implies(preds, idx.Partial) {
 			continue
 		}
-		p := indexPlan(idx, preds, in.sort, false)
+		p := planIndex(idx, preds, in, false)
 		if p == nil {
 			continue
 		}
@@ -124,6 +124,9 @@ func score(p *Plan, idx *catalog.Index, preds map[string]*pred, sort bson.D) int
 	keys := idx.Key
 	if len(keys) == 2 && keys[0].Key == "$_path" {
 		keys = keys[1:] // a wildcard index's view (wildcardPlan)
+		if preds[keys[0].Key] == nil {
+			return 1 // a {field: {$exists: true}} plan (wildcardExistsPlan)
+		}
 	}
 	for _, f := range keys {
 		pr := preds[f.Key]
@@ -148,4 +151,12 @@ func score(p *Plan, idx *catalog.Index, preds map[string]*pred, sort bson.D) int
 		s += 3
 	}
 	return s
+}
+
+// planIndex is indexPlan, with the filter a wildcard index also reads.
+func planIndex(idx *catalog.Index, preds map[string]*pred, in planInput, forced bool) *Plan {
+	if _, ok := idx.WildcardPrefix(); ok {
+		return wildcardPlan(idx, preds, in.filter, forced)
+	}
+	return indexPlan(idx, preds, in.sort, forced)
 }

@@ -7,21 +7,24 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/storage/keystring"
 )
 
 // wildcardPlan plans a wildcard index as MongoDB does: for one field the
 // index covers, it scans that field's entries through the index's view of
 // key {$_path: 1, field: 1}. Eligible predicates are equality, $in and
 // ranges on scalar values (not null, documents or arrays, whose matches
-// the index cannot bound); a path with a numeric component (maybe an
-// array position) is not eligible. It returns nil when no field is.
-// TODO(#14): sorts on non-multikey paths, $exists, $or branches, and
+// the index cannot bound), else {field: {$exists: true}}; a path with a
+// numeric component (maybe an array position) is not eligible. It returns
+// nil when no field is.
+// TODO(#14): sorts on non-multikey paths, $or branches, and
 // choosing among several wildcard fields by cost (the first eligible wins).
-func wildcardPlan(idx *catalog.Index, preds map[string]*pred, forced bool) *Plan {
+func wildcardPlan(idx *catalog.Index, preds map[string]*pred, filter bson.D, forced bool) *Plan {
 	field := wildcardField(idx, preds)
 	if field == "" {
-		return nil
+		return wildcardExistsPlan(idx, filter)
 	}
 	view := idx.WildcardField(field)
 	vp := map[string]*pred{"$_path": {eq: []any{field}}, field: preds[field]}
@@ -87,4 +90,68 @@ func numericComponent(path string) bool {
 		}
 	}
 	return false
+}
+
+// wildcardExistsPlan answers {field: {$exists: true}}: every entry of the
+// field's path and of the paths under it (the view is multikey so that a
+// document with several such entries is returned once).
+func wildcardExistsPlan(idx *catalog.Index, filter bson.D) *Plan {
+	prefix, _ := idx.WildcardPrefix()
+	var field string
+	for _, f := range existsFields(filter, 0) {
+		if idx.Covers(f) && !numericComponent(f) && f != prefix && (field == "" || f < field) {
+			field = f
+		}
+	}
+	if field == "" {
+		return nil
+	}
+	view := idx.WildcardField(field)
+	view.Multikey = true
+	str := func(v string) []byte { return keystring.AppendValue(nil, v, false) }
+	ivs := []interval{{lo: str(field), hi: prefixEnd(str(field))}, {lo: str(field + "."), hi: str(field + "/")}}
+	path, sub := boundString(field), boundString(field+".")
+	bounds := bson.D{
+		{Key: "$_path", Value: bson.A{"[" + path + ", " + path + "]", "[" + sub + ", " + boundString(field+"/") + ")"}},
+		{Key: field, Value: bson.A{"[MinKey, MaxKey]"}},
+	}
+	return &Plan{Kind: "IXSCAN", Index: view, Intervals: ivs, Bounds: bounds}
+}
+
+// existsFields are the fields of {field: {$exists: true}} at the top of
+// filter or in its $and clauses.
+func existsFields(filter bson.D, depth int) []string {
+	var out []string
+	for _, e := range filter {
+		if e.Key == "$and" && depth < 10 {
+			arr, _ := e.Value.(bson.A)
+			for _, c := range arr {
+				if d, ok := c.(bson.D); ok {
+					out = append(out, existsFields(d, depth+1)...)
+				}
+			}
+			continue
+		}
+		ops, ok := e.Value.(bson.D)
+		if !ok || strings.HasPrefix(e.Key, "$") {
+			continue
+		}
+		for _, op := range ops {
+			if op.Key == "$exists" && truthy(op.Value) {
+				out = append(out, e.Key)
+			}
+		}
+	}
+	return out
+}
+
+func truthy(v any) bool {
+	switch t := v.(type) {
+	case bool:
+		return t
+	case nil:
+		return false
+	}
+	n, ok := bsonx.AsFloat64(v)
+	return !ok || n != 0
 }

@@ -97,6 +97,14 @@ func testWildcard(t *testing.T, c *mongo.Client, keyField, covered string, proj 
 	wantStage(t, coll, bson.D{{Key: covered, Value: bson.D{{Key: "$ne", Value: 3}}}}, nil, "COLLSCAN")
 
 	natural := options.Find().SetHint(bson.D{{Key: "$natural", Value: 1}})
+	exists := bson.D{{Key: covered, Value: bson.D{{Key: "$exists", Value: true}}}}
+	wantStage(t, coll, exists, nil, "IXSCAN")
+	for _, p := range []string{"a", "b", "c", "a.x", "b.x", "zz"} {
+		flt := bson.D{{Key: p, Value: bson.D{{Key: "$exists", Value: true}}}}
+		if got, exp := wildcardIDs(t, coll, flt, options.Find()), wildcardIDs(t, coll, flt, natural); !slices.Equal(got, exp) {
+			t.Fatalf("find %s: %d documents, collection scan %d", asJSON(flt), len(got), len(exp))
+		}
+	}
 	ops := []string{"$eq", "$gt", "$gte", "$lt", "$lte", "$in", "$ne", "$nin", "$exists"}
 	paths := []string{"a", "b", "c", "a.x", "b.x", "a.0", "c.x"}
 	for range 300 {
