@@ -38,6 +38,11 @@ var shardedCommands = map[string]func(r *Router, c *call, ns string, cm *routing
 	"deleteIndexes": (*Router).shardedBroadcast,
 }
 
+// unversionedDDL are the routed commands sent to an unsharded collection's
+// primary shard without a shard version: the router re-reads the
+// collection's routing before deciding it is unsharded.
+var unversionedDDL = map[string]bool{"drop": true, "createIndexes": true, "collMod": true, "dropIndexes": true, "deleteIndexes": true}
+
 // routeSharded serves c when it is a command on a sharded collection;
 // handled is false for everything else (forwarded to the primary shard).
 func (r *Router) routeSharded(c *call) (reply bson.D, handled bool, err error) {
@@ -66,6 +71,12 @@ func (r *Router) routeSharded(c *call) (reply bson.D, handled bool, err error) {
 	}
 	ns := c.db + "." + coll
 	cm, err := r.catalog.get(c.ctx, ns)
+	if err == nil && cm == nil && unversionedDDL[c.name] {
+		// No shard version would tell a shard that this router's
+		// "unsharded" is stale (the collection was sharded through another
+		// router): DDL is rare, so read the config servers again.
+		cm, err = r.catalog.refresh(c.ctx, ns, nil)
+	}
 	if err != nil {
 		return nil, true, err
 	}
