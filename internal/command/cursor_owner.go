@@ -16,7 +16,7 @@ import (
 // in MongoDB. Without --auth cursors have no owners and
 // nothing is checked.
 //
-// TODO(#13): MongoDB also re-checks, at each getMore, every privilege the
+// TODO(#14): MongoDB also re-checks, at each getMore, every privilege the
 // originating command needed (an aggregate's $lookup/$unionWith
 // collections); here getMore needs find on the cursor's collection only.
 

@@ -10,7 +10,7 @@ import "github.com/relaydb/relaydb/internal/auth"
 // the set. Member logins are exempt: __system@local's SCRAM (key file)
 // and a member certificate's MONGODB-X509.
 //
-// TODO(#13): setParameter authenticationMechanisms at runtime answers
+// TODO(#14): setParameter authenticationMechanisms at runtime answers
 // "unrecognized parameter" rather than MongoDB's startup-only refusal, and
 // the YAML setParameter section (where mongod also takes it) is refused
 // as a whole.

@@ -22,7 +22,7 @@ import (
 // (credentials {external: true}, as MongoDB stores them).
 // A member's certificate logs in as __system instead (x509_member.go).
 // The router's login (shard/router/auth_x509.go) reads PeerSubject.
-// TODO(#13): CRLs and OCSP (revoked client certificates still log in).
+// TODO(#14): CRLs and OCSP (revoked client certificates still log in).
 
 const (
 	mechX509   = "MONGODB-X509"

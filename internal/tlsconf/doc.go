@@ -17,7 +17,7 @@
 //   - Subject names are formatted as MongoDB prints them (RFC 2253, last
 //     RDN first): the user name of MONGODB-X509 (SubjectName).
 //
-// TODO(#13): encrypted private keys (certificateKeyFilePassword), the
+// TODO(#14): encrypted private keys (certificateKeyFilePassword), the
 // system CA store (tlsUseSystemCA), CRLFile/OCSP, FIPS mode and
 // certificate rotation without a restart (rotateCertificates) are refused
 // or missing.

@@ -13,7 +13,7 @@ import (
 )
 
 // TestUsersReplicate: createUser / updateUser / dropUser on the primary
-// (no --auth: member authentication is TODO(#13)) replicate through the
+// (a set without --auth; tests/repl/keyfile_test.go runs one with it) replicate through the
 // oplog; a SCRAM login succeeds on every secondary with the replicated
 // credentials, and a dropped user is gone everywhere.
 func TestUsersReplicate(t *testing.T) {

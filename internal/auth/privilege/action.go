@@ -3,7 +3,7 @@ package privilege
 // Action is a set of MongoDB privilege actions (a bit each).
 type Action uint64
 
-// The actions relaydb's commands check. TODO(#13): the rest of MongoDB's
+// The actions relaydb's commands check. TODO(#14): the rest of MongoDB's
 // actions (changeStream, validate, top, ...) as commands need them.
 const (
 	Find Action = 1 << iota

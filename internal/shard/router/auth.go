@@ -39,7 +39,7 @@ import (
 //     the next command may do.
 //   - Per-connection state is dropped in ConnClosed.
 //
-// TODO(#13): Commands
+// TODO(#14): Commands
 // are forwarded as __system, without the client's identity ($audit
 // metadata); cursors are tied to their users here (cursor_owner.go).
 
