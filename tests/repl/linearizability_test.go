@@ -67,7 +67,7 @@ func (o regOutput) OutcomeUnknown() bool { return o.Unknown }
 // w:"majority" on a single primary per term.
 var registerModel = porcupine.Model{
 	Partition: harness.PartitionByKey(func(in any) int { return in.(regInput).Key }),
-	Init: func() any { return int64(0) },
+	Init:      func() any { return int64(0) },
 	Step: func(state, input, output any) (bool, any) {
 		st, in, out := state.(int64), input.(regInput), output.(regOutput)
 		switch in.Op {
