@@ -60,7 +60,7 @@ func (o lzOutput) OutcomeUnknown() bool { return o.Unknown }
 // workload needs only reads and writes, so it has its own small model.)
 var lzModel = porcupine.Model{
 	Partition: harness.PartitionByKey(func(in any) int { return in.(lzInput).Key }),
-	Init: func() any { return int64(0) },
+	Init:      func() any { return int64(0) },
 	Step: func(state, input, output any) (bool, any) {
 		st, in := state.(int64), input.(lzInput)
 		if in.Write {
