@@ -89,6 +89,7 @@ const (
 	InvalidPipelineOperator                  Code = 168
 	LinearizableReadConcernError             Code = 170
 	CannotIndexParallelArrays                Code = 171
+	IncompatibleCollationVersion             Code = 174
 	QueryPlanKilled                          Code = 175
 	PrimarySteppedDown                       Code = 189
 	InvalidIndexSpecificationOption          Code = 197
@@ -139,6 +140,7 @@ var names = map[Code]string{
 	MechanismUnavailable:                     "MechanismUnavailable",
 	BadValue:                                 "BadValue",
 	NoSuchKey:                                "NoSuchKey",
+	IncompatibleCollationVersion:             "IncompatibleCollationVersion",
 	GraphContainsCycle:                       "GraphContainsCycle",
 	HostUnreachable:                          "HostUnreachable",
 	HostNotFound:                             "HostNotFound",
