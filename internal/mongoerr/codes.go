@@ -87,6 +87,7 @@ const (
 	MaxStalenessOutOfRange                   Code = 160
 	CommandNotSupportedOnView                Code = 166
 	InvalidPipelineOperator                  Code = 168
+	CommandOnShardedViewNotSupportedOnMongod Code = 169
 	LinearizableReadConcernError             Code = 170
 	CannotIndexParallelArrays                Code = 171
 	IncompatibleCollationVersion             Code = 174
@@ -105,11 +106,16 @@ const (
 	ConversionFailure                        Code = 241
 	StaleDbVersion                           Code = 249
 	NoSuchTransaction                        Code = 251
+	TransactionCommitted                     Code = 256
+	InvalidResumeToken                       Code = 260
 	ExceededTimeLimit                        Code = 262
 	OperationNotSupportedInTransaction       Code = 263
 	TooManyFilesOpen                         Code = 264
+	ChangeStreamFatalError                   Code = 280
 	WouldChangeOwningShard                   Code = 283
+	ChangeStreamHistoryLost                  Code = 286
 	ChecksumMismatch                         Code = 288
+	TransactionTooLarge                      Code = 334
 	NoQueryExecutionPlans                    Code = 291
 	QueryExceededMemoryLimitNoDiskUseAllowed Code = 292
 	ObjectIsBusy                             Code = 314
@@ -220,6 +226,7 @@ var names = map[Code]string{
 	MaxStalenessOutOfRange:                   "MaxStalenessOutOfRange",
 	CommandNotSupportedOnView:                "CommandNotSupportedOnView",
 	InvalidPipelineOperator:                  "InvalidPipelineOperator",
+	CommandOnShardedViewNotSupportedOnMongod: "CommandOnShardedViewNotSupportedOnMongod",
 	LinearizableReadConcernError:             "LinearizableReadConcernError",
 	CannotIndexParallelArrays:                "CannotIndexParallelArrays",
 	QueryPlanKilled:                          "QueryPlanKilled",
@@ -237,10 +244,15 @@ var names = map[Code]string{
 	ConversionFailure:                        "ConversionFailure",
 	StaleDbVersion:                           "StaleDbVersion",
 	NoSuchTransaction:                        "NoSuchTransaction",
+	TransactionCommitted:                     "TransactionCommitted",
+	TransactionTooLarge:                      "TransactionTooLarge",
+	InvalidResumeToken:                       "InvalidResumeToken",
 	ExceededTimeLimit:                        "ExceededTimeLimit",
 	OperationNotSupportedInTransaction:       "OperationNotSupportedInTransaction",
 	TooManyFilesOpen:                         "TooManyFilesOpen",
+	ChangeStreamFatalError:                   "ChangeStreamFatalError",
 	WouldChangeOwningShard:                   "WouldChangeOwningShard",
+	ChangeStreamHistoryLost:                  "ChangeStreamHistoryLost",
 	ChecksumMismatch:                         "ChecksumMismatch",
 	NoQueryExecutionPlans:                    "NoQueryExecutionPlans",
 	QueryExceededMemoryLimitNoDiskUseAllowed: "QueryExceededMemoryLimitNoDiskUseAllowed",

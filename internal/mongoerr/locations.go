@@ -226,6 +226,7 @@ const (
 	StageNotAllowedInFacet          Code = 40600   // location code: codeName Location40600
 	StageMustBeLast                 Code = 40601   // location code: codeName Location40601
 	StageMustBeFirst                Code = 40602   // location code: codeName Location40602
+	ChangeStreamResumeOptions       Code = 40674   // "Only one type of resume option is allowed" (codeName Location40674)
 	TrimInputNotString              Code = 50699   // location code: codeName Location50699
 	TrimCharsNotString              Code = 50700   // location code: codeName Location50700
 	IDLNegativeValue                Code = 51024   // "BSON field 'x' value must be >= 0, actual value ..." (codeName Location51024)
