@@ -115,7 +115,6 @@ const (
 	WouldChangeOwningShard                   Code = 283
 	ChangeStreamHistoryLost                  Code = 286
 	ChecksumMismatch                         Code = 288
-	TransactionTooLarge                      Code = 334
 	NoQueryExecutionPlans                    Code = 291
 	QueryExceededMemoryLimitNoDiskUseAllowed Code = 292
 	ObjectIsBusy                             Code = 314
@@ -245,7 +244,6 @@ var names = map[Code]string{
 	StaleDbVersion:                           "StaleDbVersion",
 	NoSuchTransaction:                        "NoSuchTransaction",
 	TransactionCommitted:                     "TransactionCommitted",
-	TransactionTooLarge:                      "TransactionTooLarge",
 	InvalidResumeToken:                       "InvalidResumeToken",
 	ExceededTimeLimit:                        "ExceededTimeLimit",
 	OperationNotSupportedInTransaction:       "OperationNotSupportedInTransaction",
