@@ -17,18 +17,29 @@ import (
 // e.g. decimal 0.1000000000000000055511151231257827 sorts below double 0.1
 // here but equals it in MongoDB. Exactness keeps Compare transitive and
 // matches the keystring encoding.
-func Compare(a, b any) int {
+func Compare(a, b any) int { return CompareColl(a, b, nil) }
+
+// Collator orders strings under a collation (internal/collation); a nil
+// Collator is the simple collation, byte-wise order.
+type Collator interface {
+	CompareString(a, b string) int
+}
+
+// CompareColl is Compare with strings (and symbols), at any depth inside
+// arrays and documents, ordered by c; field names and every other type
+// compare as in Compare (a collation changes string values only).
+func CompareColl(a, b any, c Collator) int {
 	ca, cb := CanonicalType(a), CanonicalType(b)
 	if ca != cb {
 		return cmp.Compare(ca, cb)
 	}
-	return compareSameBracket(ca, a, b)
+	return compareSameBracket(ca, a, b, c)
 }
 
 // Equal reports whether Compare(a, b) == 0.
 func Equal(a, b any) bool { return Compare(a, b) == 0 }
 
-func compareSameBracket(canon int, a, b any) int {
+func compareSameBracket(canon int, a, b any, c Collator) int {
 	switch canon {
 	case CanonNumber:
 		if da, ok := a.(bson.Decimal128); ok {
@@ -40,11 +51,14 @@ func compareSameBracket(canon int, a, b any) int {
 		nb, _ := SplitNumber(b)
 		return CompareNumbers(na, nb)
 	case CanonString:
+		if c != nil {
+			return c.CompareString(stringValue(a), stringValue(b))
+		}
 		return strings.Compare(stringValue(a), stringValue(b))
 	case CanonObject:
-		return CompareDocs(a.(bson.D), b.(bson.D))
+		return compareDocs(a.(bson.D), b.(bson.D), c)
 	case CanonArray:
-		return compareArrays(asArray(a), asArray(b))
+		return compareArrays(asArray(a), asArray(b), c)
 	case CanonBinData:
 		return compareBinary(a.(bson.Binary), b.(bson.Binary))
 	case CanonObjectID:
@@ -63,7 +77,7 @@ func compareSameBracket(canon int, a, b any) int {
 	case CanonJavaScript:
 		return strings.Compare(string(a.(bson.JavaScript)), string(b.(bson.JavaScript)))
 	case CanonCodeWithScope:
-		return compareCodeWithScope(a.(bson.CodeWithScope), b.(bson.CodeWithScope))
+		return compareCodeWithScope(a.(bson.CodeWithScope), b.(bson.CodeWithScope), c)
 	}
 	return 0 // MinKey, MaxKey, undefined, null: one value per bracket
 }
@@ -85,16 +99,18 @@ func asArray(v any) bson.A {
 // CompareDocs orders documents element by element: by the element's type
 // bracket, then field name (byte-wise), then value; a document that is a
 // prefix of the other sorts first.
-func CompareDocs(a, b bson.D) int {
+func CompareDocs(a, b bson.D) int { return compareDocs(a, b, nil) }
+
+func compareDocs(a, b bson.D, coll Collator) int {
 	for i := 0; i < len(a) && i < len(b); i++ {
-		if c := compareElements(a[i], b[i]); c != 0 {
+		if c := compareElements(a[i], b[i], coll); c != 0 {
 			return c
 		}
 	}
 	return cmp.Compare(len(a), len(b))
 }
 
-func compareElements(x, y bson.E) int {
+func compareElements(x, y bson.E, coll Collator) int {
 	cx, cy := CanonicalType(x.Value), CanonicalType(y.Value)
 	if cx != cy {
 		return cmp.Compare(cx, cy)
@@ -102,14 +118,14 @@ func compareElements(x, y bson.E) int {
 	if c := strings.Compare(x.Key, y.Key); c != 0 {
 		return c
 	}
-	return compareSameBracket(cx, x.Value, y.Value)
+	return compareSameBracket(cx, x.Value, y.Value, coll)
 }
 
 // Arrays compare like documents whose keys are "0", "1", ...: the keys of
 // elements at the same position are equal, so only type and value matter.
-func compareArrays(a, b bson.A) int {
+func compareArrays(a, b bson.A, coll Collator) int {
 	for i := 0; i < len(a) && i < len(b); i++ {
-		if c := Compare(a[i], b[i]); c != 0 {
+		if c := CompareColl(a[i], b[i], coll); c != 0 {
 			return c
 		}
 	}
@@ -153,11 +169,11 @@ func compareDBPointer(a, b bson.DBPointer) int {
 	return bytes.Compare(a.Pointer[:], b.Pointer[:])
 }
 
-func compareCodeWithScope(a, b bson.CodeWithScope) int {
+func compareCodeWithScope(a, b bson.CodeWithScope, coll Collator) int {
 	if c := strings.Compare(string(a.Code), string(b.Code)); c != 0 {
 		return c
 	}
-	return CompareDocs(scopeDoc(a.Scope), scopeDoc(b.Scope))
+	return compareDocs(scopeDoc(a.Scope), scopeDoc(b.Scope), coll)
 }
 
 // scopeDoc returns a code-with-scope's scope as a bson.D; the driver

@@ -19,21 +19,22 @@ const (
 
 // cmpMatcher implements $eq, $lt, $lte, $gt and $gte against one value.
 type cmpMatcher struct {
-	op  cmpOp
-	rhs any
+	op   cmpOp
+	rhs  any
+	coll bsonx.Collator // nil: binary string order
 }
 
 func (m cmpMatcher) matchValue(v any, missing bool) bool {
 	if missing {
 		return isNull(m.rhs) && m.op.inclusive()
 	}
-	return compareMatch(m.op, v, m.rhs)
+	return compareMatch(m.op, v, m.rhs, m.coll)
 }
 
 func (op cmpOp) inclusive() bool { return op == opEq || op == opLte || op == opGte }
 
 // compareMatch is MongoDB's ComparisonMatchExpression::compareElements.
-func compareMatch(op cmpOp, v, rhs any) bool {
+func compareMatch(op cmpOp, v, rhs any, coll bsonx.Collator) bool {
 	cv, cr := bsonx.CanonicalType(v), bsonx.CanonicalType(rhs)
 	if cv != cr {
 		return crossTypeMatch(op, cv, cr)
@@ -43,7 +44,7 @@ func compareMatch(op cmpOp, v, rhs any) bool {
 			return r
 		}
 	}
-	c := bsonx.Compare(v, rhs)
+	c := bsonx.CompareColl(v, rhs, coll)
 	switch op {
 	case opEq:
 		return c == 0
@@ -100,6 +101,7 @@ type inMatcher struct {
 	values  []any
 	regexes []*regexMatcher
 	hasNull bool
+	coll    bsonx.Collator
 }
 
 func (m *inMatcher) matchValue(v any, missing bool) bool {
@@ -107,7 +109,7 @@ func (m *inMatcher) matchValue(v any, missing bool) bool {
 		return m.hasNull
 	}
 	for _, x := range m.values {
-		if compareMatch(opEq, v, x) {
+		if compareMatch(opEq, v, x, m.coll) {
 			return true
 		}
 	}

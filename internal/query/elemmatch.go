@@ -132,7 +132,7 @@ func (c *compiler) parseAllElem(x any, elemMatches bool, depth int) (opSpec, err
 	if d, ok := x.(bson.D); ok && isOperatorDoc(d) {
 		return opSpec{}, badValue("no $ expressions in $all")
 	}
-	return opSpec{m: cmpMatcher{op: opEq, rhs: x}}, nil
+	return opSpec{m: cmpMatcher{op: opEq, rhs: x, coll: c.coll}}, nil
 }
 
 func isElemMatchDoc(x any) bool {

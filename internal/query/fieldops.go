@@ -2,6 +2,8 @@ package query
 
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
 )
 
 // parseOps parses an operator document ({$gt: 1, $lt: 5}) into one spec
@@ -38,7 +40,7 @@ var cmpOps = map[string]cmpOp{"$eq": opEq, "$lt": opLt, "$lte": opLte, "$gt": op
 
 func (c *compiler) parseOp(name string, arg any, depth int) (opSpec, error) {
 	if op, ok := cmpOps[name]; ok {
-		return parseCmp(name, op, arg)
+		return parseCmp(name, op, arg, c.coll)
 	}
 	if op, ok := bitsOps[name]; ok {
 		m, err := parseBits(name, op, arg)
@@ -49,11 +51,11 @@ func (c *compiler) parseOp(name string, arg any, depth int) (opSpec, error) {
 		if _, ok := arg.(bson.Regex); ok {
 			return opSpec{}, badValue("Can't have regex as arg to $ne.")
 		}
-		s, err := parseCmp(name, opEq, arg)
+		s, err := parseCmp(name, opEq, arg, c.coll)
 		s.negate = true
 		return s, err
 	case "$in", "$nin":
-		m, err := parseIn(name, arg)
+		m, err := parseIn(name, arg, c.coll)
 		return opSpec{m: m, negate: name == "$nin"}, err
 	case "$exists":
 		return opSpec{m: existsMatcher{}, negate: !truthy(arg)}, nil
@@ -80,7 +82,7 @@ func (c *compiler) parseOp(name string, arg any, depth int) (opSpec, error) {
 	return opSpec{}, badValue("unknown operator: %s", name)
 }
 
-func parseCmp(name string, op cmpOp, arg any) (opSpec, error) {
+func parseCmp(name string, op cmpOp, arg any, coll bsonx.Collator) (opSpec, error) {
 	switch arg.(type) {
 	case bson.Undefined:
 		return opSpec{}, badValue("cannot compare to undefined")
@@ -89,15 +91,15 @@ func parseCmp(name string, op cmpOp, arg any) (opSpec, error) {
 			return opSpec{}, badValue("Can't have RegEx as arg to predicate over field: %s", name)
 		}
 	}
-	return opSpec{m: cmpMatcher{op: op, rhs: arg}}, nil
+	return opSpec{m: cmpMatcher{op: op, rhs: arg, coll: coll}}, nil
 }
 
-func parseIn(name string, arg any) (*inMatcher, error) {
+func parseIn(name string, arg any, coll bsonx.Collator) (*inMatcher, error) {
 	a, ok := arg.(bson.A)
 	if !ok {
 		return nil, badValue("%s needs an array", name)
 	}
-	m := &inMatcher{}
+	m := &inMatcher{coll: coll}
 	for _, x := range a {
 		switch v := x.(type) {
 		case bson.Regex:

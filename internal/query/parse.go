@@ -3,15 +3,18 @@ package query
 import (
 	"strings"
 
+	"github.com/relaydb/relaydb/internal/bsonx"
+
 	"github.com/relaydb/relaydb/internal/agg/expr"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // compiler turns a filter document into a node tree.
 type compiler struct {
-	vars  *expr.Vars // variables $expr may reference, or nil
-	text  TextFunc   // decides $text (CompileText), or nil
-	texts int        // $text clauses seen
+	vars  *expr.Vars     // variables $expr may reference, or nil
+	text  TextFunc       // decides $text (CompileText), or nil
+	texts int            // $text clauses seen
+	coll  bsonx.Collator // orders strings in comparisons; nil is binary
 }
 
 // opSpec is one parsed field operator, before it is bound to a path.
@@ -121,7 +124,7 @@ func (c *compiler) parseField(path string, v any, depth int) (node, error) {
 		specs = []opSpec{{m: m}}
 	case bson.D:
 		if !isOperatorDoc(x) {
-			specs = []opSpec{{m: cmpMatcher{op: opEq, rhs: x}}}
+			specs = []opSpec{{m: cmpMatcher{op: opEq, rhs: x, coll: c.coll}}}
 			break
 		}
 		var err error
@@ -129,7 +132,7 @@ func (c *compiler) parseField(path string, v any, depth int) (node, error) {
 			return nil, err
 		}
 	default:
-		specs = []opSpec{{m: cmpMatcher{op: opEq, rhs: v}}}
+		specs = []opSpec{{m: cmpMatcher{op: opEq, rhs: v, coll: c.coll}}}
 	}
 	return pathNodes(path, specs), nil
 }

@@ -18,7 +18,18 @@ type SortField struct {
 type Sort struct {
 	fields  []SortField
 	walkers []walker
+	coll    bsonx.Collator // orders strings; nil is binary
 }
+
+// WithCollator returns s ordering strings by c (nil: binary).
+func (s *Sort) WithCollator(c bsonx.Collator) *Sort {
+	t := *s
+	t.coll = c
+	return &t
+}
+
+// Collator is the collator s orders strings by (nil: binary).
+func (s *Sort) Collator() bsonx.Collator { return s.coll }
 
 // CompileSort validates a sort specification: each value must be 1 or -1.
 // {$meta: ...} sorts are not supported.
@@ -69,16 +80,16 @@ type Key []any
 func (s *Sort) Key(doc bson.D) Key {
 	k := make(Key, len(s.fields))
 	for i, f := range s.fields {
-		k[i] = extremeValue(s.walkers[i], doc, f.Desc)
+		k[i] = extremeValue(s.walkers[i], doc, f.Desc, s.coll)
 	}
 	return k
 }
 
-func extremeValue(w walker, doc bson.D, desc bool) any {
+func extremeValue(w walker, doc bson.D, desc bool, coll bsonx.Collator) any {
 	var best any
 	have := false
 	consider := func(v any) {
-		if !have || better(v, best, desc) {
+		if !have || better(v, best, desc, coll) {
 			best, have = v, true
 		}
 	}
@@ -104,15 +115,15 @@ func extremeValue(w walker, doc bson.D, desc bool) any {
 	return best
 }
 
-func better(v, best any, desc bool) bool {
-	c := compareKeyValues(v, best)
+func better(v, best any, desc bool, coll bsonx.Collator) bool {
+	c := compareKeyValues(v, best, coll)
 	if desc {
 		return c > 0
 	}
 	return c < 0
 }
 
-func compareKeyValues(a, b any) int {
+func compareKeyValues(a, b any, coll bsonx.Collator) int {
 	_, ea := a.(emptyArray)
 	_, eb := b.(emptyArray)
 	switch {
@@ -123,7 +134,7 @@ func compareKeyValues(a, b any) int {
 	case eb:
 		return -keyRank(a)
 	}
-	return bsonx.Compare(a, b)
+	return bsonx.CompareColl(a, b, coll)
 }
 
 // keyRank orders an empty array against v: below everything but MinKey.
@@ -137,7 +148,7 @@ func keyRank(v any) int {
 // CompareKeys compares two keys computed by s.Key.
 func (s *Sort) CompareKeys(a, b Key) int {
 	for i, f := range s.fields {
-		c := compareKeyValues(a[i], b[i])
+		c := compareKeyValues(a[i], b[i], s.coll)
 		if f.Desc {
 			c = -c
 		}

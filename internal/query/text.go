@@ -4,6 +4,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -15,7 +16,23 @@ type TextFunc func(doc bson.D) bool
 // has one, text decides. Without text a $text clause is IndexNotFound, as
 // for a collection with no text index.
 func CompileText(filter bson.D, vars *expr.Vars, text TextFunc) (*Matcher, error) {
-	c := &compiler{vars: vars, text: text}
+	return CompileOptions(filter, Options{Vars: vars, Text: text})
+}
+
+// Options are what a filter is compiled with besides the filter.
+type Options struct {
+	Vars *expr.Vars // as in CompileWithVars; may be nil
+	Text TextFunc   // as in CompileText; may be nil
+	// Collator orders strings in $eq, $ne, $lt.., $in, $nin, $all and
+	// equality (inside arrays and documents too); nil is the simple
+	// collation. Regular expressions and $expr ignore it.
+	// TODO(#14): $expr comparisons under the collation.
+	Collator bsonx.Collator
+}
+
+// CompileOptions compiles a filter with o.
+func CompileOptions(filter bson.D, o Options) (*Matcher, error) {
+	c := &compiler{vars: o.Vars, text: o.Text, coll: o.Collator}
 	root, err := c.parseDoc(filter, 0)
 	if err != nil {
 		return nil, err
