@@ -55,6 +55,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/collation"
 	"github.com/relaydb/relaydb/internal/oplog"
 	"github.com/relaydb/relaydb/internal/storage"
 )
@@ -131,9 +132,10 @@ type Index struct {
 	// planner never uses them (VisibleIndexes).
 	Hidden bool
 
-	partial matcher       // compiled Partial, nil if none
-	geo     *geoParams    // 2dsphere/2d options (indexgeo.go), nil otherwise
-	wcProj  *wildcardProj // a {"$**": 1} index's wildcardProjection, nil if none
+	partial matcher             // compiled Partial, nil if none
+	geo     *geoParams          // 2dsphere/2d options (indexgeo.go), nil otherwise
+	wcProj  *wildcardProj       // a {"$**": 1} index's wildcardProjection, nil if none
+	coll    *collation.Collator // non-simple collation (indexcollation.go), nil if none
 }
 
 // IsID reports whether idx is the _id_ index.

@@ -41,7 +41,7 @@ func (c *Catalog) CreateIndexes(coll *Collection, specs []bson.D) (before, after
 	before = len(existing)
 	var add []*Index
 	for _, spec := range specs {
-		idx, err := parseSpec(spec)
+		idx, err := parseSpec(inheritCollation(spec, live))
 		if err != nil {
 			return 0, 0, err
 		}

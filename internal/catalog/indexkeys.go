@@ -62,7 +62,7 @@ func indexKeys(idx *Index, doc bson.D) (keys [][]byte, multikey bool, err error)
 	}
 	keys = [][]byte{nil}
 	for i, vals := range fields {
-		keys = extendKeys(keys, vals, isDesc(idx.Key[i].Value))
+		keys = extendKeys(keys, collateValues(idx, vals), isDesc(idx.Key[i].Value))
 	}
 	return dedupKeys(keys), len(arrays) > 0, nil
 }
@@ -80,6 +80,17 @@ func extendKeys(keys [][]byte, vals []any, desc bool) [][]byte {
 		}
 	}
 	return out
+}
+
+// collateValues maps vals to what a collated index holds (in place).
+func collateValues(idx *Index, vals []any) []any {
+	if idx.coll == nil {
+		return vals
+	}
+	for i, v := range vals {
+		vals[i] = collateKeyValue(idx, v)
+	}
+	return vals
 }
 
 // dedupKeys removes repeated keys, keeping first occurrences.

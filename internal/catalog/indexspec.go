@@ -62,7 +62,7 @@ func parseSpec(spec bson.D) (*Index, error) {
 	}
 	rest = geoSpecDefaults(idx, rest)
 	idx.Spec = append(bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: idx.Key}, {Key: "name", Value: idx.Name}}, rest...)
-	return idx, nil
+	return idx, idx.validateCollation()
 }
 
 // setSpecField applies one spec field; options other than key/name/v go to rest.
@@ -89,6 +89,8 @@ func (idx *Index) setSpecField(f bson.E, rest *bson.D) error {
 		ok = idx.setTTL(f.Value)
 	case "hidden":
 		idx.Hidden, ok = f.Value.(bool)
+	case "collation":
+		return idx.setCollation(f.Value, rest)
 	case "dropDups":
 		return nil // accepted and dropped from the spec, as MongoDB ignores it
 	default:
@@ -212,5 +214,6 @@ func sameOptions(a, b *Index) bool {
 	wa, _ := bsonx.Get(a.Spec, "wildcardProjection")
 	wb, _ := bsonx.Get(b.Spec, "wildcardProjection")
 	return a.Unique == b.Unique && a.Sparse == b.Sparse && ttlEq &&
-		bsonx.Compare(a.Partial, b.Partial) == 0 && sameTextOptions(a, b) && bsonx.Compare(wa, wb) == 0
+		bsonx.Compare(a.Partial, b.Partial) == 0 && sameTextOptions(a, b) && bsonx.Compare(wa, wb) == 0 &&
+		sameCollation(a, b)
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unicode"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 )
@@ -135,4 +136,33 @@ func swapCase(r rune) rune {
 		return unicode.ToUpper(r)
 	}
 	return r
+}
+
+// KeyValue is v with every string and symbol, at any depth inside arrays
+// and documents, replaced by its sort key (a string); other values are
+// returned as they are. Comparing KeyValues binary-wise orders values as
+// comparing them under the collation does.
+func (c *Collator) KeyValue(v any) any {
+	if c == nil {
+		return v
+	}
+	switch t := v.(type) {
+	case string:
+		return c.Key(t)
+	case bson.Symbol:
+		return c.Key(string(t))
+	case bson.D:
+		out := make(bson.D, len(t))
+		for i, e := range t {
+			out[i] = bson.E{Key: e.Key, Value: c.KeyValue(e.Value)}
+		}
+		return out
+	case bson.A:
+		out := make(bson.A, len(t))
+		for i, e := range t {
+			out[i] = c.KeyValue(e)
+		}
+		return out
+	}
+	return v
 }
