@@ -2,8 +2,8 @@ package js
 
 import (
 	"strconv"
-	"unicode/utf8"
 	"testing"
+	"unicode/utf8"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )

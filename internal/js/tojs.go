@@ -15,9 +15,9 @@ const MaxDepth = 180
 
 // ctors are the prelude's constructors, looked up once per runtime.
 type ctors struct {
-	date, regexp                                         goja.Value
-	long, decimal, oid, ts, bin, minKey, maxKey, bsonRe  goja.Value
-	dbPointer, code                                      goja.Value
+	date, regexp                                        goja.Value
+	long, decimal, oid, ts, bin, minKey, maxKey, bsonRe goja.Value
+	dbPointer, code                                     goja.Value
 }
 
 func loadCtors(rt *goja.Runtime) ctors {
