@@ -1,19 +1,39 @@
 package command
 
 import (
-	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/collation"
+	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// checkCollation accepts only the simple (binary) collation.
-// TODO(#2): locale-aware collations.
-func checkCollation(c cmdspec.Collation) error {
+// opCollation parses a command's collation option (MongoDB's errors for a
+// bad spec); an absent option leaves the collection's default to exec.
+func opCollation(c cmdspec.Collation) (exec.Collation, error) {
 	if !c.Set {
+		return exec.Collation{}, nil
+	}
+	s, err := collation.Parse(c.Doc)
+	return exec.Collation{Spec: s, Given: true}, err
+}
+
+// checkCollation validates a collation for a command path that does not
+// apply one yet: a valid non-simple collation is NotImplemented there.
+// TODO(#14): collations for update, delete, findAndModify, aggregate and
+// views; then this goes.
+func checkCollation(c cmdspec.Collation) error {
+	co, err := opCollation(c)
+	if err != nil || co.Spec == nil {
+		return err
+	}
+	return mongoerr.New(mongoerr.NotImplemented, "relaydb does not support a non-simple collation here yet; got %v", c.Doc)
+}
+
+// simpleOnly refuses a non-simple collation (for views, which do not
+// apply one yet).
+func simpleOnly(co exec.Collation) error {
+	if co.Spec == nil {
 		return nil
 	}
-	if loc, _ := bsonx.Get(c.Doc, "locale"); loc == "simple" || len(c.Doc) == 0 {
-		return nil
-	}
-	return mongoerr.New(mongoerr.NotImplemented, "relaydb supports only the simple collation; got %v", c.Doc)
+	return mongoerr.New(mongoerr.NotImplemented, "relaydb does not support a non-simple collation on a view yet")
 }

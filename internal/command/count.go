@@ -9,7 +9,8 @@ import (
 
 func count(c *Ctx, p *request.Count) (bson.D, error) {
 	coll := string(p.Collection)
-	if err := checkCollation(p.Collation); err != nil {
+	co, err := opCollation(p.Collation)
+	if err != nil {
 		return nil, err
 	}
 	if p.Skip < 0 {
@@ -20,6 +21,9 @@ func count(c *Ctx, p *request.Count) (bson.D, error) {
 		limit = -limit
 	}
 	if def, err := c.view(coll); err != nil || def != nil {
+		if err == nil {
+			err = simpleOnly(co)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -30,7 +34,7 @@ func count(c *Ctx, p *request.Count) (bson.D, error) {
 		return nil, err
 	}
 	defer rv.release()
-	n, err := c.D.eng.CountAt(rv.snap, c.Owned, c.DB, coll, p.Query, p.Skip, limit, p.Hint.Value)
+	n, err := c.D.eng.CountAt(rv.snap, c.Owned, c.DB, coll, p.Query, p.Skip, limit, p.Hint.Value, co)
 	if err != nil {
 		return nil, err
 	}

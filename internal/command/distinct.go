@@ -8,10 +8,14 @@ import (
 
 func distinct(c *Ctx, p *request.Distinct) (bson.D, error) {
 	coll := string(p.Collection)
-	if err := checkCollation(p.Collation); err != nil {
+	co, err := opCollation(p.Collation)
+	if err != nil {
 		return nil, err
 	}
 	if def, err := c.view(coll); err != nil || def != nil {
+		if err == nil {
+			err = simpleOnly(co)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -22,7 +26,7 @@ func distinct(c *Ctx, p *request.Distinct) (bson.D, error) {
 		return nil, err
 	}
 	defer rv.release()
-	vals, err := c.D.eng.DistinctAt(rv.snap, c.Owned, c.DB, coll, p.Key, p.Query)
+	vals, err := c.D.eng.DistinctAt(rv.snap, c.Owned, c.DB, coll, p.Key, p.Query, co)
 	if err != nil {
 		return nil, err
 	}

@@ -101,13 +101,13 @@ func rowOfDoc(d bson.D) (*Row, error) { return &Row{Doc: d, Pos: -1}, nil }
 
 // Count counts documents matching filter after skip/limit.
 func (e *Engine) Count(db, coll string, filter bson.D, skip, limit int64, hint any) (int64, error) {
-	return e.CountAt(nil, nil, db, coll, filter, skip, limit, hint)
+	return e.CountAt(nil, nil, db, coll, filter, skip, limit, hint, Collation{})
 }
 
 // CountAt is Count in snapshot snap (nil: the latest state), of the
 // documents own owns (nil: all). Without a query filter or hint it takes
-// the document count (fastCount), else it scans.
-func (e *Engine) CountAt(snap *catalog.Snapshot, own OwnershipFilter, db, coll string, filter bson.D, skip, limit int64, hint any) (int64, error) {
+// the document count (fastCount), else it scans under collation co.
+func (e *Engine) CountAt(snap *catalog.Snapshot, own OwnershipFilter, db, coll string, filter bson.D, skip, limit int64, hint any, co Collation) (int64, error) {
 	col := e.cat.Collection(db, coll)
 	if col != nil && len(filter) == 0 && hint == nil {
 		n, ok, err := fastCount(col, snap, own)
@@ -118,7 +118,7 @@ func (e *Engine) CountAt(snap *catalog.Snapshot, own OwnershipFilter, db, coll s
 			return skipLimit(n, skip, limit), nil
 		}
 	}
-	return e.countScan(snap, own, db, coll, filter, skip, limit, hint)
+	return e.countScan(FindParams{Filter: filter, Skip: skip, Limit: limit, Hint: hint, Snapshot: snap, Owned: own, Collation: co}, db, coll)
 }
 
 // skipLimit is a count of n after skip and limit (0: none).
@@ -131,8 +131,8 @@ func skipLimit(n, skip, limit int64) int64 {
 }
 
 // countScan counts by running the query.
-func (e *Engine) countScan(snap *catalog.Snapshot, own OwnershipFilter, db, coll string, filter bson.D, skip, limit int64, hint any) (int64, error) {
-	it, _, err := e.Find(db, coll, FindParams{Filter: filter, Skip: skip, Limit: limit, Hint: hint, Snapshot: snap, Owned: own})
+func (e *Engine) countScan(p FindParams, db, coll string) (int64, error) {
+	it, _, err := e.Find(db, coll, p)
 	if err != nil {
 		return 0, err
 	}
@@ -150,21 +150,21 @@ func (e *Engine) countScan(snap *catalog.Snapshot, own OwnershipFilter, db, coll
 // Distinct returns the distinct values of key among matching documents;
 // array values contribute their elements, as in MongoDB.
 func (e *Engine) Distinct(db, coll, key string, filter bson.D) (bson.A, error) {
-	return e.DistinctAt(nil, nil, db, coll, key, filter)
+	return e.DistinctAt(nil, nil, db, coll, key, filter, Collation{})
 }
 
 // DistinctAt is Distinct in snapshot snap (nil: the latest state), among
-// the documents own owns (nil: all).
-func (e *Engine) DistinctAt(snap *catalog.Snapshot, own OwnershipFilter, db, coll, key string, filter bson.D) (bson.A, error) {
+// the documents own owns (nil: all), values compared under collation co.
+func (e *Engine) DistinctAt(snap *catalog.Snapshot, own OwnershipFilter, db, coll, key string, filter bson.D, co Collation) (bson.A, error) {
 	if key == "" {
 		return nil, mongoerr.New(mongoerr.InvalidPath, "FieldPath cannot be constructed with empty string")
 	}
-	it, _, err := e.Find(db, coll, FindParams{Filter: filter, Snapshot: snap, Owned: own})
+	it, _, err := e.Find(db, coll, FindParams{Filter: filter, Snapshot: snap, Owned: own, Collation: co})
 	if err != nil {
 		return nil, err
 	}
 	defer it.Close()
-	var vals distinctSet
+	vals := distinctSet{coll: bsonColl(collatorFor(e.cat.Collection(db, coll), co))}
 	for {
 		r, ok := it.Next()
 		if !ok {

@@ -10,11 +10,14 @@ import (
 )
 
 // distinctSet collects values, deduplicated by BSON equality.
-type distinctSet struct{ vals []any }
+type distinctSet struct {
+	vals []any
+	coll bsonx.Collator // equality and order of strings; nil: binary
+}
 
 func (s *distinctSet) add(v any) {
 	for _, x := range s.vals {
-		if bsonx.Equal(x, v) && bsonx.CanonicalType(x) == bsonx.CanonicalType(v) {
+		if bsonx.CompareColl(x, v, s.coll) == 0 && bsonx.CanonicalType(x) == bsonx.CanonicalType(v) {
 			return
 		}
 	}
@@ -57,7 +60,7 @@ func (s *distinctSet) walk(v any, parts []string) {
 }
 
 func (s *distinctSet) sorted() bson.A {
-	sort.SliceStable(s.vals, func(i, j int) bool { return bsonx.Compare(s.vals[i], s.vals[j]) < 0 })
+	sort.SliceStable(s.vals, func(i, j int) bool { return bsonx.CompareColl(s.vals[i], s.vals[j], s.coll) < 0 })
 	out := make(bson.A, len(s.vals))
 	copy(out, s.vals)
 	return out

@@ -5,6 +5,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/collation"
 	"github.com/relaydb/relaydb/internal/iterx"
 	"github.com/relaydb/relaydb/internal/query"
 )
@@ -30,10 +31,14 @@ type FindParams struct {
 	// Owned, when set, keeps only the documents this shard owns
 	// (ownfilter.go).
 	Owned OwnershipFilter
+	// Collation orders strings in the filter and sort (collation.go).
+	Collation Collation
 
 	// examined, when set, counts the documents the plan's scan fetches
 	// (explain's executionStats).
 	examined *int64
+	// collator is Collation resolved against the collection (Find sets it).
+	collator *collation.Collator
 	// textScore keeps a $text query's scores in the documents
 	// (textmeta.go's scoreKey), for a pipeline's {$meta: "textScore"}.
 	textScore bool
@@ -51,7 +56,7 @@ type compiled struct {
 func (e *Engine) compileFind(db, coll string, p FindParams) (*compiled, error) {
 	c := &compiled{}
 	var err error
-	if c.m, c.text, err = e.compileFilter(db, coll, p.Filter, p.Vars); err != nil {
+	if c.m, c.text, err = e.compileFilterColl(db, coll, p.Filter, p.Vars, p.collator); err != nil {
 		return nil, err
 	}
 	proj, sort, meta, err := splitTextMeta(p.Projection, p.Sort, c.text != nil)
@@ -63,6 +68,7 @@ func (e *Engine) compileFind(db, coll string, p FindParams) (*compiled, error) {
 		if c.sort, err = query.CompileSort(sort); err != nil {
 			return nil, err
 		}
+		c.sort = c.sort.WithCollator(bsonColl(p.collator))
 	}
 	if len(proj) > 0 {
 		if c.proj, err = query.CompileProjection(proj); err != nil {
@@ -75,6 +81,7 @@ func (e *Engine) compileFind(db, coll string, p FindParams) (*compiled, error) {
 // Find plans and opens a query over db.coll. A missing collection yields
 // an empty result (after validating the query), as in MongoDB.
 func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
+	p.collator = collatorFor(e.cat.Collection(db, coll), p.Collation)
 	c, err := e.compileFind(db, coll, p)
 	if err != nil {
 		return nil, nil, err

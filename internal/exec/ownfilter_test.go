@@ -91,16 +91,16 @@ func TestOwnershipFilterFind(t *testing.T) {
 func TestOwnershipFilterCountDistinctAggregate(t *testing.T) {
 	e := ownTestEngine(t)
 	f := &evenA{}
-	if n, err := e.CountAt(nil, f, "t", "plain", nil, 0, 0, nil); err != nil || n != 5 || f.calls != 10 {
+	if n, err := e.CountAt(nil, f, "t", "plain", nil, 0, 0, nil, Collation{}); err != nil || n != 5 || f.calls != 10 {
 		t.Fatalf("count {}: %d %v (%d calls)", n, err, f.calls)
 	}
-	if n, err := e.CountAt(nil, &evenA{}, "t", "plain", nil, 1, 3, nil); err != nil || n != 3 {
+	if n, err := e.CountAt(nil, &evenA{}, "t", "plain", nil, 1, 3, nil, Collation{}); err != nil || n != 3 {
 		t.Fatalf("count skip 1 limit 3: %d %v", n, err)
 	}
-	if n, err := e.CountAt(nil, nil, "t", "plain", nil, 0, 0, nil); err != nil || n != 10 {
+	if n, err := e.CountAt(nil, nil, "t", "plain", nil, 0, 0, nil, Collation{}); err != nil || n != 10 {
 		t.Fatalf("unfiltered count: %d %v", n, err)
 	}
-	vals, err := e.DistinctAt(nil, &evenA{}, "t", "c", "a", bson.D{{Key: "g", Value: 1}})
+	vals, err := e.DistinctAt(nil, &evenA{}, "t", "c", "a", bson.D{{Key: "g", Value: 1}}, Collation{})
 	if err != nil || fmt.Sprint(vals) != "[4]" {
 		t.Fatalf("distinct: %v %v", vals, err)
 	}
@@ -117,7 +117,7 @@ func TestOwnershipFilterCountDistinctAggregate(t *testing.T) {
 	if res := e.Insert("t", "plain", []bson.D{{{Key: "_id", Value: "x"}}}, true, nil); len(res.Errors) > 0 {
 		t.Fatal(res.Errors[0].Err)
 	}
-	if _, err := e.CountAt(nil, &evenA{}, "t", "plain", nil, 0, 0, nil); err == nil || err.Error() != "no a" {
+	if _, err := e.CountAt(nil, &evenA{}, "t", "plain", nil, 0, 0, nil, Collation{}); err == nil || err.Error() != "no a" {
 		t.Fatalf("filter error: %v", err)
 	}
 }

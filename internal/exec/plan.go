@@ -5,6 +5,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/collation"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -32,7 +33,14 @@ type interval struct{ lo, hi []byte }
 type planInput struct {
 	filter bson.D
 	sort   bson.D
-	hint   any // index name (string) or key pattern (bson.D); nil = none
+	hint   any                 // index name (string) or key pattern (bson.D); nil = none
+	coll   *collation.Collator // the query's collation; nil = simple
+}
+
+// forIndex is what idx may use of preds and in under in.coll (collation.go).
+func (in planInput) forIndex(idx *catalog.Index, preds map[string]*pred) (map[string]*pred, planInput) {
+	in.sort = sortFor(idx, in.sort, in.coll)
+	return predsFor(idx, preds, in.coll), in
 }
 
 // choosePlan picks the access path for coll.
@@ -50,13 +58,14 @@ func choosePlan(coll *catalog.Collection, in planInput) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p := planIndex(idx, preds, in, true); p != nil {
+		ip, iin := in.forIndex(idx, preds)
+		if p := planIndex(idx, ip, iin, true); p != nil {
 			return p, nil
 		}
 		// A wildcard index answers only a predicate on a field it covers.
 		return nil, mongoerr.New(mongoerr.BadValue, "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index")
 	}
-	if id, ok := idEquality(in.filter, preds); ok {
+	if id, ok := idEquality(in.filter, preds); ok && (in.coll == nil || !hasStrings(id)) {
 		return &Plan{Kind: "IDHACK", ID: id, SortCovered: true}, nil
 	}
 	var best *Plan
@@ -68,11 +77,12 @@ func choosePlan(coll *catalog.Collection, in planInput) (*Plan, error) {
 		if idx.Partial != nil && !implies(preds, idx.Partial) {
 			continue
 		}
-		p := planIndex(idx, preds, in, false)
+		ip, iin := in.forIndex(idx, preds)
+		p := planIndex(idx, ip, iin, false)
 		if p == nil {
 			continue
 		}
-		if s := score(p, p.Index, preds, in.sort); s > bestScore {
+		if s := score(p, p.Index, ip, iin.sort); s > bestScore {
 			best, bestScore = p, s
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/collation"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/query"
 	"github.com/relaydb/relaydb/internal/storage/keystring"
@@ -95,6 +96,11 @@ func (t *textSearch) score(doc bson.D) float64 {
 
 // compileFilter compiles a filter of db.coll, binding its $text clause.
 func (e *Engine) compileFilter(db, coll string, filter bson.D, vars *expr.Vars) (*query.Matcher, *textSearch, error) {
+	return e.compileFilterColl(db, coll, filter, vars, nil)
+}
+
+// compileFilterColl is compileFilter with strings compared by c (nil: simple).
+func (e *Engine) compileFilterColl(db, coll string, filter bson.D, vars *expr.Vars, c *collation.Collator) (*query.Matcher, *textSearch, error) {
 	ts, err := textFor(e.cat.Collection(db, coll), filter)
 	if err != nil {
 		return nil, nil, err
@@ -103,7 +109,7 @@ func (e *Engine) compileFilter(db, coll string, filter bson.D, vars *expr.Vars) 
 	if ts != nil {
 		fn = ts.match
 	}
-	m, err := query.CompileText(filter, vars, fn)
+	m, err := query.CompileOptions(filter, query.Options{Vars: vars, Text: fn, Collator: bsonColl(c)})
 	return m, ts, err
 }
 
@@ -197,7 +203,7 @@ func findPlan(col *catalog.Collection, p FindParams, ts *textSearch) (*Plan, err
 			return nil, mongoerr.New(mongoerr.BadValue, "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index")
 		}
 	}
-	return choosePlan(col, planInput{filter: p.Filter, sort: p.Sort, hint: p.Hint})
+	return choosePlan(col, planInput{filter: p.Filter, sort: p.Sort, hint: p.Hint, coll: p.collator})
 }
 
 // textUnderNor reports a $text clause below a $nor.

@@ -89,7 +89,7 @@ func BenchmarkCountOwned(b *testing.B) {
 	for name, own := range map[string]exec.OwnershipFilter{"count-orphans": o, "scan": ownsOnly{o}} {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				if n, err := e.CountAt(nil, own, "db", "c", nil, 0, 0, nil); err != nil || n != 49900 {
+				if n, err := e.CountAt(nil, own, "db", "c", nil, 0, 0, nil, exec.Collation{}); err != nil || n != 49900 {
 					b.Fatalf("count %d %v", n, err)
 				}
 			}

@@ -69,18 +69,18 @@ func TestCountUnowned(t *testing.T) {
 				if err != nil || ok == c.declines {
 					t.Fatalf("%s: CountUnowned ok %v %v", shard, ok, err)
 				}
-				fast, err := e.CountAt(nil, o, "db", "c", nil, 0, 0, nil)
+				fast, err := e.CountAt(nil, o, "db", "c", nil, 0, 0, nil, exec.Collation{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				scan, err := e.CountAt(nil, ownsOnly{o}, "db", "c", nil, 0, 0, nil)
+				scan, err := e.CountAt(nil, ownsOnly{o}, "db", "c", nil, 0, 0, nil, exec.Collation{})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if fast != scan || scan == 0 {
 					t.Fatalf("%s owns %d by count, %d by scan", shard, fast, scan)
 				}
-				if n, err := e.CountAt(nil, o, "db", "c", nil, 10, 20, nil); err != nil || n != min(max(scan-10, 0), 20) {
+				if n, err := e.CountAt(nil, o, "db", "c", nil, 10, 20, nil, exec.Collation{}); err != nil || n != min(max(scan-10, 0), 20) {
 					t.Fatalf("%s: skip 10 limit 20: %d %v", shard, n, err)
 				}
 				total += scan
