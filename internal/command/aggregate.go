@@ -16,6 +16,9 @@ func aggregate(c *Ctx, a *request.Aggregate) (bson.D, error) {
 		return nil, err
 	}
 	explain := lenient(a.Explain)
+	if isChangeStream(a.Pipeline) && (a.Cursor != nil || explain) {
+		return changeStreamAggregate(c, a, coll) // changestream.go
+	}
 	if a.Cursor == nil && !explain {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
 	}

@@ -152,7 +152,8 @@ func TestStableAPIParams(t *testing.T) {
 }
 
 // TestChangeStreamRefused: a standalone answers 40573 as mongod; a
-// replica-set member NotImplemented until change streams exist.
+// replica-set member opens the stream (a cursor with a
+// postBatchResumeToken).
 func TestChangeStreamRefused(t *testing.T) {
 	cs := bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$changeStream", Value: bson.D{}}}}},
 		{Key: "cursor", Value: bson.D{}}}
@@ -161,8 +162,12 @@ func TestChangeStreamRefused(t *testing.T) {
 		t.Errorf("standalone $changeStream: %v, want 40573", err)
 	}
 	d, _, _ = newReadTestDispatcher(t, &fakeRepl{primary: true})
-	if _, err := runRead(d, cs); !mongoerr.Is(err, mongoerr.NotImplemented) {
-		t.Errorf("replica-set $changeStream: %v, want NotImplemented", err)
+	reply, err := runRead(d, cs)
+	if err != nil {
+		t.Fatalf("replica-set $changeStream: %v", err)
+	}
+	if cur, _ := lookupD(reply, "cursor").(bson.D); lookupD(cur, "postBatchResumeToken") == nil {
+		t.Errorf("replica-set $changeStream: %v, want a cursor with postBatchResumeToken", reply)
 	}
 }
 
@@ -192,4 +197,13 @@ func TestFailPointRequestIdentity(t *testing.T) {
 	if !internalRequest(&Ctx{Conn: conn, DB: "test", Name: "find"}) {
 		t.Error("a __system connection's find is not internal")
 	}
+}
+
+func lookupD(d bson.D, key string) any {
+	for _, e := range d {
+		if e.Key == key {
+			return e.Value
+		}
+	}
+	return nil
 }

@@ -1,0 +1,61 @@
+package changestream
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/oplog"
+)
+
+// refill reads committed entries after the position until one yields an
+// event for the scope, the committed entries run out, or the budget does.
+// It reports whether events were buffered.
+func (s *Stream) refill(budget *int) bool {
+	limit := s.src.Committed()
+	for *budget > 0 {
+		if limit.Before(s.after) || (!s.incl && limit == s.after) {
+			return false
+		}
+		if err := checkHistory(s.src.Log.First(), s.after); err != nil && s.incl {
+			s.err = err
+			return false
+		}
+		raws, err := s.src.Log.ReadRaw(s.after, s.incl, readBatch)
+		if err != nil {
+			s.err = err
+			return false
+		}
+		if len(raws) == 0 {
+			return false
+		}
+		for _, raw := range raws {
+			buffered, past := s.entry(raw, limit)
+			if buffered || past || s.err != nil {
+				return buffered && s.err == nil
+			}
+			*budget--
+		}
+	}
+	return false
+}
+
+// entry buffers the events of one raw entry at or below limit and moves
+// the position past it; it reports whether it buffered any, and past when
+// the entry is newer than limit (left unread).
+func (s *Stream) entry(raw []byte, limit bson.Timestamp) (buffered, past bool) {
+	e, err := oplog.Unmarshal(raw)
+	if err != nil {
+		s.err = err
+		return false, false
+	}
+	if e.TS.After(limit) {
+		return false, true
+	}
+	evs, err := Events(e, s.scope, s.opts)
+	if err != nil {
+		s.err = err
+		return false, false
+	}
+	s.after, s.incl, s.scanned = e.TS, false, e.TS
+	s.buf = append(s.buf, evs...)
+	return len(evs) > 0, false
+}
