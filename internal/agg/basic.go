@@ -26,7 +26,8 @@ func compileMatch(spec any, cc *compileCtx) ([]stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := query.CompileText(d, cc.scopeVars(), text)
+	// $where is refused in a pipeline's $match (BadValue), as by mongod.
+	m, err := query.CompileOptions(d, query.Options{Vars: cc.scopeVars(), Text: text, NoWhere: true})
 	if err != nil {
 		return nil, err
 	}

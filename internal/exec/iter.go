@@ -79,6 +79,7 @@ func (f *filterIter) Next() (*Row, bool) {
 			r.Pos = pos
 			return r, true
 		}
+		f.err = f.m.Err() // a $where clause failed: the operation fails
 	}
 	return nil, false
 }

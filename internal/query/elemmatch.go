@@ -90,7 +90,9 @@ func (c *compiler) parseElemMatch(arg any, depth int) (opSpec, error) {
 		}
 		return opSpec{m: elemMatchValue(valueMatchers(specs)), noExpand: true}, nil
 	}
+	c.elemDepth++
 	n, err := c.parseDoc(d, depth+1)
+	c.elemDepth--
 	if err != nil {
 		return opSpec{}, err
 	}

@@ -78,6 +78,8 @@ func (c *compiler) parseOp(name string, arg any, depth int) (opSpec, error) {
 		return parseGeoOp(name, arg)
 	case "$near", "$nearSphere":
 		return opSpec{}, badValue("geo near accepts just one argument when querying for a GeoJSON point. Extra field found: %s", name)
+	case "$where":
+		return opSpec{}, badValue("$where cannot be applied to a field")
 	}
 	return opSpec{}, badValue("unknown operator: %s", name)
 }

@@ -7,9 +7,22 @@ import (
 )
 
 // Matcher is a compiled query filter. It is immutable and safe for
-// concurrent use.
+// concurrent use, except with a $where clause: then it belongs to one
+// operation, whose JavaScript it runs, and records the first evaluation
+// error (Err).
 type Matcher struct {
 	root node
+	sink *errSink // nil without $where
+}
+
+// Err returns the first error a $where clause met (an exception, a time
+// limit); once set, no document matches. Executors check it after a
+// document fails to match.
+func (m *Matcher) Err() error {
+	if m.sink == nil {
+		return nil
+	}
+	return m.sink.err
 }
 
 // matchState carries what a match records besides its verdict.
@@ -33,7 +46,7 @@ func Compile(filter bson.D) (*Matcher, error) { return CompileWithVars(filter, n
 // the user variables bound in vars (a command's "let", see expr.EvalLet)
 // and whose $$NOW is vars.Now. vars may be nil.
 func CompileWithVars(filter bson.D, vars *expr.Vars) (*Matcher, error) {
-	c := &compiler{vars: vars}
+	c := &compiler{vars: vars, noWhere: true}
 	root, err := c.parseDoc(filter, 0)
 	if err != nil {
 		return nil, err

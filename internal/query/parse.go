@@ -15,6 +15,12 @@ type compiler struct {
 	text  TextFunc       // decides $text (CompileText), or nil
 	texts int            // $text clauses seen
 	coll  bsonx.Collator // orders strings in comparisons; nil is binary
+	// noWhere refuses $where (Options.NoWhere); elemDepth counts the
+	// $elemMatch documents being parsed ($where is top-level only); sink
+	// collects $where evaluation errors (where.go).
+	noWhere   bool
+	elemDepth int
+	sink      *errSink
 }
 
 // opSpec is one parsed field operator, before it is bound to a path.
@@ -70,7 +76,7 @@ func (c *compiler) parseTopOp(e bson.E, depth int) (node, error) {
 		}
 		return constNode(e.Key == "$alwaysTrue"), nil
 	case "$where":
-		return nil, notImplemented("$where is not supported")
+		return c.parseWhere(e.Value)
 	case "$text":
 		return c.parseText()
 	case "$jsonSchema":

@@ -79,7 +79,7 @@ func (b *projBuilder) addElemMatch(path string, d bson.D) error {
 	if len(d) != 1 {
 		return badValue("$elemMatch projection must have exactly one argument: %s", path)
 	}
-	c := &compiler{}
+	c := &compiler{noWhere: true}
 	s, err := c.parseElemMatch(d[0].Value, 0)
 	if err != nil {
 		return err

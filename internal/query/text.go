@@ -28,16 +28,21 @@ type Options struct {
 	// collation. Regular expressions and $expr ignore it.
 	// TODO(#14): $expr comparisons under the collation.
 	Collator bsonx.Collator
+	// NoWhere refuses $where (an aggregation $match): BadValue, as mongod.
+	// Otherwise $where runs on Vars.Script (expr.ScriptFor). Compile and
+	// CompileWithVars always refuse it (validators, partial indexes,
+	// lookups).
+	NoWhere bool
 }
 
 // CompileOptions compiles a filter with o.
 func CompileOptions(filter bson.D, o Options) (*Matcher, error) {
-	c := &compiler{vars: o.Vars, text: o.Text, coll: o.Collator}
+	c := &compiler{vars: o.Vars, text: o.Text, coll: o.Collator, noWhere: o.NoWhere}
 	root, err := c.parseDoc(filter, 0)
 	if err != nil {
 		return nil, err
 	}
-	return &Matcher{root: root}, nil
+	return &Matcher{root: root, sink: c.sink}, nil
 }
 
 // textNode is a $text clause.

@@ -56,7 +56,10 @@ type Vars struct {
 	// ClusterTime is $$CLUSTER_TIME; zero means unavailable (standalone),
 	// and referencing it fails with 51144.
 	ClusterTime bson.Timestamp
-	frame       *frame
+	// Script runs the operation's JavaScript (script.go); nil: ScriptFor
+	// makes one without a time limit.
+	Script Script
+	frame  *frame
 }
 
 type frame struct {
