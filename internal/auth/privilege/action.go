@@ -4,7 +4,7 @@ package privilege
 type Action uint64
 
 // The actions relaydb's commands check. TODO(#14): the rest of MongoDB's
-// actions (changeStream, validate, top, ...) as commands need them.
+// actions (validate, top, ...) as commands need them.
 const (
 	Find Action = 1 << iota
 	Insert
@@ -69,6 +69,8 @@ const (
 	SetAuthenticationRestriction
 	// Inprog lists the running operations (currentOp, $currentOp).
 	Inprog
+	// ChangeStream opens a $changeStream (with find on the same resource).
+	ChangeStream
 	// Internal is member-to-member and migration traffic (__system only).
 	Internal
 )

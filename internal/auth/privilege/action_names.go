@@ -18,7 +18,7 @@ var actionNames = map[Action]string{
 	RemoveShard: "removeShard", EnableSharding: "enableSharding", MoveChunk: "moveChunk",
 	SplitChunk: "splitChunk", ListShards: "listShards", FlushRouterConfig: "flushRouterConfig",
 	GetShardVersion: "getShardVersion", ConnPoolStats: "connPoolStats",
-	Inprog:                   "inprog",
+	Inprog: "inprog", ChangeStream: "changeStream",
 	CheckMetadataConsistency: "checkMetadataConsistency", CreateRole: "createRole", DropRole: "dropRole",
 	ViewRole: "viewRole", ChangeCustomData: "changeCustomData", ChangeOwnPassword: "changeOwnPassword",
 	ChangeOwnCustomData: "changeOwnCustomData", SetIPAllowlist: "setIPAllowlist",
@@ -30,7 +30,7 @@ var actionNames = map[Action]string{
 // role and shows back, but checks nowhere: they grant nothing extra.
 var otherActions = []string{
 	"analyzeShardKey", "anyAction", "appendOplogNote", "applicationMessage", "applyOps", "auditConfigure",
-	"authSchemaUpgrade", "bypassDocumentValidation", "bypassWriteBlockingMode", "changeStream",
+	"authSchemaUpgrade", "bypassDocumentValidation", "bypassWriteBlockingMode",
 	"checkFreeMonitoringStatus", "clearJumboFlag", "closeAllDatabases", "compact",
 	"compactStructuredEncryptionData", "configureQueryAnalyzer", "connPoolSync", "convertToCapped",
 	"cpuProfiler", "createSearchIndexes", "dbCheck", "dbHash", "dropConnections", "dropSearchIndex",

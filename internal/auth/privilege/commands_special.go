@@ -55,12 +55,19 @@ func explain(db string, cmd bson.D) []Need {
 
 // aggregate needs find on its collection (the database for {aggregate: 1})
 // and, for a last $out stage, insert and remove on the target, for $merge
-// insert and update.
+// insert and update. A $changeStream needs changeStream and find on what
+// it watches (every database's collections for allChangesForCluster).
 func aggregate(db string, cmd bson.D) []Need {
 	needs := []Need{{DB: db, Coll: str(cmd[0].Value), Actions: Find}}
 	pipe, _ := field(cmd, "pipeline").(bson.A)
 	if len(pipe) == 0 {
 		return needs
+	}
+	if first, _ := pipe[0].(bson.D); len(first) == 1 && first[0].Key == "$changeStream" {
+		needs[0].Actions |= ChangeStream
+		if spec, _ := first[0].Value.(bson.D); field(spec, "allChangesForCluster") == true {
+			needs[0].DB, needs[0].Coll = "", ""
+		}
 	}
 	if first, _ := pipe[0].(bson.D); len(first) == 1 && first[0].Key == "$currentOp" {
 		needs = append(needs, Need{Cluster: true, Actions: Inprog})

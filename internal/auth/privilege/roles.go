@@ -19,7 +19,7 @@ type Privilege struct {
 type Role struct{ Name, DB string }
 
 const (
-	readActions   = Find | ListCollections | ListIndexes | CollStats | DBStats | KillCursors
+	readActions   = Find | ListCollections | ListIndexes | CollStats | DBStats | KillCursors | ChangeStream
 	writeActions  = readActions | Insert | Update | Remove | CreateCollection | DropCollection | CreateIndex | DropIndex | RenameCollection
 	dbAdminActs   = CollStats | DBStats | ListCollections | ListIndexes | CreateCollection | DropCollection | CreateIndex | DropIndex | DropDatabase | CollMod | RenameCollection
 	userAdminActs = CreateUser | DropUser | ViewUser | GrantRole | RevokeRole | ChangePassword | CreateRole | DropRole | ViewRole | ChangeCustomData |
