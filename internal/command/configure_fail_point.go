@@ -13,7 +13,9 @@ import (
 )
 
 // The failCommand fail point (package failpoint), as MongoDB's test
-// command configureFailPoint offers it on a data node.
+// command configureFailPoint offers it on a data node, and the named fail
+// points (onPrimaryTransactionalWrite, maxTimeAlwaysTimeOut,
+// stopReplProducer) that act where their hooks are.
 
 type failPoint struct{ failpoint.FailCommand }
 
@@ -98,7 +100,7 @@ func configureFailPoint(_ *Ctx, p *request.ConfigureFailPoint) (bson.D, error) {
 	if p.Mode != nil {
 		mode = *p.Mode
 	}
-	if err := failCommand.Configure(p.Name, mode, p.Data); err != nil {
+	if err := failpoint.Configure(&failCommand.FailCommand, p.Name, mode, p.Data); err != nil {
 		return nil, err
 	}
 	return bson.D{{Key: "count", Value: int32(0)}}, nil

@@ -140,7 +140,11 @@ func (d *Dispatcher) run(conn *Conn, db string, cmd bson.D, req *Request) (out [
 			return d.ErrorReply(err)
 		}
 	}
+	if err := maxTimePoint(ctx); err != nil { // failpoint_named.go
+		return d.ErrorReply(err)
+	}
 	reply, err := d.invoke(c, ctx)
+	closeAfterTxnWrite(ctx) // failpoint_named.go
 	if fp != nil && err == nil {
 		reply = fp.after(reply)
 	}

@@ -134,6 +134,7 @@ func (c *Ctx) firstBatch(cur *exec.Cursor, n int, single bool) (bson.D, error) {
 	}
 	id := int64(0)
 	if !done && !single {
+		cur.TimeLimited = c.timeLimited()
 		c.ownCursor(cur) // cursor_owner.go
 		id = c.D.eng.Cursors().Register(cur)
 	} else if !done {

@@ -40,6 +40,10 @@ type Cursor struct {
 	// layer lets only a connection sharing one of them use the cursor.
 	Owners []string
 
+	// TimeLimited: the cursor was opened with maxTimeMS, so its getMores
+	// run with a time limit too (the maxTimeAlwaysTimeOut fail point).
+	TimeLimited bool
+
 	mu      sync.Mutex // one getMore at a time
 	lastUse time.Time
 	done    bool

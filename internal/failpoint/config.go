@@ -9,10 +9,37 @@ import (
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
+// mode is when a fail point acts: on, after skipping skip activations,
+// for times activations (-1: until turned off).
+type mode struct {
+	on          bool
+	times, skip int
+}
+
+// consume uses one activation; false when the fail point does not act
+// (off, skipping, or its times used up, which turns it off).
+func (c *mode) consume() bool {
+	if !c.on {
+		return false
+	}
+	if c.skip > 0 {
+		c.skip--
+		return false
+	}
+	if c.times == 0 {
+		c.on = false
+		return false
+	}
+	if c.times > 0 {
+		c.times--
+	}
+	return true
+}
+
 // setMode reads mode: "alwaysOn", "off", or {times, skip,
 // activationProbability (accepted, not applied)}.
-func (c *config) setMode(mode any) error {
-	switch m := mode.(type) {
+func (c *mode) setMode(md any) error {
+	switch m := md.(type) {
 	case string:
 		switch m {
 		case "alwaysOn":

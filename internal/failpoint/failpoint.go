@@ -30,11 +30,10 @@ type FailCommand struct {
 
 // config is a parsed configureFailPoint request.
 type config struct {
-	on          bool
-	times, skip int // times -1: always
-	commands    map[string]bool
-	act         Activation
-	appName     string
+	mode
+	commands map[string]bool
+	act      Activation
+	appName  string
 }
 
 // Activation is one triggered fail point, applied around a command.
@@ -58,17 +57,9 @@ func (f *FailCommand) Check(cmd, appName string) *Activation {
 	if !c.on || !c.commands[cmd] || (c.appName != "" && c.appName != appName) {
 		return nil
 	}
-	if c.skip > 0 {
-		c.skip--
+	if !c.consume() {
+		f.armed.Store(c.on)
 		return nil
-	}
-	if c.times == 0 {
-		c.on = false
-		f.armed.Store(false)
-		return nil
-	}
-	if c.times > 0 {
-		c.times--
 	}
 	a := c.act
 	return &a
@@ -106,15 +97,15 @@ func (a *Activation) After(reply bson.D) bson.D {
 
 // Configure applies {configureFailPoint: name, mode, data}; mode nil is
 // MongoDB's "Missing mode".
-func (f *FailCommand) Configure(name, mode any, data bson.D) error {
+func (f *FailCommand) Configure(name, md any, data bson.D) error {
 	if n, _ := name.(string); n != "failCommand" {
 		return mongoerr.New(mongoerr.BadValue, "Cannot configure fail point %v: relaydb supports only failCommand", name)
 	}
-	if mode == nil {
+	if md == nil {
 		return mongoerr.New(mongoerr.BadValue, "Missing mode")
 	}
-	nc := config{times: -1, commands: map[string]bool{}}
-	if err := nc.setMode(mode); err != nil {
+	nc := config{mode: mode{times: -1}, commands: map[string]bool{}}
+	if err := nc.setMode(md); err != nil {
 		return err
 	}
 	if err := nc.setData(data); err != nil {

@@ -219,6 +219,9 @@ func (s *syncLoop) fetchOnce(ctx context.Context, source string, log *slog.Logge
 
 // apply applies a fetched batch, then observes and reports what applied.
 func (s *syncLoop) apply(ctx context.Context, batch []*oplog.Entry) error {
+	if err := waitReplProducer(ctx, s.o.Clock); err != nil { // failpoint.go
+		return err
+	}
 	last, err := s.ap.Apply(ctx, batch)
 	n := 0
 	for n < len(batch) && !batch[n].TS.After(last.TS) {
