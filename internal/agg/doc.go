@@ -29,6 +29,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
+	"github.com/relaydb/relaydb/internal/collation"
 	"github.com/relaydb/relaydb/internal/iterx"
 )
 
@@ -78,6 +79,12 @@ type Env struct {
 	// TempDir holds spill files (<dbpath>/_tmp on a server); "" means
 	// os.TempDir().
 	TempDir string
+	// Collator is the pipeline's collation (the command's, else the
+	// collection's default); nil is the simple collation. $match, $sort
+	// and $group keys compare strings under it.
+	// TODO(#14): expressions ($eq, $cmp, $in...), $lookup, $graphLookup,
+	// $setUnion and the other set expressions, accumulators' $min/$max.
+	Collator *collation.Collator
 }
 
 // Slice returns an Iterator over docs; it leaves docs unchanged.

@@ -49,7 +49,7 @@ func (t *groupTable) add(d bson.D) error {
 	if err != nil {
 		return err
 	}
-	k := groupKey(id)
+	k := groupKey(t.rc.env.Collator.KeyValue(id)) // equal under the collation: one group
 	grp := t.byKey[k]
 	if grp == nil {
 		grp = t.g.newGroup(k, nullIfMissing(id))

@@ -37,3 +37,14 @@ func simpleOnly(co exec.Collation) error {
 	}
 	return mongoerr.New(mongoerr.NotImplemented, "relaydb does not support a non-simple collation on a view yet")
 }
+
+// createCollation parses create's collation option: the collection's
+// default collation, nil when simple.
+func createCollation(v any) (*collation.Spec, error) {
+	var col cmdspec.Collation
+	if err := col.DecodeField("", v); err != nil {
+		return nil, err
+	}
+	co, err := opCollation(col)
+	return co.Spec, err
+}

@@ -38,13 +38,14 @@ func create(c *Ctx, p *request.Create) (bson.D, error) {
 			}
 		}
 		if e.Key == "collation" {
-			var col cmdspec.Collation
-			if err := col.DecodeField("", e.Value); err != nil {
+			spec, err := createCollation(e.Value)
+			if err != nil {
 				return nil, err
 			}
-			if err := checkCollation(col); err != nil {
-				return nil, err
+			if spec == nil {
+				continue // the simple collation is the default: not stored
 			}
+			e.Value = spec.Doc() // stored and listed in full
 		}
 		if !cmdspec.IsGeneric(e.Key) {
 			opts = append(opts, e)

@@ -29,6 +29,8 @@ type AggregateParams struct {
 	// BypassValidation skips the $out/$merge target's validator
 	// (bypassDocumentValidation).
 	BypassValidation bool
+	// Collation is the aggregate's collation (collation.go).
+	Collation Collation
 }
 
 // Aggregate runs a pipeline over db.coll (coll "" = a database-level
@@ -41,7 +43,8 @@ func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error)
 		return nil, err
 	}
 	env := agg.Env{DB: db, Lookup: e.lookupSourceAt(p.Snapshot), Vars: p.Vars, LocalSessions: p.LocalSessions,
-		CollStats: p.CollStats, AllowDiskUse: p.AllowDiskUse, TempDir: e.TempDir()}
+		CollStats: p.CollStats, AllowDiskUse: p.AllowDiskUse, TempDir: e.TempDir(),
+		Collator: collatorFor(e.cat.Collection(db, coll), p.Collation)}
 	e.aggProcessHooks(&env, coll)
 	pl, err := agg.Compile(stages, env)
 	if err != nil {
@@ -54,7 +57,7 @@ func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error)
 		}
 	} else if coll != "" {
 		it, _, err := e.Find(db, coll, FindParams{Filter: pl.FirstMatch(), Hint: p.Hint, AllowDiskUse: p.AllowDiskUse, Vars: p.Vars,
-			Snapshot: p.Snapshot, Owned: p.Owned, textScore: true})
+			Snapshot: p.Snapshot, Owned: p.Owned, textScore: true, Collation: p.Collation})
 		if err != nil {
 			return nil, err
 		}

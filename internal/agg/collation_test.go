@@ -1,0 +1,34 @@
+package agg
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/collation"
+)
+
+func TestGroupKeysUnderCollation(t *testing.T) {
+	spec, err := collation.Parse(bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: int32(2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []bson.D{{{Key: "s", Value: "a"}}, {{Key: "s", Value: "A"}}, {{Key: "s", Value: "b"}}}
+	group := bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$s"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}}}
+	for _, tc := range []struct {
+		coll   *collation.Collator
+		groups int
+	}{{nil, 3}, {collation.New(spec), 2}} {
+		p, err := Compile(group, Env{Collator: tc.coll})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := Drain(p.Run(Slice(docs)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out) != tc.groups {
+			t.Errorf("collated %v: %d groups %v, want %d", tc.coll != nil, len(out), out, tc.groups)
+		}
+	}
+}
