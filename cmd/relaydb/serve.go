@@ -17,6 +17,7 @@ import (
 	"github.com/relaydb/relaydb/internal/command"
 	"github.com/relaydb/relaydb/internal/config"
 	"github.com/relaydb/relaydb/internal/exec"
+	"github.com/relaydb/relaydb/internal/js"
 	"github.com/relaydb/relaydb/internal/repl/markers"
 	"github.com/relaydb/relaydb/internal/server"
 	"github.com/relaydb/relaydb/internal/storage"
@@ -181,6 +182,7 @@ func newLogger(cfg *config.Serve) (*slog.Logger, func(), error) {
 // --setParameter and makes <dbpath>/_tmp the spill directory (cleared of
 // what a previous process left there).
 func setupEngine(cfg *config.Serve, eng *exec.Engine) error {
+	js.SetEnabled(!cfg.NoScripting) // --noscripting
 	for _, name := range agg.ParamNames() {
 		v, ok := cfg.Parameters[name]
 		if !ok {

@@ -43,6 +43,7 @@ var serveFlagCases = map[string]optionCase{
 	"logpath":                                {args: []string{"--logpath=/l"}},
 	"maxConns":                               {args: []string{"--maxConns=10"}},
 	"metricsPort":                            {args: []string{"--metricsPort=9216"}},
+	"noscripting":                            {args: []string{"--noscripting"}},
 	"oplogSize":                              {args: []string{"--oplogSize=64"}},
 	"port":                                   {args: []string{"--port=28000"}},
 	"replSet":                                {args: []string{"--replSet=rs1"}},

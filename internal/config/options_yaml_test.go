@@ -45,6 +45,7 @@ var serveYAMLCases = map[string]yamlCase{
 	"replication.replSetName":                     {value: "rs1"},
 	"security.authorization":                      {value: "enabled"},
 	"security.clusterAuthMode":                    {value: "x509"},
+	"security.javascriptEnabled":                  {value: "false"},
 	"security.keyFile":                            {value: "/k"},
 	"setParameter":                                {value: "{ttlMonitorSleepSecs: 5}"},
 	"sharding.clusterRole":                        {value: "shardsvr"},

@@ -9,10 +9,11 @@ import (
 )
 
 // securityUnsupported are the security.* options relaydb refuses (issue
-// #13): security.authorization, keyFile and clusterAuthMode are honoured.
+// #13): security.authorization, keyFile, clusterAuthMode and
+// javascriptEnabled are honoured.
 var securityUnsupported = []string{
 	"security.transitionToAuth",
-	"security.javascriptEnabled", "security.redactClientLogData", "security.clusterIpSourceAllowlist",
+	"security.redactClientLogData", "security.clusterIpSourceAllowlist",
 	"security.clusterIpSourceWhitelist", "security.enableEncryption", "security.sasl", "security.ldap", "security.kmip",
 }
 
@@ -20,6 +21,7 @@ func init() {
 	serveOptions["security.authorization"] = authorizationOpt
 	serveOptions["security.keyFile"] = stringOpt(func(s *Serve) *string { return &s.KeyFile })
 	serveOptions["security.clusterAuthMode"] = stringOpt(func(s *Serve) *string { return &s.ClusterAuthMode })
+	serveOptions["security.javascriptEnabled"] = javascriptEnabledOpt
 	unsupportedSections = append(unsupportedSections, securityUnsupported...)
 }
 
@@ -41,6 +43,17 @@ func authorizationOpt(n *yaml.Node, s *Serve) error {
 	return nil
 }
 
+// javascriptEnabledOpt is security.javascriptEnabled (default true; false
+// is --noscripting).
+func javascriptEnabledOpt(n *yaml.Node, s *Serve) error {
+	var on bool
+	if err := decodeScalar(n, "!!bool", &on); err != nil {
+		return err
+	}
+	s.NoScripting = !on
+	return nil
+}
+
 // Cluster authentication modes (mongod's --clusterAuthMode).
 const (
 	ClusterAuthKeyFile     = "keyFile"
@@ -49,8 +62,10 @@ const (
 	ClusterAuthX509        = "x509"
 )
 
-// bindSecurityFlags registers --keyFile and --clusterAuthMode on fs.
+// bindSecurityFlags registers --keyFile, --clusterAuthMode and
+// --noscripting on fs.
 func bindSecurityFlags(fs *flag.FlagSet, s *Serve) {
+	fs.BoolVar(&s.NoScripting, "noscripting", s.NoScripting, "disable server-side JavaScript ($where, $function, $accumulator)")
 	fs.StringVar(&s.KeyFile, "keyFile", s.KeyFile, "member key file (members authenticate to each other as __system; implies --auth)")
 	fs.StringVar(&s.ClusterAuthMode, "clusterAuthMode", s.ClusterAuthMode, "member authentication: keyFile (default with --keyFile), sendKeyFile, sendX509 or x509")
 }

@@ -66,6 +66,10 @@ type Serve struct {
 	// keyFile is implemented. Flag --clusterAuthMode, YAML
 	// security.clusterAuthMode.
 	ClusterAuthMode string
+	// NoScripting disables server-side JavaScript ($where, $function,
+	// $accumulator answer mongod's no-script-engine errors). Default
+	// false. Flag --noscripting, YAML security.javascriptEnabled: false.
+	NoScripting bool
 
 	// IPAllowlist limits the addresses clients may connect from
 	// (allowlist.go). Default: no limit.
