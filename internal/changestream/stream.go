@@ -17,6 +17,10 @@ const (
 	readBatch = 64
 )
 
+// LabelNonResumable marks an error a driver must not resume after
+// (MongoDB 4.4+ puts it on ChangeStreamFatalError).
+const LabelNonResumable = "NonResumableChangeStreamError"
+
 // Source is what a Stream reads through.
 type Source struct {
 	Log *oplog.Log
@@ -187,7 +191,7 @@ func (s *Stream) finish(ev Event) (bson.D, error) {
 		return nil, mongoerr.New(mongoerr.ChangeStreamFatalError,
 			"Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. "+
 				"Modifying the _id field of an event makes it impossible to resume the stream from that point. "+
-				"Only transformations that retain the unmodified _id field are allowed.")
+				"Only transformations that retain the unmodified _id field are allowed.").WithLabels(LabelNonResumable)
 	}
 	return out, nil
 }

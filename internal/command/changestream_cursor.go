@@ -9,6 +9,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/changestream"
 	"github.com/relaydb/relaydb/internal/exec"
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // streamCursors maps a change stream's cursor to its iterator, so
@@ -134,4 +135,28 @@ func bsonDoc(raw bson.Raw) bson.D {
 	var d bson.D
 	_ = bson.Unmarshal(raw, &d)
 	return d
+}
+
+// resumableCodes are the getMore errors after which a driver resumes a
+// change stream: MongoDB 4.4+ labels them ResumableChangeStreamError.
+var resumableCodes = map[mongoerr.Code]bool{
+	mongoerr.HostUnreachable: true, mongoerr.HostNotFound: true, mongoerr.NetworkTimeout: true,
+	mongoerr.ShutdownInProgress: true, mongoerr.PrimarySteppedDown: true, mongoerr.ExceededTimeLimit: true,
+	mongoerr.SocketException: true, mongoerr.NotWritablePrimary: true, mongoerr.InterruptedAtShutdown: true,
+	mongoerr.InterruptedDueToReplStateChange: true, mongoerr.NotPrimaryNoSecondaryOk: true,
+	mongoerr.NotPrimaryOrSecondary: true, mongoerr.StaleConfig: true, mongoerr.StaleEpoch: true,
+	mongoerr.FailedToSatisfyReadPreference: true, mongoerr.RetryChangeStream: true,
+}
+
+// changeStreamError labels a change stream getMore's error
+// ResumableChangeStreamError when its code is resumable.
+func changeStreamError(err error, cur *exec.Cursor) error {
+	if _, ok := streamCursors.Load(cur); !ok {
+		return err
+	}
+	me := mongoerr.From(err)
+	if !resumableCodes[me.Code] {
+		return err
+	}
+	return me.WithLabels(mongoerr.LabelResumableChangeStream)
 }

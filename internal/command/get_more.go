@@ -27,13 +27,13 @@ func getMore(c *Ctx, p *request.GetMore) (bson.D, error) {
 	defer cancel()
 	batch, done, err := cur.NextBatch(ctx, n)
 	if err != nil {
-		return nil, err
+		return nil, changeStreamError(err, cur) // changestream_cursor.go
 	}
 	id := int64(p.CursorID)
 	if done {
 		id = 0
 	}
-	return cursorReply(cur.NS, id, "nextBatch", batch), nil
+	return changeStreamFields(cursorReply(cur.NS, id, "nextBatch", batch), cur), nil // changestream_cursor.go
 }
 
 // awaitContext bounds an awaitData getMore by maxTimeMS (default 1 s).

@@ -101,6 +101,7 @@ const (
 	IncompleteTransactionHistory             Code = 217
 	IllegalOpMsgFlag                         Code = 223
 	TransactionTooOld                        Code = 225
+	RetryChangeStream                        Code = 234
 	NotImplemented                           Code = 238
 	StaleTerm                                Code = 239
 	ConversionFailure                        Code = 241
@@ -238,6 +239,7 @@ var names = map[Code]string{
 	IncompleteTransactionHistory:             "IncompleteTransactionHistory",
 	IllegalOpMsgFlag:                         "IllegalOpMsgFlag",
 	TransactionTooOld:                        "TransactionTooOld",
+	RetryChangeStream:                        "RetryChangeStream",
 	NotImplemented:                           "NotImplemented",
 	StaleTerm:                                "StaleTerm",
 	ConversionFailure:                        "ConversionFailure",
