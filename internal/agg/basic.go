@@ -27,7 +27,7 @@ func compileMatch(spec any, cc *compileCtx) ([]stage, error) {
 		return nil, err
 	}
 	// $where is refused in a pipeline's $match (BadValue), as by mongod.
-	m, err := query.CompileOptions(d, query.Options{Vars: cc.scopeVars(), Text: text, NoWhere: true})
+	m, err := query.CompileOptions(d, query.Options{Vars: cc.scopeVars(), Text: text, NoWhere: true, Collator: cc.env.bsonCollator()})
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func (s *sortStage) run(in Iterator, rc *runCtx) Iterator {
 	if s.skip {
 		return in
 	}
-	return sortIter(requireTextScore(in, s.spec), s.s, s.limit, rc.lim)
+	return sortIter(requireTextScore(in, s.spec), s.s.WithCollator(rc.env.bsonCollator()), s.limit, rc.lim)
 }
 
 type sampleStage struct{ size int64 }

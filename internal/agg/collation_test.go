@@ -32,3 +32,30 @@ func TestGroupKeysUnderCollation(t *testing.T) {
 		}
 	}
 }
+
+func TestMatchAndSortUnderCollation(t *testing.T) {
+	spec, err := collation.Parse(bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: int32(2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []bson.D{{{Key: "s", Value: "b"}}, {{Key: "s", Value: "A"}}, {{Key: "s", Value: "a"}}, {{Key: "s", Value: "C"}}}
+	pipeline := bson.A{
+		bson.D{{Key: "$match", Value: bson.D{{Key: "s", Value: bson.D{{Key: "$lt", Value: "c"}}}}}},
+		bson.D{{Key: "$sort", Value: bson.D{{Key: "s", Value: 1}}}},
+	}
+	p, err := Compile(pipeline, Env{Collator: collation.New(spec)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Drain(p.Run(Slice(docs)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []any
+	for _, d := range out {
+		got = append(got, d[0].Value)
+	}
+	if len(got) != 3 || got[0] != "A" || got[1] != "a" || got[2] != "b" {
+		t.Errorf("$match {$lt: \"c\"} then $sort under en/2: %v, want [A a b]", got)
+	}
+}

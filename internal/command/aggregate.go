@@ -22,10 +22,10 @@ func aggregate(c *Ctx, a *request.Aggregate) (bson.D, error) {
 	if a.Cursor == nil && !explain {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
 	}
-	if err := checkCollation(a.Collation); err != nil {
+	p := exec.AggregateParams{Pipeline: a.Pipeline, AllowDiskUse: a.AllowDiskUse, Hint: a.Hint.Value}
+	if p.Collation, err = opCollation(a.Collation); err != nil {
 		return nil, err
 	}
-	p := exec.AggregateParams{Pipeline: a.Pipeline, AllowDiskUse: a.AllowDiskUse, Hint: a.Hint.Value}
 	if p.BypassValidation, err = cmdspec.Bool("aggregate.bypassDocumentValidation", a.BypassDocumentValidation); err != nil {
 		return nil, err
 	}
@@ -38,6 +38,9 @@ func aggregate(c *Ctx, a *request.Aggregate) (bson.D, error) {
 		return nil, err
 	}
 	if def, err := c.view(coll); err != nil || def != nil {
+		if err == nil {
+			err = simpleOnly(p.Collation)
+		}
 		return aggregateOnView(c, a, def, p, explain, err)
 	}
 	p.LocalSessions = c.D.sessions.list

@@ -29,7 +29,8 @@ func findParams(p *request.Find) (exec.FindParams, error) {
 		return q, err
 	}
 	q.ReturnKey = lenient(p.ReturnKey)
-	return q, checkCollation(p.Collation)
+	q.Collation, err = opCollation(p.Collation)
+	return q, err
 }
 
 // minMaxBounds reads find's min and max (an empty document: unbounded).
@@ -82,6 +83,9 @@ func find(c *Ctx, f *request.Find) (bson.D, error) {
 		return nil, err
 	}
 	if def, err := c.view(coll); err != nil || def != nil {
+		if err == nil {
+			err = simpleOnly(p.Collation)
+		}
 		if err != nil {
 			return nil, err
 		}
