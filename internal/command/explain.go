@@ -44,6 +44,9 @@ func explain(c *Ctx, p *request.Explain) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	if coll, q, _, err = explainOnView(sub, coll, q); err != nil { // explain_view.go
+		return nil, err
+	}
 	sub.Owned = c.Owned // a read's filter, set by the version check; a write's is got here
 	if q.Owned, err = sub.writeOwned(); err != nil {
 		return nil, err

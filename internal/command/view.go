@@ -20,8 +20,11 @@ import (
 // namespace) within maxViewDepth views; create and collMod refuse anything
 // else.
 //
-// TODO(#14): explain on a view, non-simple view collations, system.views, and a view on a
-// sharded collection read through the router.
+// A read of a view over a sharded collection on a shard answers 169 for
+// the router to re-run (view_sharded.go); explain plans the read on the
+// view's collection (explain_view.go).
+//
+// TODO(#14): non-simple view collations, system.views.
 
 // maxViewDepth is MongoDB's limit on views defined on views.
 const maxViewDepth = exec.MaxViewDepth
@@ -65,7 +68,11 @@ func (c *Ctx) view(coll string) (*viewDef, error) {
 	if !isView(col) {
 		return nil, nil
 	}
-	return c.resolveView(coll)
+	def, err := c.resolveView(coll)
+	if err != nil {
+		return nil, err
+	}
+	return def, c.shardedView(def) // view_sharded.go
 }
 
 // resolveView walks the viewOn chain from db.name (exec.ResolveView).

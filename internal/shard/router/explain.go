@@ -102,6 +102,9 @@ func forwardExplain(c *call) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	if reply, err = c.r.rerunResolvedView(c, reply); err != nil { // views.go
+		return nil, err
+	}
 	c.r.observeClusterTime(reply)
 	if err := netclient.ReplyError(reply); err != nil {
 		return nil, err

@@ -58,6 +58,9 @@ type mergedCursor struct {
 	// owners are the users of the connection that opened the cursor,
 	// under auth (cursor_owner.go); guarded by mergedCursors.mu.
 	owners []string
+	// clientColl, when set, is the name the client's getMore and
+	// killCursors give (a view's, views.go); coll names the shards' cursors.
+	clientColl string
 }
 
 // mergedCursors holds the open router cursors by id.
@@ -255,7 +258,7 @@ func cursorReply(ns string, id int64, field string, docs []bson.D) bson.D {
 
 // mergedGetMore serves getMore on a router cursor.
 func (r *Router) mergedGetMore(c *call, mc *mergedCursor) (bson.D, error) {
-	if coll, _ := bsonx.Get(c.cmd, "collection"); coll != mc.coll {
+	if coll, _ := bsonx.Get(c.cmd, "collection"); coll != mc.coll && (mc.clientColl == "" || coll != mc.clientColl) {
 		return nil, mongoerr.New(mongoerr.Unauthorized, "Requested getMore on namespace '%s.%v', but cursor belongs to a different namespace %s", c.db, coll, mc.ns)
 	}
 	bs, _ := bsonx.Get(c.cmd, "batchSize")

@@ -206,6 +206,8 @@ func (r *Router) unshardedStale(q *rawReq, ns string, reply bson.Raw) error {
 	switch code {
 	case mongoerr.NotWritablePrimary, mongoerr.NotPrimaryNoSecondaryOk, mongoerr.NotPrimaryOrSecondary:
 		return mongoerr.New(mongoerr.NotWritablePrimary, "not primary")
+	case mongoerr.CommandOnShardedViewNotSupportedOnMongod: // views.go re-runs it
+		return mongoerr.New(code, "a view over a sharded collection")
 	case mongoerr.StaleDbVersion:
 		r.observeClusterTimeRaw(reply)
 		r.mu.Lock()

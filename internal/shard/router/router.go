@@ -251,6 +251,9 @@ func (r *Router) invoke(conn *command.Conn, db string, cmd bson.D, req *command.
 		if reply, err = r.forward(c); err != nil {
 			return nil, err
 		}
+		if reply, err = r.rerunResolvedView(c, reply); err != nil { // views.go
+			return nil, err
+		}
 		r.observeClusterTime(reply)
 	}
 	if c.name != "getMore" {
