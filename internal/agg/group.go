@@ -76,6 +76,10 @@ func compileAccumulator(name string, v any, cc *compileCtx) (accSpec, error) {
 		e, mk, err := compileNAccumulator(op, arg, cc)
 		return accSpec{field: name, arg: e, make: mk}, err
 	}
+	if op == "$accumulator" { // accum_script.go
+		e, mk, err := compileJSAccumulator(arg, cc)
+		return accSpec{field: name, arg: e, make: mk}, err
+	}
 	if op == "$median" || op == "$percentile" {
 		e, mk, err := compilePercentileAccumulator(op, arg, cc)
 		return accSpec{field: name, arg: e, make: mk}, err
@@ -142,13 +146,18 @@ func (g *groupStage) accumulate(grp *group, d bson.D, vars *expr.Vars) (int64, e
 	return grew, nil
 }
 
-func (g *groupStage) output(grp *group) bson.D {
+// output is a group's document; an accumulator that can fail
+// ($accumulator's JavaScript) fails the stage.
+func (g *groupStage) output(grp *group) (bson.D, error) {
 	out := make(bson.D, 0, len(g.accs)+1)
 	out = append(out, bson.E{Key: "_id", Value: grp.id})
 	for i, a := range g.accs {
 		out = append(out, bson.E{Key: a.field, Value: grp.accs[i].result()})
+		if f, ok := grp.accs[i].(interface{ failure() error }); ok && f.failure() != nil {
+			return nil, f.failure()
+		}
 	}
-	return out
+	return out, nil
 }
 
 func compileCount(spec any, cc *compileCtx) ([]stage, error) {

@@ -149,7 +149,8 @@ func (t *groupTable) inMemory() Iterator {
 		grp := order[i]
 		order[i] = nil
 		i++
-		return t.g.output(grp), true, nil
+		d, err := t.g.output(grp)
+		return d, err == nil, err
 	}, nil)
 }
 
@@ -163,7 +164,7 @@ func (t *groupTable) merged() (Iterator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return iterx.Map(groups, func(grp *group) (bson.D, error) { return t.g.output(grp), nil }), nil
+	return iterx.Map(groups, t.g.output), nil
 }
 
 // mergeRecords is a mergeFunc for runs of partial records: equal keys

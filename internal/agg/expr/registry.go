@@ -25,6 +25,7 @@ func init() {
 	registerSetField()
 	registerRand()
 	registerMeta()
+	registerFunction() // function.go
 }
 
 // nary registers an operator taking between min and max (-1: unbounded)
