@@ -68,6 +68,7 @@ type Snapshot struct {
 	mgr   *snapMgr
 	refs  int  // REQUIRES: mgr.mu
 	owned bool // still current or pending; REQUIRES: mgr.mu
+	txn   *Txn // a transaction's view (txn.go), or nil
 }
 
 // TS returns the oplog ts of the newest write the snapshot contains.

@@ -37,6 +37,9 @@ func (s *Snapshot) HasIndex(coll *Collection, idx *Index) bool {
 	if idx.IsID() {
 		return true
 	}
+	if s.txn != nil && s.txn.wrote(coll.ID) {
+		return false // its entries are not in the view's overlay
+	}
 	raw, ok, err := s.s.Get(storage.CatalogKey(coll.ID))
 	if err != nil || !ok {
 		return false
@@ -56,6 +59,9 @@ func (s *Snapshot) HasIndex(coll *Collection, idx *Index) bool {
 // Count returns the number of documents of coll in s (the counters are
 // written in the same batch as the documents).
 func (s *Snapshot) Count(coll *Collection) (int64, bool) {
+	if s.txn != nil && s.txn.wrote(coll.ID) {
+		return 0, false
+	}
 	raw, ok, err := s.s.Get(storage.CollStatsKey(coll.ID))
 	if err != nil || !ok || len(raw) < 8 {
 		return 0, false

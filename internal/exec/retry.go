@@ -16,6 +16,8 @@ type Retry struct {
 	LSID      bson.D
 	TxnNumber int64
 	StmtIDs   []int32 // explicit stmtIds; nil: a statement's index
+	// Txn, when set, runs the statement in a transaction (txn.go).
+	Txn *catalog.Txn
 }
 
 func (r *Retry) stmt(i int) int32 {
@@ -27,7 +29,7 @@ func (r *Retry) stmt(i int) int32 {
 
 // done returns the record of statement i if it already ran.
 func (e *Engine) done(r *Retry, i int) (session.Stmt, bool) {
-	if r == nil {
+	if r == nil || r.Txn != nil {
 		return session.Stmt{}, false
 	}
 	return e.sessions.Executed(r.Key, r.TxnNumber, r.stmt(i))
@@ -44,7 +46,7 @@ func writeOpts(r *Retry, i int) []catalog.WriteOption {
 
 // record notes that statement i ran (after its write committed).
 func (e *Engine) record(r *Retry, i int, s session.Stmt) {
-	if r != nil {
+	if r != nil && r.Txn == nil {
 		e.sessions.Record(r.Key, r.TxnNumber, r.stmt(i), s)
 	}
 }

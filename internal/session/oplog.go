@@ -40,6 +40,9 @@ func (t *Table) Observe(entry bson.D) {
 	stmtV, _ := bsonx.Get(entry, "stmtId")
 	txn, ok1 := bsonx.AsInt64(txnV)
 	stmt, ok2 := bsonx.AsInt64(stmtV)
+	if ok1 && t.observeCommit(k, txn, entry) {
+		return
+	}
 	if !ok1 || !ok2 {
 		return
 	}

@@ -41,6 +41,7 @@ type record struct {
 type Table struct {
 	mu      sync.Mutex
 	records map[Key]*record
+	commits map[Key]int64 // newest committed transaction (txn.go)
 }
 
 // NewTable returns an empty table.
@@ -120,4 +121,5 @@ func (t *Table) Reset() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.records = map[Key]*record{}
+	t.commits = nil
 }

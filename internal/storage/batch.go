@@ -117,6 +117,7 @@ func (e *Engine) apply(b *Batch, opts *pebble.WriteOptions) (err error) {
 // It stays valid until Close, so cursors may keep it across getMore.
 type Iter struct {
 	it *pebble.Iterator
+	m  *mergeIter // an overlaid snapshot's iterator (overlay_iter.go), or nil
 }
 
 // NewIter returns an iterator over [lo, hi) (nil = unbounded), unpositioned.
@@ -129,31 +130,76 @@ func (e *Engine) NewIter(lo, hi []byte) (*Iter, error) {
 }
 
 // First positions at the first key; it reports whether one exists.
-func (i *Iter) First() bool { return i.it.First() }
+func (i *Iter) First() bool {
+	if i.m != nil {
+		return i.m.first()
+	}
+	return i.it.First()
+}
 
 // Last positions at the last key.
-func (i *Iter) Last() bool { return i.it.Last() }
+func (i *Iter) Last() bool {
+	if i.m != nil {
+		return i.m.last()
+	}
+	return i.it.Last()
+}
 
 // SeekGE positions at the first key >= k.
-func (i *Iter) SeekGE(k []byte) bool { return i.it.SeekGE(k) }
+func (i *Iter) SeekGE(k []byte) bool {
+	if i.m != nil {
+		return i.m.seekGE(k)
+	}
+	return i.it.SeekGE(k)
+}
 
 // SeekLT positions at the last key < k.
-func (i *Iter) SeekLT(k []byte) bool { return i.it.SeekLT(k) }
+func (i *Iter) SeekLT(k []byte) bool {
+	if i.m != nil {
+		return i.m.seekLT(k)
+	}
+	return i.it.SeekLT(k)
+}
 
 // Next moves forward.
-func (i *Iter) Next() bool { return i.it.Next() }
+func (i *Iter) Next() bool {
+	if i.m != nil {
+		return i.m.next()
+	}
+	return i.it.Next()
+}
 
 // Prev moves backward.
-func (i *Iter) Prev() bool { return i.it.Prev() }
+func (i *Iter) Prev() bool {
+	if i.m != nil {
+		return i.m.prev()
+	}
+	return i.it.Prev()
+}
 
 // Valid reports whether the iterator is positioned at a key.
-func (i *Iter) Valid() bool { return i.it.Valid() }
+func (i *Iter) Valid() bool {
+	if i.m != nil {
+		return i.m.valid
+	}
+	return i.it.Valid()
+}
 
 // Key returns the current key; valid only until the next move.
-func (i *Iter) Key() []byte { return i.it.Key() }
+func (i *Iter) Key() []byte {
+	if i.m != nil {
+		return i.m.key()
+	}
+	return i.it.Key()
+}
 
 // Value returns the current value; valid only until the next move.
-func (i *Iter) Value() []byte { return i.it.Value() }
+func (i *Iter) Value() []byte {
+	if i.m != nil {
+		return i.m.value()
+	}
+	return i.it.Value()
+}
 
 // Error returns the iteration error, if any.
 func (i *Iter) Error() error { return i.it.Error() }
@@ -164,16 +210,29 @@ func (i *Iter) Close() error { return i.it.Close() }
 // Snapshot is a consistent point-in-time read view (point reads + iterators).
 type Snapshot struct {
 	s *pebble.Snapshot
+	// ov, when set, is layered over s (overlay.go); a borrowed view does
+	// not close s but runs onClose.
+	ov       *Overlay
+	onClose  func()
+	borrowed bool
 }
 
 // NewSnapshot returns a view of the current committed state.
 func (e *Engine) NewSnapshot() *Snapshot { return &Snapshot{s: e.db.NewSnapshot()} }
 
 // Get returns a copy of key's value in the snapshot.
-func (s *Snapshot) Get(key []byte) ([]byte, bool, error) { return get(s.s, key) }
+func (s *Snapshot) Get(key []byte) ([]byte, bool, error) {
+	if s.ov != nil {
+		return s.overlayGet(key)
+	}
+	return get(s.s, key)
+}
 
 // NewIter returns an iterator over [lo, hi) of the snapshot.
 func (s *Snapshot) NewIter(lo, hi []byte) (*Iter, error) {
+	if s.ov != nil {
+		return s.newOverlayIter(lo, hi)
+	}
 	it, err := s.s.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return nil, fmt.Errorf("storage: new snapshot iterator: %w", err)
@@ -182,7 +241,7 @@ func (s *Snapshot) NewIter(lo, hi []byte) (*Iter, error) {
 }
 
 // Close releases the snapshot.
-func (s *Snapshot) Close() error { return s.s.Close() }
+func (s *Snapshot) Close() error { return s.close() }
 
 // DeleteRange deletes every key in [lo, hi) in the batch.
 func (b *Batch) DeleteRange(lo, hi []byte) error {

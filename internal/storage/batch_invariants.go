@@ -144,9 +144,7 @@ func (c *batchContents) add(kind pebble.InternalKeyKind, k, v []byte) {
 	case PrefixOplog:
 		if !del {
 			c.nEntries++
-			if e, ok := parseCRUD(k, v); ok {
-				c.crud = append(c.crud, e)
-			}
+			c.crud = append(c.crud, parseEntries(k, v)...) // batch_invariants_txn.go
 		}
 	}
 }

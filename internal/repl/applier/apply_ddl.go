@@ -17,6 +17,9 @@ func (a *entryApply) command() error {
 	if len(e.O) == 0 {
 		return fmt.Errorf("command entry has an empty o")
 	}
+	if e.O[0].Key == "applyOps" { // a transaction's commit (apply_txn.go)
+		return a.applyOps()
+	}
 	db, _, _ := strings.Cut(e.NS, ".")
 	name, _ := e.O[0].Value.(string)
 	if name == "" && e.O[0].Key != "dropDatabase" {

@@ -128,7 +128,7 @@ func TestApplyMissingTargetsAndUniqueConflict(t *testing.T) {
 	if !errors.As(err, &dup) {
 		t.Fatalf("unique conflict: %v", err)
 	}
-	for _, o := range []bson.D{d("applyOps", bson.A{}), d("create", int32(1)), d("drop", "")} {
+	for _, o := range []bson.D{d("applyOps", "x"), d("applyOps", bson.A{d("op", "c")}), d("create", int32(1)), d("drop", "")} {
 		err = applyBatch(s, []*oplog.Entry{next(s, oplog.Entry{Op: "c", NS: "app.$cmd", O: o})})
 		if err == nil {
 			t.Fatalf("bad command entry %v applied", o)

@@ -98,6 +98,8 @@ func (p *plan) addCommand(e *oplog.Entry) error {
 	db, _, _ := strings.Cut(e.NS, ".")
 	_, tailColl := p.created[uuidKey(e.UI)]
 	switch e.O[0].Key {
+	case "applyOps": // a transaction's commit (plan_txn.go)
+		return p.addApplyOps(e)
 	case "create":
 		if e.UI == nil {
 			return fmt.Errorf("create without a collection UUID")
