@@ -37,6 +37,7 @@ func aggregate(c *Ctx, a *request.Aggregate) (bson.D, error) {
 	if p.Vars, err = letVars(a.Let); err != nil {
 		return nil, err
 	}
+	p.Vars = c.scriptVars(p.Vars) // script.go
 	if def, err := c.view(coll); err != nil || def != nil {
 		if err == nil {
 			err = simpleOnly(p.Collation)

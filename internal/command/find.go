@@ -78,6 +78,7 @@ func find(c *Ctx, f *request.Find) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.Vars = c.scriptVars(p.Vars) // script.go
 	n, err := firstBatchSize(f.BatchSize, exec.DefaultFirstBatch)
 	if err != nil {
 		return nil, err

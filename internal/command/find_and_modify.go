@@ -28,6 +28,7 @@ func findAndModify(c *Ctx, f *request.FindAndModify) (bson.D, error) {
 	if p.Vars, err = letVars(f.Let); err != nil {
 		return nil, err
 	}
+	p.Vars = c.scriptVars(p.Vars) // script.go
 	if p.Retry, err = c.retry(); err != nil {
 		return nil, err
 	}

@@ -50,5 +50,5 @@ func (c *Ctx) stmtContext(let bson.D) (*expr.Vars, *exec.Retry, error) {
 		return nil, nil, err
 	}
 	retry, err := c.retry()
-	return vars, retry, err
+	return c.scriptVars(vars), retry, err // script.go
 }

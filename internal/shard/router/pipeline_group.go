@@ -26,6 +26,8 @@ import (
 //	                    then concatenated / set-unioned
 //	$stdDevPop/Samp     the values (as $push); the result is the
 //	                    $stdDevPop/$stdDevSamp expression over them
+//	$accumulator        the state (no finalize on shards); the router
+//	                    folds the states with merge, then finalizes
 //
 // $first and $last are only meaningful after a $sort, and a $sort is
 // itself split (its merge part keeps the order), so a $group after a
@@ -91,6 +93,8 @@ func splitAccumulator(p, op string, arg any) (parts, merges bson.D, result any, 
 		return parts, merges, foldArrays(ref, op), true
 	case "$maxN", "$minN", "$firstN", "$lastN":
 		return splitN(p, op, arg)
+	case "$accumulator":
+		return splitScriptAccumulator(p, arg) // pipeline_group_script.go
 	}
 	return nil, nil, nil, false
 }
