@@ -31,7 +31,11 @@ func (f *failPoint) check(ctx *Ctx) *activation {
 	if internalRequest(ctx) {
 		return nil
 	}
-	a := f.Check(ctx.Name, requestAppName(ctx))
+	canonical := ""
+	if c, ok := registry[ctx.Name]; ok {
+		canonical = c.Name
+	}
+	a := f.CheckNames(ctx.Name, canonical, requestAppName(ctx))
 	if a == nil {
 		return nil
 	}

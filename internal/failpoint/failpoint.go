@@ -48,13 +48,21 @@ type Activation struct {
 // Check returns the activation for command cmd from a client named
 // appName, consuming one use; nil when the fail point does not apply.
 func (f *FailCommand) Check(cmd, appName string) *Activation {
+	return f.CheckNames(cmd, "", appName)
+}
+
+// CheckNames is Check for a command sent under an alias: it applies when
+// failCommands lists the name as sent or the command's own name (mongod
+// matches ismaster, an alias of hello, by either).
+func (f *FailCommand) CheckNames(sent, canonical, appName string) *Activation {
 	if !f.armed.Load() {
 		return nil
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c := &f.cfg
-	if !c.on || !c.commands[cmd] || (c.appName != "" && c.appName != appName) {
+	listed := c.commands[sent] || (canonical != "" && c.commands[canonical])
+	if !c.on || !listed || (c.appName != "" && c.appName != appName) {
 		return nil
 	}
 	if !c.consume() {

@@ -21,7 +21,11 @@ type activation struct{ *failpoint.Activation }
 // check returns the activation for command name from a client with
 // appName, consuming one use; nil when the fail point does not apply.
 func (f *failPoint) check(name, appName string) *activation {
-	a := f.Check(name, appName)
+	canonical := ""
+	if name == "isMaster" || name == "ismaster" {
+		canonical = "hello" // failCommands may list hello for its aliases
+	}
+	a := f.CheckNames(name, canonical, appName)
 	if a == nil {
 		return nil
 	}
