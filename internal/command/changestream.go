@@ -53,6 +53,9 @@ func changeStreamAggregate(c *Ctx, a *request.Aggregate, coll string) (bson.D, e
 	if err := checkImages(opts); err != nil {
 		return nil, err
 	}
+	if err := checkStreamReadConcern(c); err != nil {
+		return nil, err
+	}
 	scopeColl := coll
 	if coll == "$cmd.aggregate" {
 		scopeColl = ""
@@ -86,6 +89,19 @@ func checkImages(o changestream.Options) error {
 		return mongoerr.New(mongoerr.NotImplemented,
 			"relaydb does not keep pre- and post-images (changeStreamPreAndPostImages) yet: fullDocument '%s' and fullDocumentBeforeChange '%s' are not supported",
 			o.FullDocument, o.FullDocumentBeforeChange)
+	}
+	return nil
+}
+
+// checkStreamReadConcern refuses an explicit read concern level other
+// than majority: a stream always reads majority-committed entries.
+func checkStreamReadConcern(c *Ctx) error {
+	v, _ := c.field("readConcern")
+	rc, _ := v.(bson.D)
+	for _, e := range rc {
+		if level, _ := e.Value.(string); e.Key == "level" && level != "majority" {
+			return mongoerr.New(mongoerr.InvalidOptions, "$changeStream does not support read concern level '%s'; it reads majority-committed changes", level)
+		}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readconcern"
 )
 
 // TestChangeStreams runs the stream checks on one shared set.
@@ -23,6 +24,7 @@ func TestChangeStreams(t *testing.T) {
 		{"PostBatchResumeToken", testPostBatchResumeToken},
 		{"HistoryLost", testHistoryLost},
 		{"Stages", testStages},
+		{"ReadConcern", testReadConcern},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, cl) })
 	}
@@ -226,4 +228,20 @@ func testStages(t *testing.T, cl *mongo.Client) {
 	if bad.Next(c2) || codeOf(bad.Err()) != 280 {
 		t.Errorf("_id removed by the pipeline: %v, want ChangeStreamFatalError (280)", bad.Err())
 	}
+}
+
+// testReadConcern: a stream reads majority-committed changes; an explicit
+// read concern other than majority is refused (InvalidOptions).
+func testReadConcern(t *testing.T, cl *mongo.Client) {
+	ctx := ctxT(t)
+	db := cl.Database("cs10")
+	local := db.Collection("c", options.Collection().SetReadConcern(readconcern.Local()))
+	if _, err := local.Watch(ctx, mongo.Pipeline{}); codeOf(err) != 72 {
+		t.Errorf("readConcern local: %v, want InvalidOptions (72)", err)
+	}
+	majority := db.Collection("c", options.Collection().SetReadConcern(readconcern.Majority()))
+	cs := watch(t, majority, nil)
+	_, err := majority.InsertOne(ctx, bson.D{{Key: "x", Value: 1}})
+	must(t, err)
+	expectOps(t, cs, "insert")
 }

@@ -40,6 +40,9 @@ func (r *Router) forward(c *call) (bson.D, error) {
 	if reply, handled, err := r.routeCollStats(c); handled { // collstats.go
 		return reply, err
 	}
+	if reply, handled, err := r.routeChangeStream(c); handled { // changestream.go
+		return reply, err
+	}
 	if reply, handled, err := r.routeSharded(c); handled {
 		return reply, err
 	}
