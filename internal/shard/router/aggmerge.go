@@ -57,7 +57,7 @@ func (r *Router) shardedAggregate(c *call, ns string, cm *routing.ChunkManager) 
 	pipeline, _ := pv.(bson.A)
 	filter := leadingMatch(pipeline)
 	if filter != nil && !readsOtherCollections(pipeline) {
-		if shards, _ := cm.Target(filter); len(shards) == 1 {
+		if shards, _ := cm.Target(c.targetable(filter)); len(shards) == 1 {
 			reply, next, ok, err := r.singleShardRead(c, ns, cm, filter)
 			if ok || err != nil {
 				return reply, err

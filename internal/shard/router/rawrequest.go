@@ -98,6 +98,8 @@ func (q *rawReq) scanField(el bsoncore.Element) bool {
 		}
 	case "stmtId", "stmtIds":
 		q.stmtIDs = true
+	case "collation":
+		return false // targeting under a collation: ForCollation, decoded
 	}
 	return true
 }

@@ -15,6 +15,7 @@ import (
 // returns their replies, resending after StaleConfig with a fresh table.
 // A shard's other error is returned as is.
 func (r *Router) readOnShards(c *call, ns string, cm *routing.ChunkManager, filter bson.D, build func(cm *routing.ChunkManager, shard string) bson.D) ([]shardReply, *routing.ChunkManager, error) {
+	filter = c.targetable(filter)
 	for attempt := 0; ; attempt++ {
 		shards, _ := cm.Target(filter)
 		replies := r.sendAll(c, shards, true, func(s string) bson.D { return build(cm, s) })
@@ -74,7 +75,7 @@ func docField(cmd bson.D, name string) bson.D {
 // router, limit pushed down as limit+skip.
 func (r *Router) shardedFind(c *call, ns string, cm *routing.ChunkManager) (bson.D, error) {
 	filter := docField(c.cmd, "filter")
-	if shards, _ := cm.Target(filter); len(shards) == 1 {
+	if shards, _ := cm.Target(c.targetable(filter)); len(shards) == 1 {
 		reply, next, ok, err := r.singleShardRead(c, ns, cm, filter)
 		if ok || err != nil {
 			return reply, err

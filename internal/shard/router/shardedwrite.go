@@ -368,7 +368,7 @@ func (r *Router) shardedDelete(c *call, ns string, cm *routing.ChunkManager) (bs
 // key: see package shardsvr).
 func keyedShard(cm *routing.ChunkManager, stmts bson.A, i int) (string, bool) {
 	stmt, _ := stmts[i].(bson.D)
-	exact, hasKey := routing.ShardKeyFromFilter(cm.Pattern(), docField(stmt, "q"))
+	exact, hasKey := routing.ShardKeyFromFilter(cm.Pattern(), stmtTargetable(stmt, "q"))
 	if !hasKey {
 		return "", false
 	}
@@ -426,7 +426,7 @@ func (r *Router) shardedWriteOps(c *call, ns string, cm *routing.ChunkManager, f
 // (ShardKeyNotFound), as in MongoDB 7.0 (useTwoPhaseProtocol).
 func (r *Router) writeOne(c *call, ns string, cm *routing.ChunkManager, b batch, i int, isUpdate bool, res *writeResult) (*routing.ChunkManager, error) {
 	stmt, _ := b.items[i].(bson.D)
-	q := docField(stmt, "q")
+	q := stmtTargetable(stmt, "q")
 	multi := int64Field(stmt, "limit") == 0
 	upsert := isUpdate && truthy(stmt, "upsert")
 	if isUpdate {
@@ -509,7 +509,7 @@ func (r *Router) shardedFindAndModify(c *call, ns string, cm *routing.ChunkManag
 	if err := parseWrite(c); err != nil {
 		return nil, err
 	}
-	q := docField(c.cmd, "query")
+	q := stmtTargetable(c.cmd, "query")
 	for attempt := 0; ; attempt++ {
 		shards, _, err := targetUpsert(cm, q, truthy(c.cmd, "upsert"))
 		if err != nil {

@@ -90,7 +90,7 @@ func statementQuery(cmd, stmt bson.D, filterField string) targetQuery {
 func (r *Router) findTarget(c *call, ns string, cm *routing.ChunkManager, tq targetQuery) (bson.D, string, *routing.ChunkManager, error) {
 	coll, _ := c.cmd[0].Value.(string)
 	for attempt := 0; ; attempt++ {
-		shards, _ := cm.Target(tq.filter)
+		shards, _ := cm.Target(routing.ForCollation(tq.filter, docField(tq.opts, "collation")))
 		replies := r.sendAll(c, shards, false, func(s string) bson.D {
 			find := bson.D{{Key: "find", Value: coll}, {Key: "filter", Value: tq.filter}}
 			if len(tq.sort) > 0 {

@@ -1,0 +1,55 @@
+package sharding
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// TestCollationThroughRouter: a collation passes through the router to an
+// unsharded collection, and a sharded query with a non-simple collation
+// is not targeted by string shard key values ("A" and "a" live on
+// different shards; under strength 2 both match).
+func TestCollationThroughRouter(t *testing.T) {
+	tp := startTopo(t)
+	cl, _ := connectRouter(t, tp)
+	admin := cl.Database("admin")
+	for _, name := range []string{"sh0", "sh1"} {
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "addShard", Value: seed(tp.shards[name])}}).Err(), "addShard %s", name)
+	}
+	ctx := ctxT(t)
+	en2 := &options.Collation{Locale: "en", Strength: 2}
+
+	plain := cl.Database("colr").Collection("plain")
+	_, err := plain.InsertMany(ctx, []any{bson.D{{Key: "s", Value: "a"}}, bson.D{{Key: "s", Value: "A"}}})
+	must(t, err, "insert unsharded")
+	if n, err := plain.CountDocuments(ctx, bson.D{{Key: "s", Value: "a"}}, options.Count().SetCollation(en2)); err != nil || n != 2 {
+		t.Errorf("unsharded count under en/2 through the router: %d %v, want 2", n, err)
+	}
+
+	must(t, admin.RunCommand(ctx, bson.D{{Key: "shardCollection", Value: "colr.c"}, {Key: "key", Value: bson.D{{Key: "sk", Value: 1}}}}).Err(), "shardCollection")
+	must(t, admin.RunCommand(ctx, bson.D{{Key: "split", Value: "colr.c"}, {Key: "middle", Value: bson.D{{Key: "sk", Value: "M"}}}}).Err(), "split")
+	var dbDoc struct {
+		Primary string `bson:"primary"`
+	}
+	must(t, cl.Database("config").Collection("databases").FindOne(ctx, bson.D{{Key: "_id", Value: "colr"}}).Decode(&dbDoc), "config.databases")
+	other := map[string]string{"sh0": "sh1", "sh1": "sh0"}[dbDoc.Primary]
+	must(t, admin.RunCommand(ctx, bson.D{{Key: "moveChunk", Value: "colr.c"}, {Key: "find", Value: bson.D{{Key: "sk", Value: "a"}}}, {Key: "to", Value: other}}).Err(), "moveChunk")
+	coll := cl.Database("colr").Collection("c")
+	_, err = coll.InsertMany(ctx, []any{bson.D{{Key: "sk", Value: "a"}}, bson.D{{Key: "sk", Value: "A"}}})
+	must(t, err, "insert sharded")
+	cur, err := coll.Find(ctx, bson.D{{Key: "sk", Value: "a"}}, options.Find().SetCollation(en2))
+	must(t, err, "find under en/2")
+	var docs []bson.D
+	must(t, cur.All(ctx, &docs), "find under en/2")
+	if len(docs) != 2 {
+		t.Errorf("sharded find {sk: \"a\"} under en/2: %v, want both \"a\" and \"A\"", docs)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{{Key: "sk", Value: "A"}}, options.Count().SetCollation(en2)); err != nil || n != 2 {
+		t.Errorf("sharded count under en/2: %d %v, want 2", n, err)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{{Key: "sk", Value: "A"}}); err != nil || n != 1 {
+		t.Errorf("sharded count binary: %d %v, want 1", n, err)
+	}
+}
