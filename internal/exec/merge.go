@@ -19,7 +19,7 @@ func (e *Engine) merge(in Iterator, m *agg.MergeSpec, bypass bool) error {
 	if err != nil {
 		return err
 	}
-	if !m.OnDefaulted && !e.hasUniqueIndexOn(m.DB, m.Coll, m.On) {
+	if !m.OnDefaulted && !e.mergeOnUnique(m.DB, m.Coll, m.On) { // merge_on.go
 		return mongoerr.New(mongoerr.MergeNoUniqueIndex, "Cannot find index to verify that join fields will be unique")
 	}
 	for {

@@ -250,6 +250,7 @@ const (
 	MergeNoUniqueIndex              Code = 51183   // location code: codeName Location51183
 	MergeOnBadType                  Code = 51186   // location code: codeName Location51186
 	MergeOnEmpty                    Code = 51187   // location code: codeName Location51187
+	MergeNoUniqueIndexRouter        Code = 51190   // location code: codeName Location51190
 	MergeWhenMatchedBadType         Code = 51191   // location code: codeName Location51191
 	MergeLetWithWhenMatchedMode     Code = 51199   // location code: codeName Location51199
 	PositionalProjectionNoMatch     Code = 51246   // location code: codeName Location51246

@@ -16,14 +16,8 @@ import (
 // at a time (mergeBatch); on other fields one result at a time.
 // TODO(#15): batch merges on other fields too.
 func (r *Router) writeMerge(c *call, mc *mergedCursor, m *agg.MergeSpec) error {
-	if !m.OnDefaulted {
-		ok, err := r.hasUniqueIndexOn(c, m)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return mongoerr.New(mongoerr.MergeNoUniqueIndex, "Cannot find index to verify that join fields will be unique")
-		}
+	if err := r.mergeOnChecked(c, m); err != nil { // merge_on.go
+		return err
 	}
 	for {
 		docs, done, err := r.pipeBatch(c, mc, mergeBatchDocs)
