@@ -3,6 +3,7 @@ package changestream
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/oplog"
 )
 
@@ -25,6 +26,10 @@ func (s *Stream) refill(budget *int) bool {
 			return false
 		}
 		if len(raws) == 0 {
+			return false
+		}
+		if err := s.checkResumePoint(raws[0]); err != nil {
+			s.err = err
 			return false
 		}
 		for _, raw := range raws {
@@ -58,4 +63,19 @@ func (s *Stream) entry(raw []byte, limit bson.Timestamp) (buffered, past bool) {
 	s.after, s.incl, s.scanned = e.TS, false, e.TS
 	s.buf = append(s.buf, evs...)
 	return len(evs) > 0, false
+}
+
+// checkResumePoint fails with ChangeStreamFatalError when a stream resumed
+// from an event's token does not find that event's entry first: the token
+// is from another oplog (another replica set, or a rolled-back write).
+func (s *Stream) checkResumePoint(first []byte) error {
+	if !s.incl || s.skip == nil || s.skip.IsHighWaterMark() {
+		return nil
+	}
+	t, i, _ := bson.Raw(first).Lookup("ts").TimestampOK()
+	if (bson.Timestamp{T: t, I: i}) == s.skip.TS {
+		return nil
+	}
+	return mongoerr.New(mongoerr.ChangeStreamFatalError,
+		"cannot resume stream; the resume token was not found. %s", s.skip.hex()).WithLabels(LabelNonResumable)
 }

@@ -126,8 +126,13 @@ func (s *Stream) Close() error {
 	return nil
 }
 
-// Wait blocks until an entry the stream has not read is committed.
+// Wait blocks until an entry the stream has not read is committed. It
+// fails once ctx is done even when such an entry exists, so a getMore
+// that keeps finding entries without events ends at its await time.
 func (s *Stream) Wait(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	ts := s.after
 	if !s.incl {
 		ts = bson.Timestamp{T: ts.T, I: ts.I + 1}
@@ -143,10 +148,9 @@ func (s *Stream) Wait(ctx context.Context) error {
 func (s *Stream) Next() (bson.D, bool) {
 	for budget := maxScan; !s.done && s.err == nil; {
 		if len(s.buf) == 0 {
-			if !s.scanned.IsZero() && s.resume.Compare(HighWaterMark(s.scanned)) < 0 {
-				s.resume = HighWaterMark(s.scanned)
-			}
+			s.advanceResume()
 			if budget <= 0 || !s.refill(&budget) {
+				s.advanceResume()
 				return nil, false
 			}
 			continue
@@ -167,6 +171,15 @@ func (s *Stream) Next() (bson.D, bool) {
 		}
 	}
 	return nil, false
+}
+
+// advanceResume moves the resume token to the high-water mark of the
+// entries scanned. REQUIRES: an empty buffer (every scanned event is
+// returned or dropped).
+func (s *Stream) advanceResume() {
+	if !s.scanned.IsZero() && s.resume.Compare(HighWaterMark(s.scanned)) < 0 {
+		s.resume = HighWaterMark(s.scanned)
+	}
 }
 
 // finish looks the full document up and runs the stages.
