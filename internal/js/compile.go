@@ -79,7 +79,8 @@ var (
 	asFunction   form = func(c string) string { return "(" + c + "\n)" }
 	asExpression form = func(c string) string { return "(function () { return (" + c + "\n); })" }
 	asBody       form = func(c string) string { return "(function () {" + c + "\n})" }
-	// whereForms: a function if it says so, else an expression, else a body.
+	// whereForms: a function if it starts with one, else an expression,
+	// else a body.
 	whereForms    = []form{asExpression, asBody}
 	functionForms = []form{asFunction}
 )
@@ -94,8 +95,10 @@ func (s *Session) compile(code string, forms []form) (goja.Callable, error) {
 	if strings.TrimSpace(code) == "" {
 		return nil, mongoerr.New(mongoerr.BadValue, "code for $where cannot be empty")
 	}
-	if strings.HasPrefix(strings.TrimSpace(code), "function") {
-		forms = []form{asFunction}
+	if len(forms) > 1 && strings.HasPrefix(strings.TrimSpace(code), "function") {
+		// A function, unless it only starts with a declaration
+		// ("function f() {...}; return f()").
+		forms = append([]form{asFunction}, forms...)
 	}
 	var fn goja.Callable
 	_, err := s.run(func(rt *goja.Runtime) (goja.Value, error) {
