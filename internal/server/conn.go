@@ -163,6 +163,9 @@ func (c *conn) handleMsg(hdr wire.Header, body []byte, compressor byte) bool {
 	if req.MoreToCome {
 		return true
 	}
+	if msg.Flags&wire.ExhaustAllowed != 0 && exhaustible(msg.Body) {
+		return c.exhaust(hdr, req, reply, compressor) // exhaust.go
+	}
 	return c.send(hdr, wire.OpMsg, reply, compressor)
 }
 
@@ -178,26 +181,33 @@ func (c *conn) handleQuery(hdr wire.Header, body []byte, compressor byte) bool {
 
 // send frames reply (a BSON document) as the given opcode and writes it.
 func (c *conn) send(req wire.Header, op wire.OpCode, reply []byte, compressor byte) bool {
+	_, ok := c.sendFlags(req, op, reply, compressor, 0)
+	return ok
+}
+
+// sendFlags is send with OP_MSG flags (moreToCome for an exhaust stream);
+// it returns the reply's requestID.
+func (c *conn) sendFlags(req wire.Header, op wire.OpCode, reply []byte, compressor byte, flags uint32) (int32, bool) {
 	id := c.reqID.Add(1)
 	c.out = c.out[:0]
 	if op == wire.OpReply {
 		c.out = wire.AppendReply(c.out, id, req.RequestID, 0, 0, 0, reply)
 	} else {
-		c.out = wire.AppendMsg(c.out, id, req.RequestID, 0, reply)
+		c.out = wire.AppendMsg(c.out, id, req.RequestID, flags, reply)
 	}
 	if compressor != 0 {
 		out, err := wire.AppendCompressed(nil, id, req.RequestID, op, compressor, c.out[16:])
 		if err != nil {
 			c.srv.log.Error("compressing reply failed", "conn", c.state.ID, "err", err)
-			return false
+			return id, false
 		}
 		c.out = out
 	}
 	if _, err := c.rw.Write(c.out); err != nil {
-		return false
+		return id, false
 	}
 	if cap(c.out) > 1<<20 {
 		c.out = nil // don't pin large buffers on idle connections
 	}
-	return true
+	return id, true
 }
