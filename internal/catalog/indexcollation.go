@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"strings"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
@@ -89,4 +91,30 @@ func collateKeyValue(idx *Index, v any) any {
 		return v
 	}
 	return idx.coll.KeyValue(v)
+}
+
+// shownKeyValue is a decoded key value of idx as a DuplicateKey error
+// shows it: a collated index holds sort keys, arbitrary bytes, which are
+// made valid UTF-8 so the reply stays valid BSON.
+func shownKeyValue(idx *Index, v any) any {
+	if idx.coll == nil {
+		return v
+	}
+	switch t := v.(type) {
+	case string:
+		return strings.ToValidUTF8(t, "\uFFFD")
+	case bson.D:
+		out := make(bson.D, len(t))
+		for i, e := range t {
+			out[i] = bson.E{Key: e.Key, Value: shownKeyValue(idx, e.Value)}
+		}
+		return out
+	case bson.A:
+		out := make(bson.A, len(t))
+		for i, e := range t {
+			out[i] = shownKeyValue(idx, e)
+		}
+		return out
+	}
+	return v
 }

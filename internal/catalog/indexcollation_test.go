@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"testing"
+	"unicode/utf8"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -59,4 +60,20 @@ func TestIndexInheritsCollectionCollation(t *testing.T) {
 func hasField(d bson.D, k string) bool {
 	_, ok := bsonx.Get(d, k)
 	return ok
+}
+
+func TestDuplicateKeyValueIsValidUTF8(t *testing.T) {
+	c := openMem(t)
+	coll := mustColl(t, c, "db", "c")
+	mustIndex(t, c, coll, spec("s_1", d("s", 1), "unique", true, "collation", enCollation(2)))
+	mustInsert(t, c, live(c, coll), d("_id", 1, "s", "zebra"))
+	_, err := c.Insert(live(c, coll), d("_id", 2, "s", "ZEBRA"))
+	var dk *DuplicateKeyError
+	if !mongoerrAs(err, &dk) {
+		t.Fatalf("insert: %v, want DuplicateKeyError", err)
+	}
+	s, _ := dk.KeyValue[0].Value.(string)
+	if !utf8.ValidString(s) || s == "" {
+		t.Fatalf("keyValue %q is not valid UTF-8", s)
+	}
 }

@@ -189,7 +189,7 @@ func keyValueDoc(idx *Index, key []byte) (bson.D, error) {
 		if err != nil {
 			return nil, fmt.Errorf("catalog: decode key of %s: %w", idx.Name, err)
 		}
-		out = append(out, bson.E{Key: f.Key, Value: v})
+		out = append(out, bson.E{Key: f.Key, Value: shownKeyValue(idx, v)})
 		rest = r
 	}
 	return out, nil
