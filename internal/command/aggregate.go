@@ -29,6 +29,9 @@ func aggregate(c *Ctx, a *request.Aggregate) (bson.D, error) {
 	if p.BypassValidation, err = cmdspec.Bool("aggregate.bypassDocumentValidation", a.BypassDocumentValidation); err != nil {
 		return nil, err
 	}
+	if err := outReadConcern(c, a.Pipeline); err != nil {
+		return nil, err
+	}
 	if c.D.repl != nil && writesOutput(a.Pipeline) {
 		if err := c.D.repl.CheckWrite(c.DB); err != nil {
 			return nil, err
@@ -115,6 +118,21 @@ func pipelineWrites(cmd bson.D) bool {
 	p, _ := bsonx.Get(cmd, "pipeline")
 	a, _ := p.(bson.A)
 	return writesOutput(a)
+}
+
+// outReadConcern refuses $out and $merge under a linearizable read
+// concern, as mongod's writer stages do (InvalidOptions).
+func outReadConcern(c *Ctx, pipeline bson.A) error {
+	if !writesOutput(pipeline) {
+		return nil
+	}
+	rc, _ := c.field("readConcern")
+	level, _ := bsonx.Get(asDoc(rc), "level")
+	if level != levelLinearizable {
+		return nil
+	}
+	last, _ := pipeline[len(pipeline)-1].(bson.D)
+	return mongoerr.New(mongoerr.InvalidOptions, "%s cannot be used with a 'linearizable' read concern level", last[0].Key)
 }
 
 // writesOutput reports a pipeline ending in $out or $merge.
