@@ -97,7 +97,7 @@ func (c *Catalog) Update(coll *Collection, oldDoc, newDoc bson.D, o bson.D, opts
 		}
 		w.dSize = int64(len(raw) - len(old))
 		return &oplog.Entry{Op: oplog.OpUpdate, NS: w.coll.NS(), UI: &w.coll.UUID, O: o,
-			O2: bson.D{{Key: "_id", Value: id}}, Extra: txnFields(opts)}, nil
+			O2: bson.D{{Key: "_id", Value: id}}, Extra: append(txnFields(opts), preImageFields(w.coll, oldDoc)...)}, nil
 	})
 }
 
@@ -113,7 +113,7 @@ func (c *Catalog) Delete(coll *Collection, doc bson.D, opts ...WriteOption) (Wri
 		}
 		w.dCount, w.dSize = -1, -int64(len(old))
 		return &oplog.Entry{Op: oplog.OpDelete, NS: w.coll.NS(), UI: &w.coll.UUID, O: bson.D{{Key: "_id", Value: id}},
-			Extra: txnFields(opts)}, nil
+			Extra: append(txnFields(opts), preImageFields(w.coll, doc)...)}, nil
 	})
 }
 

@@ -208,3 +208,65 @@ func TestApplyOpsUnwound(t *testing.T) {
 		t.Fatalf("resume after the update: got %v, %v; want the delete", doc, ok)
 	}
 }
+
+// TestPreAndPostImages: an update or delete entry's pre-image gives
+// fullDocumentBeforeChange and, with the update applied, fullDocument
+// (whenAvailable, required); without one, whenAvailable gives null and
+// required fails with NoMatchingDocument.
+func TestPreAndPostImages(t *testing.T) {
+	id := bson.D{{Key: "_id", Value: int32(1)}}
+	pre := bson.D{{Key: "_id", Value: int32(1)}, {Key: "x", Value: int32(1)}}
+	set := bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: int32(2)}}}}
+	withPre := func(e *oplog.Entry) *oplog.Entry {
+		e.Extra = bson.D{{Key: "preImage", Value: pre}}
+		return e
+	}
+	tests := []struct {
+		name         string
+		e            *oplog.Entry
+		full, before string
+		wantFull     any // bson.D, nil (null), or "absent"
+		wantBefore   any
+		code         mongoerr.Code
+	}{
+		{"update, post-image", withPre(entry("u", "db.c", set, id)), FullWhenAvailable, BeforeOff,
+			bson.D{{Key: "_id", Value: int32(1)}, {Key: "x", Value: int32(2)}}, "absent", 0},
+		{"update, pre-image", withPre(entry("u", "db.c", set, id)), FullDefault, FullRequired, "absent", pre, 0},
+		{"update, no images", entry("u", "db.c", set, id), FullWhenAvailable, FullWhenAvailable, nil, nil, 0},
+		{"update, post-image required", entry("u", "db.c", set, id), FullRequired, BeforeOff, nil, nil, mongoerr.NoMatchingDocument},
+		{"delete, pre-image required", entry("d", "db.c", id, nil), FullDefault, FullRequired, nil, nil, mongoerr.NoMatchingDocument},
+		{"delete, pre-image", withPre(entry("d", "db.c", id, nil)), FullDefault, FullWhenAvailable, "absent", pre, 0},
+	}
+	for _, tt := range tests {
+		evs, err := Events(tt.e, Scope{DB: "db", Coll: "c"}, Options{FullDocument: tt.full, FullDocumentBeforeChange: tt.before})
+		if codeOf(err) != tt.code {
+			t.Errorf("%s: error %v, want code %d", tt.name, err, tt.code)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		for field, want := range map[string]any{"fullDocument": tt.wantFull, "fullDocumentBeforeChange": tt.wantBefore} {
+			got, has := any(nil), false
+			for _, f := range evs[0].Doc {
+				if f.Key == field {
+					got, has = f.Value, true
+				}
+			}
+			switch w := want.(type) {
+			case string:
+				if has {
+					t.Errorf("%s: %s = %v, want absent", tt.name, field, got)
+				}
+			case nil:
+				if !has || got != nil {
+					t.Errorf("%s: %s = %v (present %v), want null", tt.name, field, got, has)
+				}
+			case bson.D:
+				if d, _ := got.(bson.D); !equalDocs(d, w) {
+					t.Errorf("%s: %s = %v, want %v", tt.name, field, got, w)
+				}
+			}
+		}
+	}
+}

@@ -82,7 +82,10 @@ func (b builder) entry(op *oplog.Entry, i uint32, txn txnInfo) ([]Event, error) 
 		if !b.s.watches(db, coll) {
 			return nil, nil
 		}
-		ev := b.crud(op, db, coll, Token{TS: b.e.TS, Index: i})
+		ev, err := b.crud(op, db, coll, Token{TS: b.e.TS, Index: i})
+		if err != nil {
+			return nil, err
+		}
 		ev.Doc = append(ev.Doc, txn.fields...)
 		return []Event{ev}, nil
 	case oplog.OpCommand:

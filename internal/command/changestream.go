@@ -17,9 +17,11 @@ import (
 // allChangesForCluster), read from the majority-committed oplog by
 // changestream.Stream. Every reply's cursor carries postBatchResumeToken
 // (changestream_cursor.go).
-// TODO(#14): fullDocument whenAvailable/required and
-// fullDocumentBeforeChange (pre- and post-images); explain of a change
-// stream; change streams through the router on sharded collections.
+// Pre- and post-images (fullDocument whenAvailable/required,
+// fullDocumentBeforeChange) come from the pre-images a collection with
+// changeStreamPreAndPostImages keeps in its oplog entries
+// (catalog/preimage.go).
+// TODO(#14): explain of a change stream; $changeStreamSplitLargeEvent.
 
 // checkChangeStream refuses $changeStream on a standalone as MongoDB
 // does (40573), before the role checks.
@@ -50,9 +52,6 @@ func changeStreamAggregate(c *Ctx, a *request.Aggregate, coll string) (bson.D, e
 	if err != nil {
 		return nil, err
 	}
-	if err := checkImages(opts); err != nil {
-		return nil, err
-	}
 	if err := checkStreamReadConcern(c); err != nil {
 		return nil, err
 	}
@@ -80,17 +79,6 @@ func changeStreamAggregate(c *Ctx, a *request.Aggregate, coll string) (bson.D, e
 		return nil, err
 	}
 	return openStreamCursor(c, st, c.ns(coll), n)
-}
-
-// checkImages refuses the options that need stored pre- and post-images.
-func checkImages(o changestream.Options) error {
-	if o.FullDocument == changestream.FullWhenAvailable || o.FullDocument == changestream.FullRequired ||
-		o.FullDocumentBeforeChange != changestream.BeforeOff {
-		return mongoerr.New(mongoerr.NotImplemented,
-			"relaydb does not keep pre- and post-images (changeStreamPreAndPostImages) yet: fullDocument '%s' and fullDocumentBeforeChange '%s' are not supported",
-			o.FullDocument, o.FullDocumentBeforeChange)
-	}
-	return nil
 }
 
 // checkStreamReadConcern refuses an explicit read concern level other

@@ -13,7 +13,7 @@ import (
 // (index: {name|keyPattern, ...}; the reply holds the old and new values),
 // or a view's viewOn and pipeline; the change replicates as a collMod oplog entry
 // holding the stored options. TODO(#14): other collMod options (index
-// unique/prepareUnique, changeStreamPreAndPostImages, expireAfterSeconds), and
+// unique/prepareUnique, expireAfterSeconds), and
 // collMod of a sharded collection through the router (it reaches only the
 // database's primary shard).
 func collMod(c *Ctx, p *request.CollMod) (bson.D, error) {
@@ -22,7 +22,7 @@ func collMod(c *Ctx, p *request.CollMod) (bson.D, error) {
 	if col == nil {
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist: %s", c.ns(coll))
 	}
-	if len(p.Options) == 0 {
+	if len(p.Options) == 0 && isView(col) {
 		return bson.D{}, nil
 	}
 	if isView(col) {
@@ -36,6 +36,10 @@ func collMod(c *Ctx, p *request.CollMod) (bson.D, error) {
 				return nil, err
 			}
 		case e.Key == "index": // validated by the catalog (modIndexes)
+		case e.Key == "changeStreamPreAndPostImages":
+			if err := checkPreAndPostImages("collMod", e.Value); err != nil { // changestream_images.go
+				return nil, err
+			}
 		case e.Key == "cappedSize" || e.Key == "cappedMax":
 			var err error
 			if e, err = cappedCollMod(col, e); err != nil {

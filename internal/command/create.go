@@ -10,7 +10,7 @@ import (
 
 // unsupportedCreate lists create options relaydb refuses rather than ignores.
 var unsupportedCreate = map[string]string{
-	"encryptedFields": "queryable encryption", "changeStreamPreAndPostImages": "change stream pre- and post-images",
+	"encryptedFields": "queryable encryption",
 }
 
 func create(c *Ctx, p *request.Create) (bson.D, error) {
@@ -31,6 +31,11 @@ func create(c *Ctx, p *request.Create) (bson.D, error) {
 				continue
 			}
 			return nil, mongoerr.New(mongoerr.NotImplemented, "relaydb does not support %s yet (create option '%s')", what, e.Key)
+		}
+		if e.Key == "changeStreamPreAndPostImages" {
+			if err := checkPreAndPostImages("create", e.Value); err != nil { // changestream_images.go
+				return nil, err
+			}
 		}
 		if validationOptions[e.Key] {
 			if err := checkValidationOption(e); err != nil {

@@ -34,6 +34,7 @@ const (
 	ConflictingUpdateOperators               Code = 40
 	CursorNotFound                           Code = 43
 	LockBusy                                 Code = 46
+	NoMatchingDocument                       Code = 47
 	NamespaceExists                          Code = 48
 	InvalidRoleModification                  Code = 49
 	MaxTimeMSExpired                         Code = 50
@@ -173,6 +174,7 @@ var names = map[Code]string{
 	ConflictingUpdateOperators:               "ConflictingUpdateOperators",
 	CursorNotFound:                           "CursorNotFound",
 	LockBusy:                                 "LockBusy",
+	NoMatchingDocument:                       "NoMatchingDocument",
 	NamespaceExists:                          "NamespaceExists",
 	InvalidRoleModification:                  "InvalidRoleModification",
 	MaxTimeMSExpired:                         "MaxTimeMSExpired",

@@ -25,6 +25,8 @@ func TestChangeStreams(t *testing.T) {
 		{"HistoryLost", testHistoryLost},
 		{"Stages", testStages},
 		{"ReadConcern", testReadConcern},
+		{"Images", testImages},
+		{"ModifyEvent", testModifyEvent},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, cl) })
 	}
