@@ -59,3 +59,24 @@ func TestMatchAndSortUnderCollation(t *testing.T) {
 		t.Errorf("$match {$lt: \"c\"} then $sort under en/2: %v, want [A a b]", got)
 	}
 }
+
+func TestLookupUnderCollation(t *testing.T) {
+	spec, err := collation.Parse(bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: int32(2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreign := []bson.D{{{Key: "k", Value: "X"}}, {{Key: "k", Value: "y"}}}
+	env := Env{Collator: collation.New(spec), Lookup: func(_, _ string) (Iterator, error) { return Slice(foreign), nil }}
+	p, err := Compile(bson.A{bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "f"}, {Key: "localField", Value: "k"},
+		{Key: "foreignField", Value: "k"}, {Key: "as", Value: "m"}}}}}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Drain(p.Run(Slice([]bson.D{{{Key: "k", Value: "x"}}})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := out[0][len(out[0])-1].Value.(bson.A); len(m) != 1 {
+		t.Errorf("$lookup k: \"x\" under en/2: %v, want the \"X\" document", out)
+	}
+}

@@ -81,9 +81,10 @@ type Env struct {
 	TempDir string
 	// Collator is the pipeline's collation (the command's, else the
 	// collection's default); nil is the simple collation. $match, $sort
-	// and $group keys compare strings under it.
-	// TODO(#14): expressions ($eq, $cmp, $in...), $lookup, $graphLookup,
-	// $setUnion and the other set expressions, accumulators' $min/$max.
+	// and $group keys, $lookup's localField/foreignField and $graphLookup
+	// compare strings under it.
+	// TODO(#14): expressions ($eq, $cmp, $in...), $setUnion and the other
+	// set expressions, accumulators' $min/$max.
 	Collator *collation.Collator
 }
 

@@ -170,7 +170,7 @@ func (s *graphLookupStage) level(frontier bson.A, depth int64, g *graphSearch, f
 	if s.restrict != nil {
 		filter = bson.D{{Key: "$and", Value: bson.A{filter, s.restrict}}}
 	}
-	m, err := query.CompileWithVars(filter, rc.vars)
+	m, err := query.CompileOptions(filter, query.Options{Vars: rc.vars, Collator: rc.env.bsonCollator()})
 	if err != nil {
 		return nil, err
 	}

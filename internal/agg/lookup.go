@@ -205,7 +205,8 @@ func (s *lookupStage) matches(d bson.D, fc *foreignCache, rc *runCtx) (bson.A, e
 		return nil, err
 	}
 	if s.localField != nil {
-		m, err := query.Compile(bson.D{{Key: s.foreignField, Value: bson.D{{Key: "$in", Value: localValues(d, s.localField)}}}})
+		m, err := query.CompileOptions(bson.D{{Key: s.foreignField, Value: bson.D{{Key: "$in", Value: localValues(d, s.localField)}}}},
+			query.Options{Collator: rc.env.bsonCollator()})
 		if err != nil {
 			candidates.Close()
 			return nil, err
