@@ -58,6 +58,14 @@ func changeStreamAggregate(c *Ctx, a *request.Aggregate, coll string) (bson.D, e
 	scopeColl := coll
 	if coll == "$cmd.aggregate" {
 		scopeColl = ""
+	} else if def, err := c.view(coll); err != nil || def != nil {
+		if err == nil {
+			err = mongoerr.New(mongoerr.CommandNotSupportedOnView, "$changeStream cannot run on a view: %s", c.ns(coll))
+		}
+		return nil, err
+	}
+	if _, inTxn := c.field("autocommit"); inTxn {
+		return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Operation not permitted in transaction :: caused by :: $changeStream is not allowed in a transaction")
 	}
 	scope, err := changestream.NewScope(c.DB, scopeColl, opts.AllChangesForCluster)
 	if err != nil {

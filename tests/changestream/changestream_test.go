@@ -214,6 +214,11 @@ func testStages(t *testing.T, cl *mongo.Client) {
 	if codeOf(err) != 20 {
 		t.Errorf("$group after $changeStream: %v, want IllegalOperation (20)", err)
 	}
+	must(t, cl.Database("cs9").RunCommand(ctx, bson.D{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "c"},
+		{Key: "pipeline", Value: bson.A{}}}).Err())
+	if _, err := cl.Database("cs9").Collection("v").Watch(ctx, mongo.Pipeline{}); codeOf(err) != 166 {
+		t.Errorf("stream on a view: %v, want CommandNotSupportedOnView (166)", err)
+	}
 	cs := watch(t, coll, mongo.Pipeline{{{Key: "$match", Value: bson.D{{Key: "fullDocument.keep", Value: true}}}},
 		{{Key: "$project", Value: bson.D{{Key: "fullDocument.keep", Value: 1}, {Key: "operationType", Value: 1}}}}})
 	_, err = coll.InsertMany(ctx, []any{bson.D{{Key: "keep", Value: false}}, bson.D{{Key: "keep", Value: true}, {Key: "y", Value: 1}}})
