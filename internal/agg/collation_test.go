@@ -80,3 +80,26 @@ func TestLookupUnderCollation(t *testing.T) {
 		t.Errorf("$lookup k: \"x\" under en/2: %v, want the \"X\" document", out)
 	}
 }
+
+func TestExpressionsUnderCollation(t *testing.T) {
+	spec, err := collation.Parse(bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: int32(2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(bson.A{bson.D{{Key: "$project", Value: bson.D{
+		{Key: "eq", Value: bson.D{{Key: "$eq", Value: bson.A{"$s", "A"}}}},
+		{Key: "in", Value: bson.D{{Key: "$in", Value: bson.A{"$s", bson.A{"x", "A"}}}}},
+		{Key: "cmp", Value: bson.D{{Key: "$cmp", Value: bson.A{"$s", "B"}}}},
+	}}}}, Env{Collator: collation.New(spec)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Drain(p.Run(Slice([]bson.D{{{Key: "_id", Value: 1}, {Key: "s", Value: "a"}}})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bson.D{{Key: "_id", Value: 1}, {Key: "eq", Value: true}, {Key: "in", Value: true}, {Key: "cmp", Value: int32(-1)}}
+	if len(out) != 1 || len(out[0]) != 4 || out[0][1] != want[1] || out[0][2] != want[2] || out[0][3] != want[3] {
+		t.Errorf("$project under en/2: %v, want %v", out, want)
+	}
+}

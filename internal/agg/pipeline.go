@@ -197,7 +197,7 @@ func (rc *runCtx) varsFor(doc bson.D) *expr.Vars { return rc.vars.WithRoot(doc) 
 
 // compileExpr compiles an expression with the pipeline's let variables.
 func (cc *compileCtx) compileExpr(v any) (expr.Expr, error) {
-	return expr.CompileWithVars(v, cc.vars)
+	return expr.CompileColl(v, cc.vars, cc.env.bsonCollator())
 }
 
 // scopeVars returns variables binding every name in scope (to null), for

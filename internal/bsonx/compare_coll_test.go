@@ -10,7 +10,9 @@ import (
 // foldCase is a collator that ignores ASCII case.
 type foldCase struct{}
 
-func (foldCase) CompareString(a, b string) int { return strings.Compare(strings.ToLower(a), strings.ToLower(b)) }
+func (foldCase) CompareString(a, b string) int {
+	return strings.Compare(strings.ToLower(a), strings.ToLower(b))
+}
 
 func TestCompareCollReachesNestedStrings(t *testing.T) {
 	cases := []struct {
@@ -21,8 +23,8 @@ func TestCompareCollReachesNestedStrings(t *testing.T) {
 		{bson.A{"x", "B"}, bson.A{"X", "b"}, 0},
 		{bson.D{{Key: "k", Value: "Q"}}, bson.D{{Key: "k", Value: "q"}}, 0},
 		{bson.D{{Key: "K", Value: "q"}}, bson.D{{Key: "k", Value: "q"}}, -1}, // field names stay binary
-		{"a", int32(1), 1},                                                    // type order unchanged
-		{bson.JavaScript("A"), bson.JavaScript("a"), -1},                      // only strings collate
+		{"a", int32(1), 1}, // type order unchanged
+		{bson.JavaScript("A"), bson.JavaScript("a"), -1}, // only strings collate
 	}
 	for _, tc := range cases {
 		if got := CompareColl(tc.a, tc.b, foldCase{}); got != tc.want {

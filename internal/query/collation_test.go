@@ -10,7 +10,9 @@ import (
 // foldCase orders strings ignoring ASCII case (a strength-2 stand-in).
 type foldCase struct{}
 
-func (foldCase) CompareString(a, b string) int { return strings.Compare(strings.ToLower(a), strings.ToLower(b)) }
+func (foldCase) CompareString(a, b string) int {
+	return strings.Compare(strings.ToLower(a), strings.ToLower(b))
+}
 
 func TestFilterUnderCollator(t *testing.T) {
 	doc := bson.D{{Key: "s", Value: "Hello"}, {Key: "a", Value: bson.A{"X", "y"}}, {Key: "d", Value: bson.D{{Key: "k", Value: "V"}}}}
@@ -59,5 +61,22 @@ func TestSortUnderCollator(t *testing.T) {
 	}
 	if s.WithCollator(foldCase{}).Compare(a, b) >= 0 {
 		t.Error("collated: \"b\" must sort before \"C\"")
+	}
+}
+
+func TestExprUnderCollator(t *testing.T) {
+	filter := bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$s", "HELLO"}}}}}
+	doc := bson.D{{Key: "s", Value: "hello"}}
+	for _, tc := range []struct {
+		o    Options
+		want bool
+	}{{Options{}, false}, {Options{Collator: foldCase{}}, true}} {
+		m, err := CompileOptions(filter, tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Match(doc); got != tc.want {
+			t.Errorf("$expr $eq (collated %v): %v, want %v", tc.o.Collator != nil, got, tc.want)
+		}
 	}
 }

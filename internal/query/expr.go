@@ -2,6 +2,7 @@ package query
 
 import (
 	"github.com/relaydb/relaydb/internal/agg/expr"
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -22,8 +23,8 @@ func (n exprNode) match(doc bson.D, st *matchState) bool {
 	return err == nil && expr.Truthy(v)
 }
 
-func parseExpr(v any, vars *expr.Vars) (node, error) {
-	e, err := expr.CompileWithVars(v, vars.Names())
+func parseExpr(v any, vars *expr.Vars, coll bsonx.Collator) (node, error) {
+	e, err := expr.CompileColl(v, vars.Names(), coll)
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func (c *compiler) parseTopOp(e bson.E, depth int) (node, error) {
 	case "$comment":
 		return nil, nil
 	case "$expr":
-		return parseExpr(e.Value, c.vars)
+		return parseExpr(e.Value, c.vars, c.coll)
 	case "$alwaysTrue", "$alwaysFalse":
 		if !isOne(e.Value) {
 			return nil, badValue("%s must be an integer value of 1", e.Key)

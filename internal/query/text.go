@@ -25,8 +25,8 @@ type Options struct {
 	Text TextFunc   // as in CompileText; may be nil
 	// Collator orders strings in $eq, $ne, $lt.., $in, $nin, $all and
 	// equality (inside arrays and documents too); nil is the simple
-	// collation. Regular expressions and $expr ignore it.
-	// TODO(#14): $expr comparisons under the collation.
+	// collation; $expr's comparison operators and $in use it too.
+	// Regular expressions ignore it.
 	Collator bsonx.Collator
 	// NoWhere refuses $where (an aggregation $match): BadValue, as mongod.
 	// Otherwise $where runs on Vars.Script (expr.ScriptFor). Compile and

@@ -18,18 +18,6 @@ func registerArray() {
 	nary("$arrayElemAt", 2, 2, evalArrayElemAt)
 	nary("$first", 1, 1, firstLast(true))
 	nary("$last", 1, 1, firstLast(false))
-	nary("$in", 2, 2, func(_ string, a []any) (any, error) {
-		arr, ok := a[1].(bson.A)
-		if !ok {
-			return nil, errf(mongoerr.InNotArray, "$in requires an array as a second argument, found: %s", typeName(a[1]))
-		}
-		for _, el := range arr {
-			if Compare(a[0], el) == 0 {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
 	nary("$slice", 2, 3, evalSlice)
 	nary("$concatArrays", 0, -1, evalConcatArrays)
 	nary("$range", 2, 3, evalRange)

@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -20,6 +21,8 @@ type compileInfo struct {
 	// docAccess is set when the expression reads the document (a field
 	// path, $$ROOT or $$CURRENT).
 	docAccess bool
+	// coll orders strings in comparisons (collation.go); nil: binary.
+	coll bsonx.Collator
 }
 
 // noteDocAccess records that the expression being compiled reads the

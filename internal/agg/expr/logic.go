@@ -7,16 +7,7 @@ import (
 )
 
 func registerLogic() {
-	cmpOp := func(name string, test func(int) bool) {
-		nary(name, 2, 2, func(_ string, a []any) (any, error) { return test(Compare(a[0], a[1])), nil })
-	}
-	cmpOp("$eq", func(c int) bool { return c == 0 })
-	cmpOp("$ne", func(c int) bool { return c != 0 })
-	cmpOp("$gt", func(c int) bool { return c > 0 })
-	cmpOp("$gte", func(c int) bool { return c >= 0 })
-	cmpOp("$lt", func(c int) bool { return c < 0 })
-	cmpOp("$lte", func(c int) bool { return c <= 0 })
-	nary("$cmp", 2, 2, func(_ string, a []any) (any, error) { return int32(Compare(a[0], a[1])), nil })
+	registerCollated() // $eq, $ne, $gt, $gte, $lt, $lte, $cmp, $in (collation.go)
 	nary("$not", 1, 1, func(_ string, a []any) (any, error) { return !Truthy(a[0]), nil })
 	operators["$and"] = compileAndOr(false)
 	operators["$or"] = compileAndOr(true)
