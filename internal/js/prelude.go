@@ -55,5 +55,17 @@ const prelude = `(function (g) {
   def('Code', function (code, scope) { this.code = String(code); if (scope !== undefined) { this.scope = scope; } }, {
     toString: function () { return this.code; }
   });
+  // The helpers mongod's server-side scope has and map/reduce functions use.
+  function helper(o, k, f) { if (typeof o[k] !== 'function') { hide(o, k, f); } }
+  helper(Array, 'sum', function (a) { var s = 0; for (var i = 0; i < a.length; i++) { s += a[i]; } return s; });
+  helper(Array, 'avg', function (a) { return a.length ? Array.sum(a) / a.length : undefined; });
+  helper(Array, 'contains', function (a, x) { for (var i = 0; i < a.length; i++) { if (a[i] === x) { return true; } } return false; });
+  helper(Array, 'unique', function (a) { var u = []; for (var i = 0; i < a.length; i++) { if (!Array.contains(u, a[i])) { u.push(a[i]); } } return u; });
+  helper(g, 'isNumber', function (x) { return typeof x === 'number'; });
+  helper(g, 'isString', function (x) { return typeof x === 'string'; });
+  helper(g, 'isObject', function (x) { return typeof x === 'object' && x !== null; });
+  helper(g, 'tojson', function (x) { return JSON.stringify(x); });
+  helper(g, 'print', function () {});
+  helper(g, 'printjson', function () {});
 })(this);
 `

@@ -119,3 +119,15 @@ func TestFunction(t *testing.T) {
 		t.Errorf("a non-function body compiled")
 	}
 }
+
+func TestPreludeHelpers(t *testing.T) {
+	fn, err := NewSession(Options{}).Function("function(a) { print('x'); return [Array.sum(a), Array.avg(a), Array.contains(a, 2), Array.unique([1, 1, 2]).length, isNumber(1), tojson({a: 1})] }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := fn([]any{bson.A{1.0, 2.0, 3.0}})
+	want := bson.A{6.0, 2.0, true, 2.0, true, `{"a":1}`}
+	if err != nil || !equalValues(got, want) {
+		t.Errorf("got %v, %v; want %v", got, err, want)
+	}
+}
