@@ -26,7 +26,7 @@ func checkCollation(c cmdspec.Collation) error {
 	if err != nil || co.Spec == nil {
 		return err
 	}
-	return mongoerr.New(mongoerr.NotImplemented, "relaydb does not support a non-simple collation here yet; got %v", c.Doc)
+	return mongoerr.New(mongoerr.NotImplemented, "relaydb supports only the simple collation for this command yet; got %v", c.Doc)
 }
 
 // simpleOnly refuses a non-simple collation (for views, which do not
