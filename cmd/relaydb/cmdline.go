@@ -29,7 +29,11 @@ func parsedServeOptions(s *config.Serve) bson.D {
 	repl.add("replSet", s.ReplSet, s.ReplSet != "")
 	repl.add("oplogSizeMB", int32(s.OplogSizeMB), s.ReplSet != "")
 	out.add("replication", repl.d, len(repl.d) > 0)
-	out.add("security", securityOptions(s.Auth, s.KeyFile, s.ClusterAuthMode), s.Auth || s.KeyFile != "" || s.ClusterAuthMode != "")
+	sec := securityOptions(s.Auth, s.KeyFile, s.ClusterAuthMode)
+	if s.NoScripting { // --noscripting, as mongod reports it
+		sec = append(sec, bson.E{Key: "javascriptEnabled", Value: false})
+	}
+	out.add("security", sec, len(sec) > 0)
 	out.add("setParameter", parameterOptions(s.Parameters), len(s.Parameters) > 0)
 	out.add("sharding", bson.D{{Key: "clusterRole", Value: s.ClusterRole}}, s.ClusterRole != "")
 	var storage doc

@@ -148,4 +148,15 @@ func TestNoScripting(t *testing.T) {
 	if got := ids(t, coll, bson.D{{Key: "x", Value: 1}}); !equalIDs(got, []int32{1}) {
 		t.Errorf("plain find under --noscripting: %v", got)
 	}
+	var opts struct {
+		Parsed struct {
+			Security struct {
+				JavascriptEnabled *bool `bson:"javascriptEnabled"`
+			} `bson:"security"`
+		} `bson:"parsed"`
+	}
+	err = db.Client().Database("admin").RunCommand(tctx(t), bson.D{{Key: "getCmdLineOpts", Value: 1}}).Decode(&opts)
+	if js := opts.Parsed.Security.JavascriptEnabled; err != nil || js == nil || *js {
+		t.Errorf("getCmdLineOpts: parsed.security.javascriptEnabled = %v (%v), want false", js, err)
+	}
 }
