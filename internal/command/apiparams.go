@@ -3,6 +3,7 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/cmdspec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
@@ -22,13 +23,18 @@ var apiV1 = map[string]bool{
 	"hello": true, "insert": true, "killCursors": true, "listCollections": true,
 	"listDatabases": true, "listIndexes": true, "ping": true, "refreshSessions": true,
 	"saslContinue": true, "saslStart": true, "update": true,
+	"testVersion1": true, // mongod's test command in API Version 1
 }
 
 // checkAPIParams applies the Stable API parameters of ctx's command.
-func checkAPIParams(ctx *Ctx) error {
-	version, hasVersion := ctx.field("apiVersion")
-	strictV, hasStrict := ctx.field("apiStrict")
-	deprV, hasDepr := ctx.field("apiDeprecationErrors")
+func checkAPIParams(ctx *Ctx) error { return CheckAPIParams(ctx.Name, ctx.Cmd) }
+
+// CheckAPIParams applies the Stable API parameters of command name (its
+// own name, not an alias) sent as cmd; data nodes and routers call it.
+func CheckAPIParams(name string, cmd bson.D) error {
+	version, hasVersion := bsonx.Get(cmd, "apiVersion")
+	strictV, hasStrict := bsonx.Get(cmd, "apiStrict")
+	deprV, hasDepr := bsonx.Get(cmd, "apiDeprecationErrors")
 	strict, err := apiBool("apiStrict", strictV, hasStrict)
 	if err != nil {
 		return err
@@ -53,11 +59,11 @@ func checkAPIParams(ctx *Ctx) error {
 	if s != "1" {
 		return mongoerr.New(mongoerr.APIVersionError, "API version must be \"1\"")
 	}
-	if strict && !apiV1[ctx.Name] {
-		return mongoerr.New(mongoerr.APIStrictError, "Provided apiStrict:true, but the command %s is not in API Version 1", ctx.Name)
+	if strict && !apiV1[name] {
+		return mongoerr.New(mongoerr.APIStrictError, "Provided apiStrict:true, but the command %s is not in API Version 1", name)
 	}
-	if strict && ctx.Name == "aggregate" {
-		return checkAPIStages(ctx)
+	if strict && name == "aggregate" {
+		return checkAPIStages(cmd)
 	}
 	return nil
 }
@@ -71,8 +77,8 @@ var stagesOutsideV1 = map[string]bool{
 
 // checkAPIStages refuses, under apiStrict, a pipeline stage outside API
 // Version 1 (top level only: TODO(#14) sub-pipelines).
-func checkAPIStages(ctx *Ctx) error {
-	v, _ := ctx.field("pipeline")
+func checkAPIStages(cmd bson.D) error {
+	v, _ := bsonx.Get(cmd, "pipeline")
 	stages, _ := v.(bson.A)
 	for _, s := range stages {
 		if d, ok := s.(bson.D); ok && len(d) > 0 && stagesOutsideV1[d[0].Key] {

@@ -16,6 +16,9 @@ func validate(c *Ctx, p *request.Validate) (bson.D, error) {
 		// TODO(#14): validate repair and metadata modes.
 		return nil, mongoerr.New(mongoerr.NotImplemented, "relaydb's validate does not support repair or metadata")
 	}
+	if lenient(p.Background) && lenient(p.Full) {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "Running the validate command with both { background: true } and { full: true } is not supported.")
+	}
 	coll := string(p.Collection)
 	col := c.D.eng.Catalog().Collection(c.DB, coll)
 	if col == nil {

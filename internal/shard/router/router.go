@@ -228,6 +228,9 @@ func (r *Router) invoke(conn *command.Conn, db string, cmd bson.D, req *command.
 	if err := r.authorize(c); err != nil { // auth.go: before anything runs
 		return nil, err
 	}
+	if err := command.CheckAPIParams(c.name, cmd); err != nil { // the Stable API, as on a data node
+		return nil, err
+	}
 	fp := fc.fp
 	if !fc.done {
 		fp = r.failCommand.check(c.name, handshakeAppName(c.name, cmd, r.appName(conn)))
