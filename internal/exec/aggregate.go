@@ -187,46 +187,4 @@ func (e *Engine) DistinctAt(snap *catalog.Snapshot, own OwnershipFilter, db, col
 // Empty returns an iterator with no rows.
 func Empty() Iterator { return iterx.Empty[*Row]() }
 
-// WriteOut replaces db.coll's contents with it's rows ($out). It is not
-// atomic as MongoDB's (which renames a temporary collection): the target is
-// dropped, then the results are inserted. TODO(#2): build into a temporary
-// collection and rename.
-func (e *Engine) WriteOut(it Iterator, db, coll string) error { return e.writeOut(it, db, coll, false) }
-
-// writeOut is WriteOut with bypassDocumentValidation.
-func (e *Engine) writeOut(it Iterator, db, coll string, bypass bool) error {
-	defer it.Close()
-	var docs []bson.D
-	for {
-		r, ok := it.Next()
-		if !ok {
-			if err := it.Err(); err != nil {
-				return err
-			}
-			break
-		}
-		d, err := r.decoded()
-		if err != nil {
-			return err
-		}
-		docs = append(docs, d)
-	}
-	if old := e.cat.Collection(db, coll); old != nil {
-		if len(old.Options) > 0 && old.Options[0].Key == "viewOn" {
-			return mongoerr.New(mongoerr.CommandNotSupportedOnView, "Namespace %s is a view, not a collection", old.NS())
-		}
-		if err := e.cat.DropCollection(db, coll); err != nil {
-			return err
-		}
-		if len(old.Options) > 0 { // keep its options (validator, capped), as MongoDB's $out does
-			if _, err := e.cat.CreateCollection(db, coll, old.Options); err != nil {
-				return err
-			}
-		}
-	}
-	res := e.InsertBypass(db, coll, docs, true, nil, bypass)
-	if len(res.Errors) > 0 {
-		return res.Errors[0].Err
-	}
-	return nil
-}
+// WriteOut and writeOut ($out): out_atomic.go.
