@@ -7,6 +7,15 @@ import (
 	"github.com/relaydb/relaydb/internal/shard/routing"
 )
 
+// Collations through the router: an unsharded collection's commands go
+// to its primary shard unchanged; on a sharded collection the command
+// (collation included) runs on every targeted shard, each applying it.
+// TODO(#14): the router's own merging ignores the collation: a sharded
+// find's or aggregate's merge sort, $group/$bucket/distinct merging and
+// $lookup run on the router compare strings binary, so "a" and "A" from
+// two shards stay two groups under strength 2; a sharded collection's
+// default collation is not applied when targeting.
+
 // targetable is the part of a filter of c's command the router may
 // target by under the command's collation (routing.ForCollation).
 func (c *call) targetable(filter bson.D) bson.D {
