@@ -28,21 +28,14 @@ func mapReduceCmd(c *Ctx, p *request.MapReduce) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !out.inline {
-		if out.db == "" {
-			return bson.D{{Key: "result", Value: out.coll}}, nil
+	if cur, _ := bsonx.Get(reply, "cursor"); out.inline {
+		if id, _ := bsonx.Get(asDoc(cur), "id"); id != int64(0) {
+			if n, ok := id.(int64); ok {
+				c.D.eng.Cursors().Kill(n)
+			}
 		}
-		return bson.D{{Key: "result", Value: bson.D{{Key: "db", Value: out.db}, {Key: "collection", Value: out.coll}}}}, nil
 	}
-	cur, _ := bsonx.Get(reply, "cursor")
-	batch, _ := bsonx.Get(asDoc(cur), "firstBatch")
-	if id, _ := bsonx.Get(asDoc(cur), "id"); id != int64(0) {
-		if n, ok := id.(int64); ok {
-			c.D.eng.Cursors().Kill(n)
-		}
-		return nil, mongoerr.New(mongoerr.BSONObjectTooLarge, "mapReduce inline results are larger than one reply (16 MB): use an output collection")
-	}
-	return bson.D{{Key: "results", Value: batch}}, nil
+	return mapReduceReply(out, reply) // mapreduce_router.go
 }
 
 // mrOut parses out: a collection name (replace), {inline: 1}, or
