@@ -52,4 +52,9 @@ func TestCollationThroughRouter(t *testing.T) {
 	if n, err := coll.CountDocuments(ctx, bson.D{{Key: "sk", Value: "A"}}); err != nil || n != 1 {
 		t.Errorf("sharded count binary: %d %v, want 1", n, err)
 	}
+	var vals []string
+	err = coll.Distinct(ctx, "sk", bson.D{}, options.Distinct().SetCollation(en2)).Decode(&vals)
+	if err != nil || len(vals) != 1 {
+		t.Errorf("sharded distinct under en/2: %q %v, want one value (\"a\" and \"A\" are equal)", vals, err)
+	}
 }

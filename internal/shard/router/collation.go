@@ -4,6 +4,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/collation"
 	"github.com/relaydb/relaydb/internal/shard/routing"
 )
 
@@ -11,7 +12,7 @@ import (
 // to its primary shard unchanged; on a sharded collection the command
 // (collation included) runs on every targeted shard, each applying it.
 // TODO(#14): the router's own merging ignores the collation: a sharded
-// find's or aggregate's merge sort, $group/$bucket/distinct merging and
+// find's or aggregate's merge sort, $group/$bucket merging and
 // $lookup run on the router compare strings binary, so "a" and "A" from
 // two shards stay two groups under strength 2; a sharded collection's
 // default collation is not applied when targeting.
@@ -29,4 +30,17 @@ func (c *call) targetable(filter bson.D) bson.D {
 func stmtTargetable(stmt bson.D, field string) bson.D {
 	coll, _ := bsonx.Get(stmt, "collation")
 	return routing.ForCollation(docField(stmt, field), coll)
+}
+
+// collator is the collator of c's command for the router's own merging
+// (distinct); nil for the simple collation or an invalid spec (the shards
+// answer that error).
+func (c *call) collator() bsonx.Collator {
+	v, _ := bsonx.Get(c.cmd, "collation")
+	d, _ := v.(bson.D)
+	s, err := collation.Parse(d)
+	if err != nil || s == nil {
+		return nil
+	}
+	return collation.New(s)
 }

@@ -368,8 +368,9 @@ func (r *Router) shardedDistinct(c *call, ns string, cm *routing.ChunkManager) (
 		arr, _ := v.(bson.A)
 		all = append(all, arr...)
 	}
-	slices.SortStableFunc(all, bsonx.Compare)
-	all = slices.CompactFunc(all, bsonx.Equal)
+	coll := c.collator()
+	slices.SortStableFunc(all, func(a, b any) int { return bsonx.CompareColl(a, b, coll) })
+	all = slices.CompactFunc(all, func(a, b any) bool { return bsonx.CompareColl(a, b, coll) == 0 })
 	// Each shard's answer is under 16 MB; their union must be too (one
 	// reply document), as MongoDB's distinct caps it.
 	if n, err := bsonx.Encode(bson.D{{Key: "values", Value: all}}); err != nil || len(n) > distinctCap {
