@@ -13,9 +13,11 @@
 //     runtime; sleep(ms) waits on the same timer, so it never outlives it.
 //   - Memory is bounded only indirectly: goja has no heap limit, so the
 //     source is limited to MaxSourceBytes, the call stack to MaxCallStack
-//     frames, converted values to MaxDepth levels, and long runs are
-//     interrupted. TODO(#14): a real heap limit (MongoDB's
-//     jsHeapLimitMB) needs an allocation hook goja does not have.
+//     frames, converted values to MaxDepth levels, and an evaluation
+//     running longer than 10 ms is interrupted once the process's live
+//     heap has grown by MaxHeapGrowth (heap.go). TODO(#14): a per-runtime
+//     heap limit (mongod's jsHeapLimitMB) needs an allocation hook goja
+//     does not have.
 //   - BSON -> JS -> BSON keeps every value except numbers: int32 and
 //     double become JS numbers and come back as doubles, as in mongod;
 //     int64 and decimal128 travel as NumberLong / NumberDecimal objects and

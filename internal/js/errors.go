@@ -15,6 +15,7 @@ type interruptReason int
 const (
 	reasonDeadline  interruptReason = iota + 1 // the operation's maxTimeMS passed
 	reasonEvalLimit                            // the per-evaluation limit passed
+	reasonMemory                               // the heap grew past MaxHeapGrowth (heap.go)
 )
 
 func tooDeep() error {
@@ -46,8 +47,11 @@ func (s *Session) jsError(err error) error {
 	case errors.As(err, &syn):
 		return mongoerr.New(mongoerr.JSInterpreterFailure, "SyntaxError: %s", syn.Message)
 	case errors.As(err, &intr):
-		if r, _ := intr.Value().(interruptReason); r == reasonEvalLimit {
+		switch r, _ := intr.Value().(interruptReason); r {
+		case reasonEvalLimit:
 			return mongoerr.New(mongoerr.JSInterpreterFailure, "JavaScript execution interrupted: it ran longer than the %v limit of one evaluation", s.opts.EvalLimit)
+		case reasonMemory:
+			return mongoerr.New(mongoerr.JSInterpreterFailure, "Out of memory: the JavaScript evaluation grew the heap by more than %d MB", MaxHeapGrowth>>20)
 		}
 		return mongoerr.New(mongoerr.MaxTimeMSExpired, "operation exceeded time limit")
 	case errors.As(err, &so):

@@ -150,16 +150,24 @@ func (s *Session) arm(rt *goja.Runtime, limit time.Duration, reason interruptRea
 	gen, stop := s.gen, make(chan struct{})
 	s.stop = stop
 	s.mu.Unlock()
-	t := time.AfterFunc(limit, func() {
+	interrupt := func(why interruptReason) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.gen == gen {
-			rt.Interrupt(reason)
+			s.gen++ // interrupt once
+			rt.Interrupt(why)
 			close(stop)
 		}
-	})
+	}
+	t := time.AfterFunc(limit, func() { interrupt(reason) })
+	w := watchHeap(func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.gen == gen
+	}, func() { interrupt(reasonMemory) })
 	return func() {
 		t.Stop()
+		w.Stop()
 		s.mu.Lock()
 		s.gen++
 		s.mu.Unlock()

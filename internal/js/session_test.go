@@ -1,6 +1,7 @@
 package js
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -130,4 +131,22 @@ func TestPreludeHelpers(t *testing.T) {
 	if err != nil || !equalValues(got, want) {
 		t.Errorf("got %v, %v; want %v", got, err, want)
 	}
+}
+
+// TestHeapLimit: an evaluation that keeps allocating is interrupted once
+// the heap has grown by MaxHeapGrowth.
+func TestHeapLimit(t *testing.T) {
+	old := MaxHeapGrowth
+	MaxHeapGrowth = 64 << 20
+	defer func() { MaxHeapGrowth = old }()
+	pred, err := NewSession(Options{EvalLimit: 20 * time.Second}).Where("var a = []; while (true) { a.push({s: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' + a.length}); }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = pred(bson.D{})
+	if me := mongoerr.From(err); me == nil || me.Code != mongoerr.JSInterpreterFailure || !strings.Contains(me.Msg, "Out of memory") {
+		t.Fatalf("err = %v after %v, want Out of memory", err, time.Since(start))
+	}
+	t.Logf("interrupted after %v", time.Since(start))
 }
