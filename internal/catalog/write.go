@@ -51,6 +51,9 @@ type write struct {
 // oplog entry in one batch. Errors: DuplicateKey (*DuplicateKeyError),
 // CannotIndexParallelArrays (171).
 func (c *Catalog) Insert(coll *Collection, doc bson.D, opts ...WriteOption) (WriteResult, error) {
+	if err := retryableFailPoint(opts); err != nil { // failpoint.go
+		return WriteResult{}, err
+	}
 	raw, err := bsonx.Encode(doc)
 	if err != nil {
 		return WriteResult{}, fmt.Errorf("catalog: encode document: %w", err)
@@ -81,6 +84,9 @@ const MaxDocSize = 16 * 1024 * 1024
 // Update replaces oldDoc by newDoc (same _id), maintaining only the index
 // entries whose keys changed; o is the oplog form of the update.
 func (c *Catalog) Update(coll *Collection, oldDoc, newDoc bson.D, o bson.D, opts ...WriteOption) (WriteResult, error) {
+	if err := retryableFailPoint(opts); err != nil { // failpoint.go
+		return WriteResult{}, err
+	}
 	raw, err := bsonx.Encode(newDoc)
 	if err != nil {
 		return WriteResult{}, fmt.Errorf("catalog: encode document: %w", err)
@@ -97,13 +103,16 @@ func (c *Catalog) Update(coll *Collection, oldDoc, newDoc bson.D, o bson.D, opts
 		}
 		w.dSize = int64(len(raw) - len(old))
 		return &oplog.Entry{Op: oplog.OpUpdate, NS: w.coll.NS(), UI: &w.coll.UUID, O: o,
-			O2: bson.D{{Key: "_id", Value: id}}, Extra: append(txnFields(opts), preImageFields(w.coll, oldDoc)...)}, nil
+			O2: bson.D{{Key: "_id", Value: id}}, Extra: append(txnFields(opts), preImageFields(w.coll, oldDoc, len(old), len(raw))...)}, nil
 	})
 }
 
 // Delete removes doc (found by its _id), its index entries, and writes the
 // oplog entry, in one batch.
 func (c *Catalog) Delete(coll *Collection, doc bson.D, opts ...WriteOption) (WriteResult, error) {
+	if err := retryableFailPoint(opts); err != nil { // failpoint.go
+		return WriteResult{}, err
+	}
 	return c.changeOne(coll, doc, func(w *write, idKS []byte, id any, old []byte) (*oplog.Entry, error) {
 		if err := w.b.Delete(storage.DocKey(w.coll.ID, idKS)); err != nil {
 			return nil, err
@@ -113,7 +122,7 @@ func (c *Catalog) Delete(coll *Collection, doc bson.D, opts ...WriteOption) (Wri
 		}
 		w.dCount, w.dSize = -1, -int64(len(old))
 		return &oplog.Entry{Op: oplog.OpDelete, NS: w.coll.NS(), UI: &w.coll.UUID, O: bson.D{{Key: "_id", Value: id}},
-			Extra: append(txnFields(opts), preImageFields(w.coll, doc)...)}, nil
+			Extra: append(txnFields(opts), preImageFields(w.coll, doc, len(old), 1024)...)}, nil
 	})
 }
 

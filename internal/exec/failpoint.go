@@ -5,29 +5,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/failpoint"
 	"github.com/relaydb/relaydb/internal/session"
 )
-
-// failPoint runs the onPrimaryTransactionalWrite fail point before a
-// retryable statement commits: it may fail the statement (the write is
-// not reflected) and mark the request's connection for closing (the
-// command layer takes the mark by the session and txnNumber). As on
-// mongod, the command still runs its other statements (each meeting the
-// fail point); only its reply is lost.
-func (r *Retry) failPoint() error {
-	if r == nil {
-		return nil
-	}
-	tw := failpoint.CheckTxnWrite()
-	if tw == nil {
-		return nil
-	}
-	if tw.CloseConn {
-		failpoint.MarkClose(string(r.Key), r.TxnNumber)
-	}
-	return tw.Err
-}
 
 // retryImages are the documents retryable findAndModify commands
 // returned (their pre- or post-images, projected), by session and
