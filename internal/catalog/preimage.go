@@ -7,7 +7,9 @@ import "go.mongodb.org/mongo-driver/v2/bson"
 // oplog entry also holds the document as it was before the write, in the
 // field PreImageField, so change streams can report
 // fullDocumentBeforeChange and (applying the update to it) the
-// post-image. MongoDB keeps them in config.system.preimages instead.
+// post-image. MongoDB keeps them in config.system.preimages instead;
+// here a pre-image that would take the entry past 16 MB is not kept
+// (the event then has none).
 // TODO(#14): expire pre-images on their own (expireAfterSeconds) rather
 // than with the oplog entry.
 
@@ -32,10 +34,17 @@ func PreAndPostImages(opts bson.D) bool {
 	return false
 }
 
-// preImageFields is the oplog field holding old, when coll keeps
-// pre-images; nil otherwise.
-func preImageFields(coll *Collection, old bson.D) bson.D {
-	if old == nil || !PreAndPostImages(coll.Options) {
+// maxPreImageEntry bounds an oplog entry that carries a pre-image: the
+// 16 MB document limit less room for the entry's other fields, so a
+// secondary's fetcher can always read the entry in a reply.
+const maxPreImageEntry = MaxDocSize - 4*1024
+
+// preImageFields is the oplog field holding old (oldSize bytes encoded),
+// when coll keeps pre-images and the entry, whose other fields take at
+// most restSize bytes, stays under maxPreImageEntry with it; nil
+// otherwise (a change stream then finds no pre-image for the event).
+func preImageFields(coll *Collection, old bson.D, oldSize, restSize int) bson.D {
+	if old == nil || !PreAndPostImages(coll.Options) || oldSize+restSize > maxPreImageEntry {
 		return nil
 	}
 	return bson.D{{Key: PreImageField, Value: old}}
