@@ -54,7 +54,11 @@ func parsedRouterOptions(r *config.Router) bson.D {
 	var out doc
 	out.add("config", r.ConfigPath, r.ConfigPath != "")
 	out.add("net", netOptions(r.Port, r.BindIP, r.MaxConns, r.IPAllowlist.Addresses, r.TLS), true)
-	out.add("security", securityOptions(false, r.KeyFile, r.ClusterAuthMode), r.KeyFile != "" || r.ClusterAuthMode != "")
+	rsec := securityOptions(false, r.KeyFile, r.ClusterAuthMode)
+	if r.NoScripting {
+		rsec = append(rsec, bson.E{Key: "javascriptEnabled", Value: false})
+	}
+	out.add("security", rsec, len(rsec) > 0)
 	out.add("setParameter", parameterOptions(r.Parameters), len(r.Parameters) > 0)
 	out.add("sharding", bson.D{{Key: "configDB", Value: r.ConfigDB}}, true)
 	out.add("systemLog", logOptions(r.LogPath, r.LogAppend, r.LogVerbosity), r.LogPath != "" || r.LogVerbosity != 0)

@@ -10,6 +10,7 @@ import (
 	"github.com/relaydb/relaydb/internal/auth"
 	"github.com/relaydb/relaydb/internal/command"
 	"github.com/relaydb/relaydb/internal/config"
+	"github.com/relaydb/relaydb/internal/js"
 	"github.com/relaydb/relaydb/internal/netclient"
 	"github.com/relaydb/relaydb/internal/server"
 	"github.com/relaydb/relaydb/internal/shard/router"
@@ -51,6 +52,7 @@ func runRouter(cfg *config.Router, log *slog.Logger) int {
 		log.Warn("configuration", "warning", w)
 	}
 	defer startProfile(log, cfg.Port)()
+	js.SetEnabled(!cfg.NoScripting) // --noscripting
 	stop := newStopRequest()
 	cred, err := routerCredential(cfg, log)
 	if err != nil {

@@ -146,6 +146,7 @@ var routerFlagCases = map[string]optionCase{
 	"logappend":                     {args: []string{"--logappend"}},
 	"logpath":                       {args: []string{"--logpath=/l"}},
 	"maxConns":                      {args: []string{"--maxConns=10"}},
+	"noscripting":                   {args: []string{"--noscripting"}},
 	"port":                          {args: []string{"--port=28000"}},
 	"setParameter":                  {args: []string{"--setParameter=userCacheInvalidationIntervalSecs=5"}},
 }

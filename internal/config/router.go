@@ -48,6 +48,10 @@ type Router struct {
 	// ClusterAuthMode is keyFile (the default with a key file). YAML
 	// security.clusterAuthMode, flag --clusterAuthMode.
 	ClusterAuthMode string
+	// NoScripting disables server-side JavaScript in the router (merging
+	// a split $accumulator, mapReduce on sharded collections), as mongos's
+	// --noscripting. Default false. YAML security.javascriptEnabled: false.
+	NoScripting bool
 	// ConfigPath is the YAML file read by ResolveRouter. Flag --config.
 	ConfigPath string
 	// Parameters are --setParameter name=value (router_params.go).

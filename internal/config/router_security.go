@@ -16,10 +16,18 @@ func init() {
 	routerOptions["security.clusterAuthMode"] = func(n *yaml.Node, r *Router) error {
 		return decodeScalar(n, "!!str", &r.ClusterAuthMode)
 	}
+	routerOptions["security.javascriptEnabled"] = func(n *yaml.Node, r *Router) error {
+		var on bool
+		err := decodeScalar(n, "!!bool", &on)
+		r.NoScripting = !on
+		return err
+	}
 }
 
-// bindRouterSecurityFlags registers --keyFile and --clusterAuthMode.
+// bindRouterSecurityFlags registers --keyFile, --clusterAuthMode and
+// --noscripting.
 func bindRouterSecurityFlags(fs *flag.FlagSet, r *Router) {
+	fs.BoolVar(&r.NoScripting, "noscripting", r.NoScripting, "disable server-side JavaScript in the router")
 	fs.StringVar(&r.KeyFile, "keyFile", r.KeyFile, "cluster key file (the router authenticates to members as __system; implies client authentication)")
 	fs.StringVar(&r.ClusterAuthMode, "clusterAuthMode", r.ClusterAuthMode, "member authentication: keyFile (default with --keyFile), sendKeyFile, sendX509 or x509")
 }
