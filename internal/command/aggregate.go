@@ -42,9 +42,6 @@ func aggregate(c *Ctx, a *request.Aggregate) (bson.D, error) {
 	}
 	p.Vars = c.scriptVars(p.Vars) // script.go
 	if def, err := c.view(coll); err != nil || def != nil {
-		if err == nil {
-			err = simpleOnly(p.Collation)
-		}
 		return aggregateOnView(c, a, def, p, explain, err)
 	}
 	p.LocalSessions = c.D.sessions.list

@@ -21,13 +21,10 @@ func count(c *Ctx, p *request.Count) (bson.D, error) {
 		limit = -limit
 	}
 	if def, err := c.view(coll); err != nil || def != nil {
-		if err == nil {
-			err = simpleOnly(co)
-		}
 		if err != nil {
 			return nil, err
 		}
-		return countOnView(c, def, p.Query, p.Skip, limit)
+		return countOnView(c, def, p.Query, p.Skip, limit, co)
 	}
 	rv, err := c.beginRead()
 	if err != nil {

@@ -13,13 +13,10 @@ func distinct(c *Ctx, p *request.Distinct) (bson.D, error) {
 		return nil, err
 	}
 	if def, err := c.view(coll); err != nil || def != nil {
-		if err == nil {
-			err = simpleOnly(co)
-		}
 		if err != nil {
 			return nil, err
 		}
-		return distinctOnView(c, def, p.Key, p.Query)
+		return distinctOnView(c, def, p.Key, p.Query, co)
 	}
 	rv, err := c.beginRead()
 	if err != nil {

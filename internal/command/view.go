@@ -6,6 +6,7 @@ import (
 	"github.com/relaydb/relaydb/internal/agg"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/cmdspec"
+	"github.com/relaydb/relaydb/internal/collation"
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
@@ -35,6 +36,9 @@ type viewDef struct {
 	name     string // the view read
 	source   string // the collection under the chain
 	pipeline bson.A
+	// collation is the view's default collation (view_collation.go), nil
+	// when simple.
+	collation *collation.Spec
 }
 
 // isView reports whether col is a view.
@@ -81,7 +85,11 @@ func (c *Ctx) resolveView(name string) (*viewDef, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &viewDef{name: name, source: source, pipeline: pipeline}, nil
+	var coll *collation.Spec
+	if col := c.D.eng.Catalog().Collection(c.DB, name); isView(col) {
+		coll = storedViewCollation(col.Options)
+	}
+	return &viewDef{name: name, source: source, pipeline: pipeline, collation: coll}, nil
 }
 
 // refuseView answers CommandNotSupportedOnView for a command that cannot
@@ -179,7 +187,7 @@ func viewInfo(col *catalog.Collection, nameOnly bool) bson.D {
 		pipeline = bson.A{}
 	}
 	return append(d,
-		bson.E{Key: "options", Value: bson.D{{Key: "viewOn", Value: viewOnOf(col.Options)}, {Key: "pipeline", Value: pipeline}}},
+		bson.E{Key: "options", Value: withViewCollation(bson.D{{Key: "viewOn", Value: viewOnOf(col.Options)}, {Key: "pipeline", Value: pipeline}}, storedViewCollation(col.Options))},
 		bson.E{Key: "info", Value: bson.D{{Key: "readOnly", Value: true}, {Key: "uuid", Value: col.UUID}}})
 }
 
@@ -194,14 +202,9 @@ func createView(c *Ctx, name string) (bson.D, error) {
 	if err := c.checkViewCreate(name, opts); err != nil {
 		return nil, err
 	}
-	if col, ok := lookupOpt(opts, "collation").(bson.D); ok {
-		var spec cmdspec.Collation
-		if err := spec.DecodeField("", col); err != nil {
-			return nil, err
-		}
-		if err := checkCollation(spec); err != nil {
-			return nil, err
-		}
+	spec, err := c.viewCreateCollation(opts) // view_collation.go
+	if err != nil {
+		return nil, err
 	}
 	pipeline := lookupOpt(opts, "pipeline")
 	if pipeline == nil {
@@ -209,6 +212,7 @@ func createView(c *Ctx, name string) (bson.D, error) {
 	}
 	// viewOn first: exec.CollectionForWrite recognises a view by it.
 	stored := bson.D{{Key: "viewOn", Value: lookupOpt(opts, "viewOn")}, {Key: "pipeline", Value: pipeline}}
+	stored = withViewCollation(stored, spec)
 	if _, err := c.D.eng.Catalog().CreateCollection(c.DB, name, stored); err != nil {
 		return nil, err
 	}
@@ -233,7 +237,12 @@ func (c *Ctx) collModView(name string, old, changes bson.D) (bson.D, error) {
 	if err := c.checkNoCycleThrough(name, lookupOpt(changes, "viewOn").(string)); err != nil {
 		return nil, err
 	}
+	spec := storedViewCollation(old)
+	if err := c.checkViewOnCollation(lookupOpt(changes, "viewOn").(string), spec); err != nil {
+		return nil, err
+	}
 	stored := bson.D{{Key: "viewOn", Value: lookupOpt(changes, "viewOn")}, {Key: "pipeline", Value: lookupOpt(changes, "pipeline")}}
+	stored = withViewCollation(stored, spec)
 	if _, err := c.D.eng.Catalog().CollMod(c.DB, name, stored); err != nil {
 		return nil, err
 	}

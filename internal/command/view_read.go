@@ -17,6 +17,10 @@ import (
 // viewAggregate runs def's pipeline then stages; it returns an iterator
 // and the read view to release.
 func (c *Ctx) viewAggregate(def *viewDef, stages bson.A, p exec.AggregateParams) (exec.Iterator, *readView, error) {
+	var err error
+	if p.Collation, err = viewReadCollation(def, p.Collation); err != nil {
+		return nil, nil, err
+	}
 	rv, err := c.beginRead()
 	if err != nil {
 		return nil, nil, err
@@ -47,8 +51,8 @@ func (c *Ctx) viewCursor(def *viewDef, stages bson.A, p exec.AggregateParams, n 
 }
 
 // viewOne runs stages that yield at most one document.
-func (c *Ctx) viewOne(def *viewDef, stages bson.A) (bson.D, *readView, error) {
-	it, rv, err := c.viewAggregate(def, stages, exec.AggregateParams{})
+func (c *Ctx) viewOne(def *viewDef, stages bson.A, co exec.Collation) (bson.D, *readView, error) {
+	it, rv, err := c.viewAggregate(def, stages, exec.AggregateParams{Collation: co})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -90,10 +94,10 @@ func findOnView(c *Ctx, f *request.Find, def *viewDef, p exec.FindParams, n int)
 	if len(p.Projection) > 0 {
 		stages = append(stages, bson.D{{Key: "$project", Value: p.Projection}})
 	}
-	return c.viewCursor(def, stages, exec.AggregateParams{Vars: p.Vars, AllowDiskUse: p.AllowDiskUse}, n, f.SingleBatch)
+	return c.viewCursor(def, stages, exec.AggregateParams{Vars: p.Vars, AllowDiskUse: p.AllowDiskUse, Collation: p.Collation}, n, f.SingleBatch)
 }
 
-func countOnView(c *Ctx, def *viewDef, q bson.D, skip, limit int64) (bson.D, error) {
+func countOnView(c *Ctx, def *viewDef, q bson.D, skip, limit int64, co exec.Collation) (bson.D, error) {
 	stages := bson.A{bson.D{{Key: "$match", Value: nonNilDoc(q)}}}
 	if skip > 0 {
 		stages = append(stages, bson.D{{Key: "$skip", Value: skip}})
@@ -102,7 +106,7 @@ func countOnView(c *Ctx, def *viewDef, q bson.D, skip, limit int64) (bson.D, err
 		stages = append(stages, bson.D{{Key: "$limit", Value: limit}})
 	}
 	stages = append(stages, bson.D{{Key: "$count", Value: "n"}})
-	d, rv, err := c.viewOne(def, stages)
+	d, rv, err := c.viewOne(def, stages, co)
 	if err != nil {
 		return nil, err
 	}
@@ -111,14 +115,14 @@ func countOnView(c *Ctx, def *viewDef, q bson.D, skip, limit int64) (bson.D, err
 	return c.finishRead(rv, bson.D{{Key: "n", Value: int32(n)}})
 }
 
-func distinctOnView(c *Ctx, def *viewDef, key string, q bson.D) (bson.D, error) {
+func distinctOnView(c *Ctx, def *viewDef, key string, q bson.D, co exec.Collation) (bson.D, error) {
 	path := "$" + key
 	stages := bson.A{
 		bson.D{{Key: "$match", Value: nonNilDoc(q)}},
 		bson.D{{Key: "$unwind", Value: bson.D{{Key: "path", Value: path}, {Key: "preserveNullAndEmptyArrays", Value: true}}}},
 		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "values", Value: bson.D{{Key: "$addToSet", Value: path}}}}}},
 	}
-	d, rv, err := c.viewOne(def, stages)
+	d, rv, err := c.viewOne(def, stages, co)
 	if err != nil {
 		return nil, err
 	}

@@ -240,3 +240,9 @@ func testCollectionDefault(t *testing.T, db *mongo.Database) {
 		t.Errorf("the inherited index serves en/2 queries: index %q, want s_1", got)
 	}
 }
+
+// isCode reports a command error with code.
+func isCode(err error, code int32) bool {
+	var ce mongo.CommandError
+	return errors.As(err, &ce) && ce.Code == code
+}
