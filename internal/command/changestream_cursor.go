@@ -7,8 +7,10 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/changestream"
 	"github.com/relaydb/relaydb/internal/exec"
+	"github.com/relaydb/relaydb/internal/failpoint"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -160,3 +162,25 @@ func changeStreamError(err error, cur *exec.Cursor) error {
 	}
 	return me.WithLabels(mongoerr.LabelResumableChangeStream)
 }
+
+// getMoreFailPoint is the failGetMoreAfterCursorCheckout fail point:
+// when it acts, a client's getMore fails with its data's errorCode
+// (labelled as any error of a change stream's getMore). Internal requests
+// (a secondary's oplog fetcher) are exempt, as for failCommand.
+func getMoreFailPoint(c *Ctx, cur *exec.Cursor) error {
+	if !failpoint.FailGetMoreAfterCursorCheckout.On() || internalRequest(c) {
+		return nil
+	}
+	data, ok := failpoint.FailGetMoreAfterCursorCheckout.Check()
+	if !ok {
+		return nil
+	}
+	v, _ := bsonx.Get(data, "errorCode")
+	code, _ := bsonx.AsInt64(v)
+	if code == 0 {
+		code = int64(mongoerr.InternalError)
+	}
+	err := mongoerr.New(mongoerr.Code(code), "Failing command via 'failGetMoreAfterCursorCheckout' failpoint")
+	return changeStreamError(err, cur)
+}
+

@@ -40,6 +40,10 @@ var (
 	// StopReplProducer stops a secondary's replication: fetched oplog
 	// batches wait unapplied while it is on.
 	StopReplProducer = register("stopReplProducer")
+	// FailGetMoreAfterCursorCheckout fails a getMore with data's errorCode
+	// once its cursor is checked out (a change stream's resumable codes
+	// then carry ResumableChangeStreamError).
+	FailGetMoreAfterCursorCheckout = register("failGetMoreAfterCursorCheckout")
 )
 
 var registry = map[string]*Point{}
