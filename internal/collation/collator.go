@@ -91,7 +91,9 @@ var strengthKeyword = [...]string{1: "level1", 2: "level2", 3: "level3", 4: "lev
 
 // CompareString orders a and b (-1, 0, +1) under the collation. It
 // compares sort keys: x/text's direct comparison ignores alternate
-// "shifted", its keys do not, and keys keep Key and CompareString agreeing.
+// "shifted" and disagrees with its keys on ignorable characters at the
+// identical level (testdata/fuzz), and an index holds keys, so keys it is.
+// FuzzParseCollation checks that CompareString and Key agree.
 func (c *Collator) CompareString(a, b string) int {
 	if c == nil {
 		return strings.Compare(a, b)
