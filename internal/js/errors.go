@@ -2,6 +2,7 @@ package js
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -17,6 +18,8 @@ const (
 	reasonEvalLimit                            // the per-evaluation limit passed
 	reasonMemory                               // the heap grew past MaxHeapGrowth (heap.go)
 )
+
+var syntaxPosition = regexp.MustCompile(`^\(anonymous\): Line \d+:\d+ `)
 
 func tooDeep() error {
 	return mongoerr.New(mongoerr.JSInterpreterFailure, "Converting between BSON and JavaScript: nesting deeper than %d levels", MaxDepth)
@@ -45,7 +48,8 @@ func (s *Session) jsError(err error) error {
 	case errors.As(err, &me):
 		return me
 	case errors.As(err, &syn):
-		return mongoerr.New(mongoerr.JSInterpreterFailure, "SyntaxError: %s", syn.Message)
+		// The position is in relaydb's wrapper around the code: drop it.
+		return mongoerr.New(mongoerr.JSInterpreterFailure, "SyntaxError: %s", syntaxPosition.ReplaceAllString(syn.Message, ""))
 	case errors.As(err, &intr):
 		switch r, _ := intr.Value().(interruptReason); r {
 		case reasonEvalLimit:

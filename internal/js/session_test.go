@@ -51,6 +51,9 @@ func TestWhereErrors(t *testing.T) {
 	} {
 		s := NewSession(Options{})
 		pred, err := s.Where(tc.code)
+		if me := mongoerr.From(err); tc.compile && me != nil && strings.Contains(me.Msg, "Line") {
+			t.Errorf("%q: message %q shows the wrapper's position", tc.code, me.Msg)
+		}
 		if !tc.compile && err == nil {
 			_, err = pred(bson.D{})
 		}
