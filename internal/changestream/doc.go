@@ -14,5 +14,6 @@
 //     every event token of that entry, so resuming from it skips them all.
 //   - A Stream reads only entries at or below the majority commit point it
 //     is given, so an event it returns is never rolled back.
-//   - Every loop is bounded: a Next call scans at most maxScan entries.
+//   - Every loop is bounded: a Next call scans at most maxScan entries;
+//     a fetch holds at most readBytes plus one entry.
 package changestream

@@ -20,7 +20,7 @@ func (s *Stream) refill(budget *int) bool {
 			s.err = err
 			return false
 		}
-		raws, err := s.src.Log.ReadRaw(s.after, s.incl, readBatch)
+		raws, err := s.src.Log.ReadRawBytes(s.after, s.incl, readBatch, readBytes)
 		if err != nil {
 			s.err = err
 			return false

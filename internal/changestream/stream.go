@@ -10,11 +10,13 @@ import (
 	"github.com/relaydb/relaydb/internal/oplog"
 )
 
-// maxScan bounds the oplog entries one Next call reads; readBatch is how
-// many it fetches at once.
+// maxScan bounds the oplog entries one Next call reads; readBatch and
+// readBytes bound one fetch (entries and their bytes: at most one entry
+// past readBytes, itself at most 16 MB).
 const (
 	maxScan   = 4096
-	readBatch = 64
+	readBatch = 256
+	readBytes = 8 << 20
 )
 
 // LabelNonResumable marks an error a driver must not resume after
