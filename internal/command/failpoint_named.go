@@ -16,6 +16,16 @@ import (
 // cursor was opened with — fails at once with MaxTimeMSExpired, as
 // mongod's first interrupt check does.
 func maxTimePoint(ctx *Ctx) error {
+	if err := maxTimeFail(ctx); err != nil {
+		return err
+	}
+	// This is the dispatcher's hook before a command runs: the profiler
+	// (profiler.go) notes the start of a command that will run.
+	profileBegin(ctx)
+	return nil
+}
+
+func maxTimeFail(ctx *Ctx) error {
 	if !failpoint.MaxTimeAlwaysTimeOut.On() || internalRequest(ctx) {
 		return nil
 	}
@@ -49,6 +59,7 @@ func (c *Ctx) cursorTimeLimited() bool {
 // onPrimaryTransactionalWrite fail point closed it during this retryable
 // write (its lsid and txnNumber).
 func closeAfterTxnWrite(ctx *Ctx) {
+	profileEnd(ctx) // profiler.go: this is the dispatcher's hook after a command ran
 	if !failpoint.ClosePending() {
 		return
 	}

@@ -154,7 +154,7 @@ func TestPymongoSuiteStandaloneBugs(t *testing.T) {
 			t.Fatalf("profile -1 after slowms 250: %+v, %v", r, err)
 		}
 		db.RunCommand(tctx(t, opTimeout), bson.D{{Key: "profile", Value: 0}, {Key: "slowms", Value: 100}})
-		wantCode(t, db.RunCommand(tctx(t, opTimeout), bson.D{{Key: "profile", Value: 2}}).Err(), 238, "profile 2")
+		wantCode(t, db.RunCommand(tctx(t, opTimeout), bson.D{{Key: "profile", Value: 3}}).Err(), 2, "profile 3")
 		wantCode(t, db.RunCommand(tctx(t, opTimeout), bson.D{{Key: "profile", Value: 0}, {Key: "sampleRate", Value: 2}}).Err(), 2, "sampleRate 2")
 	})
 	t.Run("explainExecutionStats", func(t *testing.T) {
