@@ -27,6 +27,7 @@ func TestChangeStreams(t *testing.T) {
 		{"ReadConcern", testReadConcern},
 		{"Images", testImages},
 		{"ModifyEvent", testModifyEvent},
+		{"SecondaryStream", testSecondaryStream},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, cl) })
 	}
