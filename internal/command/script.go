@@ -8,17 +8,18 @@ import (
 )
 
 // scriptVars gives a command with maxTimeMS its own JavaScript session
-// ($where, $function, $accumulator) whose evaluations stop at the
-// command's deadline with MaxTimeMSExpired; without maxTimeMS vars is
-// returned unchanged and each compiled filter or pipeline makes a session
-// bounded only by js.DefaultEvalLimit per evaluation.
-// TODO(#14): count and distinct do not pass maxTimeMS to JavaScript; the
-// deadline is absolute, so a cursor's later getMores meet it too; killOp
-// and a client's disconnect do not interrupt JavaScript.
+// ($where, $function, $accumulator) whose evaluations stop with
+// MaxTimeMSExpired once their times add up to maxTimeMS (the cursor's
+// processing time, as mongod counts it, though only JavaScript's share);
+// without maxTimeMS vars is returned unchanged and each compiled filter or
+// pipeline makes a session bounded only by js.DefaultEvalLimit per
+// evaluation.
+// TODO(#14): count and distinct do not pass maxTimeMS to JavaScript;
+// killOp and a client's disconnect do not interrupt JavaScript.
 func (c *Ctx) scriptVars(vars *expr.Vars) *expr.Vars {
 	ms, ok, _ := c.int64Field("maxTimeMS")
 	if !ok || ms <= 0 {
 		return vars
 	}
-	return vars.WithScript(js.NewSession(js.Options{Deadline: time.Now().Add(time.Duration(ms) * time.Millisecond)}))
+	return vars.WithScript(js.NewSession(js.Options{MaxTime: time.Duration(ms) * time.Millisecond}))
 }

@@ -7,8 +7,9 @@
 // the pure query and aggregation packages call.
 //
 // Invariants:
-//   - Every evaluation is bounded in time: by the operation's deadline
-//     (maxTimeMS: MaxTimeMSExpired, 50) and by a hard per-evaluation limit
+//   - Every evaluation is bounded in time: by what is left of the
+//     operation's maxTimeMS, counted as the sum of its evaluations' times
+//     (MaxTimeMSExpired, 50), and by a hard per-evaluation limit
 //     (Options.EvalLimit: JSInterpreterFailure, 139). A timer interrupts the
 //     runtime; sleep(ms) waits on the same timer, so it never outlives it.
 //   - Memory is bounded only indirectly: goja has no heap limit, so the

@@ -14,7 +14,7 @@ import (
 type interruptReason int
 
 const (
-	reasonDeadline  interruptReason = iota + 1 // the operation's maxTimeMS passed
+	reasonDeadline  interruptReason = iota + 1 // the operation's maxTimeMS is used up
 	reasonEvalLimit                            // the per-evaluation limit passed
 	reasonMemory                               // the heap grew past MaxHeapGrowth (heap.go)
 )

@@ -29,7 +29,11 @@ func Enabled() bool { return !disabled.Load() }
 
 // Options bound one operation's JavaScript.
 type Options struct {
-	Deadline  time.Time     // the operation's maxTimeMS deadline; zero: none
+	// MaxTime is the operation's maxTimeMS: the JavaScript time its
+	// evaluations may add up to (mongod's maxTimeMS is the cursor's
+	// cumulative processing time, so a cursor's idle time between
+	// getMores does not count); 0: none.
+	MaxTime   time.Duration
 	EvalLimit time.Duration // hard limit of one evaluation; 0: DefaultEvalLimit
 }
 
@@ -41,6 +45,7 @@ type Session struct {
 
 	evalMu sync.Mutex // held for a whole evaluation
 	// REQUIRES: evalMu for the fields below.
+	used  time.Duration // evaluation time so far, against opts.MaxTime
 	rt    *goja.Runtime
 	cv    *conv
 	cache map[string]goja.Callable
@@ -98,12 +103,13 @@ func (s *Session) sleep(call goja.FunctionCall) goja.Value {
 	return goja.Undefined()
 }
 
-// budget returns how long the next evaluation may run and why it would
-// stop, or MaxTimeMSExpired when the deadline has passed.
-func (s *Session) budget() (time.Duration, interruptReason, error) {
+// budgetLocked returns how long the next evaluation may run and why it
+// would stop, or MaxTimeMSExpired when MaxTime is used up.
+// REQUIRES: s.evalMu.
+func (s *Session) budgetLocked() (time.Duration, interruptReason, error) {
 	limit, reason := s.opts.EvalLimit, reasonEvalLimit
-	if !s.opts.Deadline.IsZero() {
-		rem := time.Until(s.opts.Deadline)
+	if s.opts.MaxTime > 0 {
+		rem := s.opts.MaxTime - s.used
 		if rem <= 0 {
 			return 0, 0, mongoerr.New(mongoerr.MaxTimeMSExpired, "operation exceeded time limit")
 		}
@@ -123,10 +129,12 @@ func (s *Session) run(fn func(rt *goja.Runtime) (goja.Value, error)) (v goja.Val
 	if err != nil {
 		return nil, err
 	}
-	limit, reason, err := s.budget()
+	limit, reason, err := s.budgetLocked()
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
+	defer func() { s.used += time.Since(start) }()
 	stopTimer := s.arm(rt, limit, reason)
 	defer stopTimer()
 	defer func() {

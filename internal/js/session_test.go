@@ -64,7 +64,7 @@ func TestWhereErrors(t *testing.T) {
 }
 
 func TestInterrupt(t *testing.T) {
-	s := NewSession(Options{Deadline: time.Now().Add(100 * time.Millisecond)})
+	s := NewSession(Options{MaxTime: 100 * time.Millisecond})
 	pred, err := s.Where("while (true) {}")
 	if err != nil {
 		t.Fatal(err)
@@ -152,4 +152,25 @@ func TestHeapLimit(t *testing.T) {
 		t.Fatalf("err = %v after %v, want Out of memory", err, time.Since(start))
 	}
 	t.Logf("interrupted after %v", time.Since(start))
+}
+
+// TestMaxTimeIsCumulative: maxTimeMS counts the evaluations' time, not the
+// time between them (a cursor's idle time between getMores).
+func TestMaxTimeIsCumulative(t *testing.T) {
+	s := NewSession(Options{MaxTime: 150 * time.Millisecond})
+	quick, _ := s.Where("true")
+	slow, _ := s.Where("sleep(60); return true")
+	for i := 0; i < 3; i++ {
+		time.Sleep(60 * time.Millisecond) // idle: not counted
+		if ok, err := quick(bson.D{}); !ok || err != nil {
+			t.Fatalf("quick evaluation %d after idle time: %v, %v", i, ok, err)
+		}
+	}
+	var err error
+	for i := 0; i < 4 && err == nil; i++ {
+		_, err = slow(bson.D{})
+	}
+	if me := mongoerr.From(err); me == nil || me.Code != mongoerr.MaxTimeMSExpired {
+		t.Fatalf("after 4 x 60 ms of a 150 ms budget: %v, want MaxTimeMSExpired", err)
+	}
 }

@@ -122,6 +122,22 @@ func TestWhereMaxTime(t *testing.T) {
 	} else if we, _ := reply["writeErrors"].(bson.A); len(we) != 1 || we[0].(bson.M)["code"] != int32(50) {
 		t.Errorf("update with maxTimeMS: %v", reply)
 	}
+	// maxTimeMS counts processing time: a cursor's idle time between
+	// getMores does not use it up.
+	var first struct {
+		Cursor struct {
+			ID int64 `bson:"id"`
+		} `bson:"cursor"`
+	}
+	err := db.RunCommand(tctx(t), bson.D{{Key: "find", Value: coll.Name()}, {Key: "filter", Value: bson.D{{Key: "$where", Value: "true"}}},
+		{Key: "batchSize", Value: 1}, {Key: "maxTimeMS", Value: 200}}).Decode(&first)
+	if err != nil || first.Cursor.ID == 0 {
+		t.Fatalf("find batchSize 1: %+v, %v", first, err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	if err := db.RunCommand(tctx(t), bson.D{{Key: "getMore", Value: first.Cursor.ID}, {Key: "collection", Value: coll.Name()}}).Err(); err != nil {
+		t.Errorf("getMore after idle time past maxTimeMS: %v", err)
+	}
 	// Healthy: ping and a quick $where on a new and an old connection.
 	if err := db.RunCommand(tctx(t), bson.D{{Key: "ping", Value: 1}}).Err(); err != nil {
 		t.Fatalf("ping after interrupts: %v", err)
