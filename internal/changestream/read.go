@@ -16,7 +16,7 @@ func (s *Stream) refill(budget *int) bool {
 		if limit.Before(s.after) || (!s.incl && limit == s.after) {
 			return false
 		}
-		if err := checkHistory(s.src.Log.First(), s.after); err != nil && s.incl {
+		if err := checkHistory(s.src.Log.First(), s.historyFloor()); err != nil && s.incl {
 			s.err = err
 			return false
 		}
@@ -78,4 +78,13 @@ func (s *Stream) checkResumePoint(first []byte) error {
 	}
 	return mongoerr.New(mongoerr.ChangeStreamFatalError,
 		"cannot resume stream; the resume token was not found. %s", s.skip.hex()).WithLabels(LabelNonResumable)
+}
+
+// historyFloor is the oldest entry the stream still needs: the one at its
+// position, or after it when it resumes from a high-water mark there.
+func (s *Stream) historyFloor() bson.Timestamp {
+	if s.skip != nil && s.skip.IsHighWaterMark() && s.after == s.skip.TS {
+		return nextTS(s.after)
+	}
+	return s.after
 }

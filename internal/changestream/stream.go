@@ -68,10 +68,10 @@ func Open(src Source, scope Scope, opts Options) (*Stream, error) {
 	first := src.Log.First()
 	switch t := resumeToken(opts); {
 	case t != nil:
-		if err := checkHistory(first, t.TS); err != nil {
+		s.after, s.incl, s.skip, s.resume = t.TS, true, t, *t
+		if err := checkHistory(first, s.historyFloor()); err != nil {
 			return nil, err
 		}
-		s.after, s.incl, s.skip, s.resume = t.TS, true, t, *t
 	case opts.StartAtOperationTime != nil:
 		ts := *opts.StartAtOperationTime
 		if err := checkHistory(first, ts); err != nil {
@@ -113,6 +113,14 @@ func prevTS(ts bson.Timestamp) bson.Timestamp {
 	return ts
 }
 
+// nextTS is the timestamp just after ts.
+func nextTS(ts bson.Timestamp) bson.Timestamp {
+	if ts.I == ^uint32(0) {
+		return bson.Timestamp{T: ts.T + 1}
+	}
+	return bson.Timestamp{T: ts.T, I: ts.I + 1}
+}
+
 // ResumeToken is the postBatchResumeToken after the events returned so far.
 func (s *Stream) ResumeToken() Token { return s.resume }
 
@@ -137,10 +145,7 @@ func (s *Stream) Wait(ctx context.Context) error {
 	}
 	ts := s.after
 	if !s.incl {
-		ts = bson.Timestamp{T: ts.T, I: ts.I + 1}
-		if ts.I == 0 {
-			ts = bson.Timestamp{T: s.after.T + 1}
-		}
+		ts = nextTS(ts)
 	}
 	return s.src.WaitCommitted(ctx, ts)
 }

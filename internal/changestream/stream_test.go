@@ -129,6 +129,20 @@ func TestStreamResumeChecks(t *testing.T) {
 	if got := ids(s); len(got) != 1 || got[0] != int32(2) {
 		t.Errorf("resume after the first: %v, want [2]", got)
 	}
+	// The postBatchResumeToken of a stream started at the first entry
+	// marks the time just before it: resuming from it is not history lost.
+	atFirst, err := Open(f.source(), Scope{DB: "db", Coll: "c"}, Options{StartAtOperationTime: &ts1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := atFirst.ResumeToken()
+	s, err = Open(f.source(), Scope{DB: "db", Coll: "c"}, Options{ResumeAfter: &mark})
+	if err != nil {
+		t.Fatalf("resume from the start mark: %v", err)
+	}
+	if got := ids(s); len(got) != 2 {
+		t.Errorf("resume from the start mark: %v, want [1 2]", got)
+	}
 	old := bson.Timestamp{T: 1}
 	if _, err := Open(f.source(), Scope{DB: "db"}, Options{StartAtOperationTime: &old}); !mongoerr.Is(err, mongoerr.ChangeStreamHistoryLost) {
 		t.Errorf("start before the oplog: %v, want ChangeStreamHistoryLost", err)
