@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -56,5 +57,29 @@ func TestCollationThroughRouter(t *testing.T) {
 	err = coll.Distinct(ctx, "sk", bson.D{}, options.Distinct().SetCollation(en2)).Decode(&vals)
 	if err != nil || len(vals) != 1 {
 		t.Errorf("sharded distinct under en/2: %q %v, want one value (\"a\" and \"A\" are equal)", vals, err)
+	}
+
+	// "B" lives with "A", "b" with "a": the router merges two sorted
+	// streams, and must merge under the collation (en: a < A < b < B).
+	_, err = coll.InsertMany(ctx, []any{bson.D{{Key: "sk", Value: "B"}}, bson.D{{Key: "sk", Value: "b"}}})
+	must(t, err, "insert B, b")
+	cur, err = coll.Find(ctx, bson.D{}, options.Find().SetCollation(&options.Collation{Locale: "en"}).SetSort(bson.D{{Key: "sk", Value: 1}}))
+	must(t, err, "sorted find under en")
+	var sorted []struct{ SK string }
+	must(t, cur.All(ctx, &sorted), "sorted find under en")
+	var order []string
+	for _, d := range sorted {
+		order = append(order, d.SK)
+	}
+	if strings.Join(order, ",") != "a,A,b,B" {
+		t.Errorf("sharded sorted find under en: %v, want [a A b B]", order)
+	}
+	agg, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$sk"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}}},
+		options.Aggregate().SetCollation(en2))
+	must(t, err, "sharded $group under en/2")
+	var groups []bson.D
+	must(t, agg.All(ctx, &groups), "sharded $group under en/2")
+	if len(groups) != 2 {
+		t.Errorf("sharded $group under en/2: %v, want 2 groups (a/A, b/B)", groups)
 	}
 }

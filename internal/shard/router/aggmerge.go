@@ -182,7 +182,8 @@ func aggBatchSize(cmd bson.D) int64 {
 // mergeEnv is the merge part's environment: the command's let, its
 // allowDiskUse, lookups through the router.
 func (r *Router) mergeEnv(c *call, p *mergePipe) agg.Env {
-	return agg.Env{DB: c.db, Lookup: r.routerLookup(p), Let: docField(c.cmd, "let"), AllowDiskUse: truthy(c.cmd, "allowDiskUse")}
+	return agg.Env{DB: c.db, Lookup: r.routerLookup(p), Let: docField(c.cmd, "let"), AllowDiskUse: truthy(c.cmd, "allowDiskUse"),
+		Collator: c.collator()}
 }
 
 // openShardsPart sends the shards part to the targeted shards and returns
@@ -206,7 +207,7 @@ func (r *Router) openShardsPart(c *call, ns string, cm *routing.ChunkManager, fi
 		return nil, reply, nil
 	}
 	coll, _ := c.cmd[0].Value.(string)
-	mc := &mergedCursor{ns: ns, coll: coll, sort: plan.sortSpec, limit: -1}
+	mc := &mergedCursor{ns: ns, coll: coll, sort: plan.sortSpec, limit: -1, collator: bsonColl(c.collator())}
 	for _, sr := range replies {
 		mc.remotes = append(mc.remotes, &remote{t: sr.t, host: sr.host, id: cursorID(sr.reply), buf: firstBatch(sr.reply)})
 	}

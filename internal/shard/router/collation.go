@@ -11,11 +11,11 @@ import (
 // Collations through the router: an unsharded collection's commands go
 // to its primary shard unchanged; on a sharded collection the command
 // (collation included) runs on every targeted shard, each applying it.
-// TODO(#14): the router's own merging ignores the collation: a sharded
-// find's or aggregate's merge sort, $group/$bucket merging and
-// $lookup run on the router compare strings binary, so "a" and "A" from
-// two shards stay two groups under strength 2; a sharded collection's
-// default collation is not applied when targeting.
+// The router's own merging (distinct's values, the merge sort of a find
+// or aggregate, an aggregate's merge part: $group, $sort, $lookup...)
+// runs under the command's collation.
+// TODO(#14): a sharded collection's default collation is applied
+// neither when targeting nor when merging; a view's merge (views.go).
 
 // targetable is the part of a filter of c's command the router may
 // target by under the command's collation (routing.ForCollation).
@@ -33,14 +33,23 @@ func stmtTargetable(stmt bson.D, field string) bson.D {
 }
 
 // collator is the collator of c's command for the router's own merging
-// (distinct); nil for the simple collation or an invalid spec (the shards
-// answer that error).
-func (c *call) collator() bsonx.Collator {
+// (distinct, merge sorts, an aggregate's merge part); nil for the simple
+// collation or an invalid spec (the shards answer that error).
+func (c *call) collator() *collation.Collator {
 	v, _ := bsonx.Get(c.cmd, "collation")
 	d, _ := v.(bson.D)
 	s, err := collation.Parse(d)
-	if err != nil || s == nil {
+	if err != nil {
 		return nil
 	}
 	return collation.New(s)
+}
+
+// bsonColl is c as bsonx takes it: a nil interface for the simple
+// collation.
+func bsonColl(c *collation.Collator) bsonx.Collator {
+	if c == nil {
+		return nil
+	}
+	return c
 }

@@ -33,7 +33,7 @@ func (mc *mergedCursor) less(a, b bson.D) bool {
 	if mc.near != nil {
 		return mc.near(a) < mc.near(b)
 	}
-	return compareBySort(a, b, mc.sort) < 0
+	return compareBySortColl(a, b, mc.sort, mc.collator) < 0
 }
 
 // geoNearSortKey is the merge order of a leading $geoNear run on every

@@ -40,18 +40,20 @@ func (rm *remote) live() bool { return len(rm.buf) > 0 || rm.id != 0 }
 
 // mergedCursor is a router cursor.
 type mergedCursor struct {
-	mu      sync.Mutex
-	id      int64
-	ns      string
-	coll    string
-	sort    bson.D               // nil: shard order
-	near    func(bson.D) float64 // with sort set: order by distance instead ($near, geo.go)
-	strip   []string
-	keep    []string // included paths (empty parents under them are kept)
-	remotes []*remote
-	skip    int64
-	limit   int64 // documents still to return; <0 unlimited
-	used    time.Time
+	mu   sync.Mutex
+	id   int64
+	ns   string
+	coll string
+	sort bson.D // nil: shard order
+	// collator orders strings in the sort merge (collation.go); nil: binary.
+	collator bsonx.Collator
+	near     func(bson.D) float64 // with sort set: order by distance instead ($near, geo.go)
+	strip    []string
+	keep     []string // included paths (empty parents under them are kept)
+	remotes  []*remote
+	skip     int64
+	limit    int64 // documents still to return; <0 unlimited
+	used     time.Time
 	// pipe, when set, is an aggregate's merge part (aggmerge.go): batches
 	// come from it, and remotes only feed it.
 	pipe *mergePipe

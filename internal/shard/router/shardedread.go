@@ -125,7 +125,7 @@ func (r *Router) shardedFind(c *call, ns string, cm *routing.ChunkManager) (bson
 		return reply, nil
 	}
 	coll, _ := c.cmd[0].Value.(string)
-	mc := &mergedCursor{ns: ns, coll: coll, strip: strip, keep: keep, skip: skip, limit: -1}
+	mc := &mergedCursor{ns: ns, coll: coll, strip: strip, keep: keep, skip: skip, limit: -1, collator: bsonColl(c.collator())}
 	if len(sortSpec) > 0 {
 		mc.sort = sortSpec
 	}
@@ -175,11 +175,14 @@ func checkSortSpec(sortSpec bson.D) error {
 // compareBySort orders two documents by a sort specification: each
 // field's value (missing: null; an array: its smallest element ascending,
 // its largest descending) in BSON order, reversed for -1.
-func compareBySort(a, b bson.D, sortSpec bson.D) int {
+func compareBySort(a, b bson.D, sortSpec bson.D) int { return compareBySortColl(a, b, sortSpec, nil) }
+
+// compareBySortColl is compareBySort with strings ordered by coll.
+func compareBySortColl(a, b bson.D, sortSpec bson.D, coll bsonx.Collator) int {
 	for _, e := range sortSpec {
 		dir, _ := bsonx.AsFloat64(e.Value)
-		va, vb := sortValue(a, e.Key, dir < 0), sortValue(b, e.Key, dir < 0)
-		if c := bsonx.Compare(va, vb); c != 0 {
+		va, vb := sortValue(a, e.Key, dir < 0, coll), sortValue(b, e.Key, dir < 0, coll)
+		if c := bsonx.CompareColl(va, vb, coll); c != 0 {
 			if dir < 0 {
 				return -c
 			}
@@ -189,7 +192,7 @@ func compareBySort(a, b bson.D, sortSpec bson.D) int {
 	return 0
 }
 
-func sortValue(doc bson.D, path string, desc bool) any {
+func sortValue(doc bson.D, path string, desc bool, coll bsonx.Collator) any {
 	var cur any = doc
 	for _, part := range strings.Split(path, ".") {
 		d, ok := cur.(bson.D)
@@ -206,7 +209,7 @@ func sortValue(doc bson.D, path string, desc bool) any {
 		}
 		best := arr[0]
 		for _, v := range arr[1:] {
-			if c := bsonx.Compare(v, best); (c < 0 && !desc) || (c > 0 && desc) {
+			if c := bsonx.CompareColl(v, best, coll); (c < 0 && !desc) || (c > 0 && desc) {
 				best = v
 			}
 		}
@@ -368,7 +371,7 @@ func (r *Router) shardedDistinct(c *call, ns string, cm *routing.ChunkManager) (
 		arr, _ := v.(bson.A)
 		all = append(all, arr...)
 	}
-	coll := c.collator()
+	coll := bsonColl(c.collator())
 	slices.SortStableFunc(all, func(a, b any) int { return bsonx.CompareColl(a, b, coll) })
 	all = slices.CompactFunc(all, func(a, b any) bool { return bsonx.CompareColl(a, b, coll) == 0 })
 	// Each shard's answer is under 16 MB; their union must be too (one
