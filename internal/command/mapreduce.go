@@ -13,7 +13,7 @@ import (
 // mapReduceCmd is the deprecated mapReduce command, run as an aggregation
 // (mapreduce_pipeline.go). Inline results come back in "results" (at most
 // one reply's worth, 16 MB); otherwise "result" names the collection.
-// TODO(#14): out {reduce: ...}, and mapReduce through a router.
+// TODO(#14): out {reduce: ...} with finalize.
 func mapReduceCmd(c *Ctx, p *request.MapReduce) (bson.D, error) {
 	out, err := mrOut(p.Out)
 	if err != nil {
@@ -62,9 +62,6 @@ func mrOut(v any) (mrOutput, error) {
 			default:
 				return out, mongoerr.New(mongoerr.BadValue, "unknown 'out' option: %s", e.Key)
 			}
-		}
-		if out.action == "reduce" {
-			return out, mongoerr.New(mongoerr.NotImplemented, "mapReduce out {reduce: ...} is not supported")
 		}
 		if out.inline == (out.coll != "") {
 			return out, mongoerr.New(mongoerr.BadValue, "'out' must name exactly one of inline, replace, merge or reduce")

@@ -39,6 +39,10 @@ func mapReducePipeline(p *request.MapReduce, out mrOutput, db string) (bson.A, e
 		return nil, err
 	}
 	finalizeSrc := "function(k, v) { return v; }"
+	if p.Finalize != nil && out.action == "reduce" {
+		// The new values would have to be merged before finalize.
+		return nil, mongoerr.New(mongoerr.NotImplemented, "mapReduce out {reduce: ...} with finalize is not supported")
+	}
 	if p.Finalize != nil {
 		if finalizeSrc, err = jsSource("finalize", p.Finalize); err != nil {
 			return nil, err
@@ -60,7 +64,7 @@ func mapReducePipeline(p *request.MapReduce, out mrOutput, db string) (bson.A, e
 	}
 	pipe = append(pipe, mapStages(mapSrc, scope)...)
 	pipe = append(pipe, reduceStages(reduceSrc, finalizeSrc, scope)...)
-	return append(pipe, outStage(out, db)...), nil
+	return append(pipe, outStage(out, db, reduceSrc, scope)...), nil
 }
 
 // jsSource reads a function given as a string or Code.
@@ -110,8 +114,10 @@ func reduceStages(reduceSrc, finalizeSrc string, scope bson.D) bson.A {
 	}
 }
 
-// outStage writes the results to out's collection (nothing for inline).
-func outStage(out mrOutput, db string) bson.A {
+// outStage writes the results to out's collection (nothing for inline):
+// replace with $out, merge with $merge, and reduce with a $merge whose
+// whenMatched pipeline reduces the existing and the new value.
+func outStage(out mrOutput, db, reduceSrc string, scope bson.D) bson.A {
 	if out.inline {
 		return nil
 	}
@@ -121,6 +127,12 @@ func outStage(out mrOutput, db string) bson.A {
 	if out.action == "replace" {
 		return bson.A{bson.D{{Key: "$out", Value: bson.D{{Key: "db", Value: out.db}, {Key: "coll", Value: out.coll}}}}}
 	}
+	var whenMatched any = "replace"
+	if out.action == "reduce" {
+		both := "function(k, old, nw, scope) { var __reduce; with (scope) { __reduce = (" + reduceSrc + "\n); } return __reduce(k, [old, nw]); }"
+		whenMatched = bson.A{bson.D{{Key: "$replaceWith", Value: bson.D{{Key: "_id", Value: "$_id"}, {Key: "value", Value: bson.D{{Key: "$function", Value: bson.D{
+			{Key: "body", Value: both}, {Key: "args", Value: bson.A{"$_id", "$value", "$$new.value", bson.D{{Key: "$literal", Value: scope}}}}, {Key: "lang", Value: "js"}}}}}}}}}
+	}
 	return bson.A{bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: bson.D{{Key: "db", Value: out.db}, {Key: "coll", Value: out.coll}}},
-		{Key: "whenMatched", Value: "replace"}, {Key: "whenNotMatched", Value: "insert"}}}}}
+		{Key: "whenMatched", Value: whenMatched}, {Key: "whenNotMatched", Value: "insert"}}}}}
 }
