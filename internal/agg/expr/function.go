@@ -11,6 +11,8 @@ import (
 // $function (MongoDB 4.4+): {body: <function source>, args: <array
 // expression>, lang: "js"} calls the JavaScript function with the
 // evaluated args through the operation's Script.
+// TODO(#14): mongod refuses $function inside a collection validator
+// (4660800); relaydb runs it.
 
 func registerFunction() { operators["$function"] = compileFunction }
 
