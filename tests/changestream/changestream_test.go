@@ -28,6 +28,7 @@ func TestChangeStreams(t *testing.T) {
 		{"Images", testImages},
 		{"ModifyEvent", testModifyEvent},
 		{"SecondaryStream", testSecondaryStream},
+		{"CursorCommands", testCursorCommands},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, cl) })
 	}
