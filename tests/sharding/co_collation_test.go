@@ -82,4 +82,23 @@ func TestCollationThroughRouter(t *testing.T) {
 	if len(groups) != 2 {
 		t.Errorf("sharded $group under en/2: %v, want 2 groups (a/A, b/B)", groups)
 	}
+
+	// Sharding a collection with a default collation: its shard key index
+	// is simple all the same.
+	must(t, cl.Database("colr").CreateCollection(ctx, "dc", options.CreateCollection().SetCollation(en2)), "create dc")
+	must(t, admin.RunCommand(ctx, bson.D{{Key: "shardCollection", Value: "colr.dc"}, {Key: "key", Value: bson.D{{Key: "sk", Value: 1}}},
+		{Key: "collation", Value: bson.D{{Key: "locale", Value: "simple"}}}}).Err(), "shardCollection dc")
+	ixCur, err := cl.Database("colr").Collection("dc").Indexes().List(ctx)
+	must(t, err, "listIndexes dc")
+	var ixs []bson.Raw
+	must(t, ixCur.All(ctx, &ixs), "listIndexes dc")
+	for _, ix := range ixs {
+		if ix.Lookup("name").StringValue() == "sk_1" {
+			if _, err := ix.LookupErr("collation"); err == nil {
+				t.Errorf("shard key index %v: want the simple collation", ix)
+			}
+			return
+		}
+	}
+	t.Errorf("listIndexes dc %v: no sk_1", ixs)
 }

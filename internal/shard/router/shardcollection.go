@@ -327,7 +327,12 @@ func createKeyIndex(c *call, s *replSet, db, coll string, p key.Pattern, unique 
 		names = append(names, fmt.Sprintf("%s_%v", f.Path, v))
 		keyDoc = append(keyDoc, bson.E{Key: f.Path, Value: v})
 	}
-	spec := bson.D{{Key: "key", Value: keyDoc}, {Key: "name", Value: strings.Join(names, "_")}}
+	// Chunks split by binary key order: the key's index is simple even on
+	// a collection with a default collation.
+	// TODO(#14): MongoDB also requires shardCollection's collation
+	// {locale: "simple"} when the collection has a default collation.
+	spec := bson.D{{Key: "key", Value: keyDoc}, {Key: "name", Value: strings.Join(names, "_")},
+		{Key: "collation", Value: bson.D{{Key: "locale", Value: "simple"}}}}
 	if unique {
 		spec = append(spec, bson.E{Key: "unique", Value: true})
 	}
