@@ -34,6 +34,9 @@ func aggregate(c *Ctx, a *request.Aggregate) (bson.D, error) {
 	}
 	if c.D.repl != nil && writesOutput(a.Pipeline) {
 		if err := c.D.repl.CheckWrite(c.DB); err != nil {
+			if !explain && c.secondaryOut() { // out_secondary.go
+				return c.outThroughPrimary(a, p, coll)
+			}
 			return nil, err
 		}
 	}
@@ -73,6 +76,9 @@ func aggregate(c *Ctx, a *request.Aggregate) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	if reply, err = c.outWriteConcern(reply); err != nil { // out_secondary.go
+		return nil, err
+	}
 	return c.finishRead(rv, reply)
 }
 
@@ -110,11 +116,14 @@ func cursorBatchSize(opts *bson.D) (int, error) {
 	return exec.DefaultFirstBatch, nil
 }
 
-// pipelineWrites reports an aggregate whose pipeline ends in $out or $merge.
+// pipelineWrites reports an aggregate whose pipeline ends in $out or
+// $merge, for the dispatcher to apply its write concern; with a secondary
+// read preference it may run on a secondary, which must not wait: the
+// handler applies the write concern itself then (out_secondary.go).
 func pipelineWrites(cmd bson.D) bool {
 	p, _ := bsonx.Get(cmd, "pipeline")
 	a, _ := p.(bson.A)
-	return writesOutput(a)
+	return writesOutput(a) && !secondaryReadPref(cmd)
 }
 
 // outReadConcern refuses $out and $merge under a linearizable read

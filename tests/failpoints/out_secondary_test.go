@@ -1,0 +1,71 @@
+package failpoints
+
+import (
+	"context"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+
+	"github.com/relaydb/relaydb/internal/cluster"
+	"github.com/relaydb/relaydb/tests/harness"
+)
+
+// TestOutOnSecondary: an aggregate ending in $out or $merge sent to a
+// secondary with a secondary read preference runs (MongoDB 5.0+): the
+// secondary reads, the primary writes; with a primary read preference
+// the secondary refuses it.
+func TestOutOnSecondary(t *testing.T) {
+	set := harness.StartSets(t, []cluster.Spec{{Name: "rsout", Data: 2}})[0]
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	c, err := mongo.Connect(options.Client().ApplyURI(set.URI()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Disconnect(ctx)
+	src := c.Database("fp").Collection("src", options.Collection().SetWriteConcern(&writeconcern.WriteConcern{W: 2}))
+	if _, err := src.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "_id", Value: 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	var secondary *mongo.Client
+	for _, m := range set.Members() {
+		mc, err := set.Client(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hello bson.M
+		if err := mc.Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&hello); err != nil {
+			t.Fatal(err)
+		}
+		if hello["secondary"] == true {
+			secondary = mc
+		}
+	}
+	if secondary == nil {
+		t.Fatal("no secondary")
+	}
+	sdb := secondary.Database("fp")
+	agg := func(last bson.D, mode string) error {
+		return sdb.RunCommand(ctx, bson.D{{Key: "aggregate", Value: "src"},
+			{Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$gt", Value: 1}}}}}}, last}},
+			{Key: "cursor", Value: bson.D{}}, {Key: "$readPreference", Value: bson.D{{Key: "mode", Value: mode}}}}).Err()
+	}
+	if err := agg(bson.D{{Key: "$out", Value: "dst"}}, "secondaryPreferred"); err != nil {
+		t.Fatalf("$out on the secondary: %v", err)
+	}
+	if err := agg(bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: "dst2"}}}}, "secondary"); err != nil {
+		t.Fatalf("$merge on the secondary: %v", err)
+	}
+	for _, coll := range []string{"dst", "dst2"} {
+		n, err := c.Database("fp").Collection(coll).CountDocuments(ctx, bson.D{})
+		if err != nil || n != 2 {
+			t.Errorf("%s on the primary: %d documents (%v), want 2", coll, n, err)
+		}
+	}
+	if err := agg(bson.D{{Key: "$out", Value: "dst3"}}, "primary"); !isCode(err, 13435) {
+		t.Errorf("$out on the secondary with a primary read preference: %v, want NotPrimaryNoSecondaryOk (13435)", err)
+	}
+}
