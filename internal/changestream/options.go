@@ -117,6 +117,28 @@ var allowedStages = map[string]bool{
 	"$replaceRoot": true, "$replaceWith": true, "$redact": true,
 }
 
+// splitStage is the stage that splits large events; it must be last.
+const splitStage = "$changeStreamSplitLargeEvent"
+
+// SplitStage takes a last $changeStreamSplitLargeEvent: {} off the stages
+// after $changeStream (the stream splits; see Source.SplitLarge).
+func SplitStage(rest bson.A) (bson.A, bool, error) {
+	for i, raw := range rest {
+		d, _ := raw.(bson.D)
+		if len(d) != 1 || d[0].Key != splitStage {
+			continue
+		}
+		if i != len(rest)-1 {
+			return nil, false, mongoerr.New(mongoerr.StageMustBeLast, "%s must be the last stage in the pipeline", splitStage)
+		}
+		if spec, ok := d[0].Value.(bson.D); !ok || len(spec) > 0 {
+			return nil, false, mongoerr.New(mongoerr.BadValue, "%s spec must be an empty document", splitStage)
+		}
+		return rest[:i], true, nil
+	}
+	return rest, false, nil
+}
+
 // CheckStages refuses stages after $changeStream that MongoDB does not
 // allow there (IllegalOperation), and a second $changeStream (40602).
 func CheckStages(rest bson.A) error {

@@ -38,6 +38,9 @@ type Source struct {
 	// Post runs the stages after $changeStream on one event; a nil result
 	// drops the event. Nil: no stages.
 	Post func(ev bson.D) (bson.D, error)
+	// SplitLarge ($changeStreamSplitLargeEvent) returns an event over
+	// 16 MB as fragments (split.go).
+	SplitLarge bool
 }
 
 // Stream yields the change events of a scope from the oplog, in order.
@@ -57,6 +60,7 @@ type Stream struct {
 	resume  Token
 	scanned bson.Timestamp // newest entry whose events are all in buf or gone
 	buf     []Event
+	frags   []fragment // the rest of a split event, returned first
 	done    bool
 	err     error
 }
@@ -153,7 +157,16 @@ func (s *Stream) Wait(ctx context.Context) error {
 // Next returns the next event after the stages; false at the end of what
 // is committed now, after maxScan entries, or when the stream ended.
 func (s *Stream) Next() (bson.D, bool) {
-	for budget := maxScan; !s.done && s.err == nil; {
+	for budget := maxScan; s.err == nil; {
+		if len(s.frags) > 0 {
+			f := s.frags[0]
+			s.frags = s.frags[1:]
+			s.resume = f.token
+			return f.doc, true
+		}
+		if s.done {
+			break
+		}
 		if len(s.buf) == 0 {
 			s.advanceResume()
 			if budget <= 0 || !s.refill(&budget) {
@@ -164,10 +177,13 @@ func (s *Stream) Next() (bson.D, bool) {
 		}
 		ev := s.buf[0]
 		s.buf = s.buf[1:]
-		if s.skip != nil && ev.Token.Compare(*s.skip) <= 0 {
+		if s.skips(ev.Token) {
 			continue
 		}
 		doc, err := s.finish(ev)
+		if err == nil && doc != nil && s.src.SplitLarge {
+			doc, s.frags, err = s.split(doc, ev.Token)
+		}
 		if err != nil {
 			s.err = err
 			return nil, false
@@ -178,6 +194,31 @@ func (s *Stream) Next() (bson.D, bool) {
 		}
 	}
 	return nil, false
+}
+
+// skips reports whether a resume skips the event with token t: it is at
+// or before the resume token, unless the token is one of t's fragments
+// (the stream resumes with the next fragment).
+func (s *Stream) skips(t Token) bool {
+	if s.skip == nil || t.Compare(*s.skip) > 0 {
+		return false
+	}
+	return !(s.skip.Fragment > 0 && t.SameEvent(*s.skip))
+}
+
+// split returns doc whole when it fits, else its fragments (without
+// those a resume from one of them skips) and a nil doc.
+func (s *Stream) split(doc bson.D, t Token) (bson.D, []fragment, error) {
+	frags, err := splitEvent(doc, t)
+	if err != nil || frags == nil {
+		return doc, nil, err
+	}
+	if s.skip != nil && t.SameEvent(*s.skip) {
+		for len(frags) > 0 && frags[0].token.Fragment <= s.skip.Fragment {
+			frags = frags[1:]
+		}
+	}
+	return nil, frags, nil
 }
 
 // advanceResume moves the resume token to the high-water mark of the

@@ -21,7 +21,7 @@ import (
 // fullDocumentBeforeChange) come from the pre-images a collection with
 // changeStreamPreAndPostImages keeps in its oplog entries
 // (catalog/preimage.go).
-// TODO(#14): explain of a change stream; $changeStreamSplitLargeEvent.
+// TODO(#14): explain of a change stream.
 
 // checkChangeStream refuses $changeStream on a standalone as MongoDB
 // does (40573), before the role checks.
@@ -71,7 +71,11 @@ func changeStreamAggregate(c *Ctx, a *request.Aggregate, coll string) (bson.D, e
 	if err != nil {
 		return nil, err
 	}
-	post, err := changeStreamStages(c, a)
+	rest, split, err := changestream.SplitStage(a.Pipeline[1:])
+	if err != nil {
+		return nil, err
+	}
+	post, err := changeStreamStages(c, a, rest)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +86,9 @@ func changeStreamAggregate(c *Ctx, a *request.Aggregate, coll string) (bson.D, e
 	if err != nil {
 		return nil, err
 	}
-	st, err := changestream.Open(streamSource(c, post), scope, opts)
+	src := streamSource(c, post)
+	src.SplitLarge = split
+	st, err := changestream.Open(src, scope, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -104,8 +110,7 @@ func checkStreamReadConcern(c *Ctx) error {
 
 // changeStreamStages compiles the stages after $changeStream (nil when
 // there are none) and checks MongoDB allows them there.
-func changeStreamStages(c *Ctx, a *request.Aggregate) (func(bson.D) (bson.D, error), error) {
-	rest := a.Pipeline[1:]
+func changeStreamStages(c *Ctx, a *request.Aggregate, rest bson.A) (func(bson.D) (bson.D, error), error) {
 	vars, err := letVars(a.Let)
 	if err != nil {
 		return nil, err

@@ -183,4 +183,3 @@ func getMoreFailPoint(c *Ctx, cur *exec.Cursor) error {
 	err := mongoerr.New(mongoerr.Code(code), "Failing command via 'failGetMoreAfterCursorCheckout' failpoint")
 	return changeStreamError(err, cur)
 }
-

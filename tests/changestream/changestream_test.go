@@ -29,6 +29,7 @@ func TestChangeStreams(t *testing.T) {
 		{"ModifyEvent", testModifyEvent},
 		{"SecondaryStream", testSecondaryStream},
 		{"CursorCommands", testCursorCommands},
+		{"SplitLargeEvent", testSplitLargeEvent},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, cl) })
 	}

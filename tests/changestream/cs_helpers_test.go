@@ -96,7 +96,7 @@ func codeOf(err error) int {
 	}
 	if e, ok := err.(mongo.ServerError); ok {
 		se = e
-		for _, c := range []int{2, 14, 20, 43, 47, 72, 166, 238, 260, 280, 286, 40674} {
+		for _, c := range []int{2, 14, 20, 43, 47, 72, 166, 238, 260, 280, 286, 40601, 40674} {
 			if se.HasErrorCode(c) {
 				return c
 			}
