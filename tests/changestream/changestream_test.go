@@ -30,6 +30,7 @@ func TestChangeStreams(t *testing.T) {
 		{"SecondaryStream", testSecondaryStream},
 		{"CursorCommands", testCursorCommands},
 		{"SplitLargeEvent", testSplitLargeEvent},
+		{"DDLEvents", testDDLEvents},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, cl) })
 	}
