@@ -36,7 +36,7 @@ func (idx *Index) setCollation(v any, rest *bson.D) error {
 
 // validateCollation refuses a collation on index types whose keys do not
 // use it: MongoDB refuses it for text and 2d indexes.
-// TODO(#14): collated hashed, wildcard and 2dsphere indexes.
+// TODO(#14): collated wildcard and 2dsphere indexes.
 func (idx *Index) validateCollation() error {
 	if idx.coll == nil {
 		return nil
@@ -45,8 +45,8 @@ func (idx *Index) validateCollation() error {
 		return mongoerr.New(mongoerr.CannotCreateIndex, "Index type '%s' does not support collation: %v", indexTypeName(idx), idx.Spec)
 	}
 	_, wildcard := idx.WildcardPrefix()
-	if idx.HashedField() >= 0 || wildcard || hasGeoKind(idx.Key, "2dsphere") {
-		return mongoerr.New(mongoerr.NotImplemented, "relaydb does not support a collation on a hashed, wildcard or 2dsphere index yet")
+	if wildcard || hasGeoKind(idx.Key, "2dsphere") {
+		return mongoerr.New(mongoerr.NotImplemented, "relaydb does not support a collation on a wildcard or 2dsphere index yet")
 	}
 	return nil
 }

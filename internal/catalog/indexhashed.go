@@ -79,6 +79,7 @@ func hashedKeys(idx *Index, doc bson.D) ([][]byte, error) {
 			return nil, err
 		}
 		hasValue = hasValue || found
+		v = collateKeyValue(idx, v) // a collated index hashes sort keys, as MongoDB
 		if IsHashedKey(f.Value) {
 			h, err := bsonhash.Hash(v)
 			if err != nil {
