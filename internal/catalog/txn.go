@@ -73,6 +73,9 @@ type txnDoc struct {
 	id   any
 	base []byte
 	had  bool
+	// ukeys are the document's keys in each unique index as the
+	// transaction left it (nil once deleted): txn_unique.go.
+	ukeys map[uint32][][]byte
 }
 
 // BeginTxn starts a transaction reading the majority snapshot (majority;
@@ -196,8 +199,7 @@ func (t *Txn) check(coll *Collection) error {
 }
 
 // Insert buffers an insert of doc (which has its _id). DuplicateKey if
-// the view holds the _id (unique secondary indexes are checked at
-// Commit: TODO(#14) check them at the statement).
+// the view holds the _id or one of its unique keys (txn_unique.go).
 func (t *Txn) Insert(coll *Collection, doc bson.D) error {
 	if err := t.check(coll); err != nil {
 		return err
@@ -218,15 +220,7 @@ func (t *Txn) Insert(coll *Collection, doc bson.D) error {
 	} else if exists {
 		return newDupKey(coll, coll.Indexes()[0], bson.D{{Key: "_id", Value: id}})
 	}
-	key, err := t.touch(coll, id)
-	if err != nil {
-		return err
-	}
-	if err := t.addOp(coll, oplog.OpInsert, doc, bson.D{{Key: "_id", Value: id}}); err != nil {
-		return err
-	}
-	t.ov.Put(key, raw)
-	return nil
+	return t.put(coll, id, doc, raw, oplog.OpInsert, doc, bson.D{{Key: "_id", Value: id}})
 }
 
 // Update buffers the replacement of old by newDoc; o is its oplog form.
@@ -245,15 +239,7 @@ func (t *Txn) Update(coll *Collection, old, newDoc, o bson.D) error {
 	if err != nil {
 		return err
 	}
-	key, err := t.touch(coll, id)
-	if err != nil {
-		return err
-	}
-	if err := t.addOp(coll, oplog.OpUpdate, o, bson.D{{Key: "_id", Value: id}}); err != nil {
-		return err
-	}
-	t.ov.Put(key, raw)
-	return nil
+	return t.put(coll, id, newDoc, raw, oplog.OpUpdate, o, bson.D{{Key: "_id", Value: id}})
 }
 
 // Delete buffers the deletion of old (by its _id).
@@ -273,6 +259,27 @@ func (t *Txn) Delete(coll *Collection, old bson.D) error {
 		return err
 	}
 	t.ov.Put(key, nil)
+	t.touched[string(key)].ukeys = nil
+	return nil
+}
+
+// put buffers doc (encoded raw) as coll's document id, after checking
+// its unique keys, with the operation (op, o, o2).
+func (t *Txn) put(coll *Collection, id any, doc bson.D, raw []byte, op string, o, o2 bson.D) error {
+	idKS := keystring.AppendValue(nil, id, false)
+	ukeys, err := t.checkUnique(coll, idKS, doc)
+	if err != nil {
+		return err
+	}
+	key, err := t.touch(coll, id)
+	if err != nil {
+		return err
+	}
+	if err := t.addOp(coll, op, o, o2); err != nil {
+		return err
+	}
+	t.ov.Put(key, raw)
+	t.touched[string(key)].ukeys = ukeys
 	return nil
 }
 

@@ -67,8 +67,9 @@ func TestFailedWriteWaitsForWriteConcern(t *testing.T) {
 	}
 }
 
-// TestTransactionsRefused: a transaction's statements and commit/abort are
-// a clear error, never run outside a transaction.
+// TestTransactionsRefused: a standalone refuses a transaction's statements
+// and commit/abort (IllegalOperation); a replica-set member runs them, and
+// refuses a commitTransaction outside a transaction (InvalidOptions).
 func TestTransactionsRefused(t *testing.T) {
 	txn := []bson.E{{Key: "lsid", Value: bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: make([]byte, 16)}}}},
 		{Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false}}
@@ -77,16 +78,20 @@ func TestTransactionsRefused(t *testing.T) {
 	bare := bson.D{{Key: "commitTransaction", Value: int32(1)}}
 	for _, tc := range []struct {
 		repl Replication
-		want mongoerr.Code
-	}{{nil, mongoerr.IllegalOperation}, {&fakeRepl{primary: true}, mongoerr.NotImplemented}} {
+		want []mongoerr.Code // per command; OK: it runs
+	}{
+		{nil, []mongoerr.Code{mongoerr.IllegalOperation, mongoerr.IllegalOperation, mongoerr.IllegalOperation}},
+		{&fakeRepl{primary: true}, []mongoerr.Code{mongoerr.OK, mongoerr.OK, mongoerr.InvalidOptions}},
+	} {
 		d, _, _ := newReadTestDispatcher(t, tc.repl)
-		for _, cmd := range []bson.D{find, commit, bare} {
+		for i, cmd := range []bson.D{find, commit, bare} {
 			db := "db"
 			if cmd[0].Key == "commitTransaction" {
 				db = "admin"
 			}
-			if _, err := runIn(d, db, cmd); !mongoerr.Is(err, tc.want) {
-				t.Errorf("repl %v: %v: got %v, want code %d", tc.repl != nil, cmd[0].Key, err, tc.want)
+			_, err := runIn(d, db, cmd)
+			if tc.want[i] == mongoerr.OK && err != nil || tc.want[i] != mongoerr.OK && !mongoerr.Is(err, tc.want[i]) {
+				t.Errorf("repl %v: %v: got %v, want code %d", tc.repl != nil, cmd[0].Key, err, tc.want[i])
 			}
 		}
 	}

@@ -24,6 +24,8 @@ type Ctx struct {
 	// Owned is a shard's ownership filter for a versioned read of a
 	// sharded collection (set by checkShardVersion); nil: every document.
 	Owned exec.OwnershipFilter
+	// txn is the statement's transaction identity (transactions.go), or nil.
+	txn *txnStmt
 }
 
 // field returns the value of a top-level command field.

@@ -12,6 +12,7 @@ import (
 	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/shard/balancer"
 	"github.com/relaydb/relaydb/internal/shard/shardsvr"
+	"github.com/relaydb/relaydb/internal/txn"
 )
 
 // parameters are the server parameters getParameter reports.
@@ -21,7 +22,7 @@ func parameters(c *Ctx) bson.D {
 		{Key: "featureCompatibilityVersion", Value: bson.D{{Key: "version", Value: "7.0"}}},
 		{Key: "maxBSONDepth", Value: int32(100)},
 
-		{Key: "transactionLifetimeLimitSeconds", Value: int32(60)},
+		{Key: "transactionLifetimeLimitSeconds", Value: int32(txn.LifetimeSeconds())},
 		{Key: "authenticationMechanisms", Value: c.D.mechs.BSON()},
 		{Key: "requireApiVersion", Value: false},
 		// Test commands (configureFailPoint) are always on: report them as
@@ -63,6 +64,12 @@ func setParameter(c *Ctx, p *request.SetParameter) (bson.D, error) {
 	was := bson.D{}
 	for _, e := range p.Values {
 		switch e.Key {
+		case "transactionLifetimeLimitSeconds":
+			n, ok := bsonx.AsInt64(e.Value)
+			if !ok || n < 1 {
+				return nil, mongoerr.New(mongoerr.BadValue, "transactionLifetimeLimitSeconds must be greater than or equal to 1s")
+			}
+			was = append(was, bson.E{Key: e.Key, Value: int32(txn.SetLifetimeSeconds(n))})
 		case "ttlMonitorSleepSecs":
 			n, ok := bsonx.AsInt64(e.Value)
 			if !ok || n <= 0 {

@@ -55,13 +55,13 @@ func (v *readView) release() {
 // beginRead parses the command's readConcern and waits until it can be
 // served. The caller must call release on the view.
 func (c *Ctx) beginRead() (*readView, error) {
+	if c.txn != nil {
+		return c.txnReadView() // txn_run.go
+	}
 	v := &readView{rc: readConcern{level: levelLocal}}
 	raw, ok := c.field("readConcern")
 	if !ok {
 		return v, nil
-	}
-	if _, inTxn := c.field("autocommit"); inTxn {
-		return v, nil // a transaction statement: TODO(#2) transactions own it
 	}
 	rc, err := parseReadConcern(raw)
 	if err != nil {

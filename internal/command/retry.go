@@ -21,8 +21,8 @@ func (c *Ctx) retry() (*exec.Retry, error) {
 	if c.D.repl == nil {
 		return nil, mongoerr.New(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
 	}
-	if _, inTxn := c.field("autocommit"); inTxn {
-		return nil, mongoerr.New(mongoerr.NotImplemented, "relaydb does not support multi-document transactions yet")
+	if c.txn != nil {
+		return c.txnRetry() // txn_run.go
 	}
 	lsid, _, err := c.doc("lsid")
 	if err != nil {

@@ -15,10 +15,6 @@ import (
 // accepted answers ok and does nothing.
 func accepted[T any](*Ctx, *T) (bson.D, error) { return bson.D{}, nil }
 
-// noTransactions answers commitTransaction and abortTransaction
-// (transactions.go).
-func noTransactions[T any](c *Ctx, _ *T) (bson.D, error) { return nil, c.D.errNoTransactions() }
-
 func startSession(*Ctx, *request.StartSession) (bson.D, error) {
 	var id [16]byte
 	rand.Read(id[:])
@@ -36,6 +32,7 @@ func endSessions(c *Ctx, p *request.EndSessions) (bson.D, error) {
 		if d, ok := v.(bson.D); ok {
 			if id, ok := lsidOf(bson.D{{Key: "lsid", Value: d}}); ok {
 				c.D.sessions.forget(id)
+				c.D.forgetTxn(id) // txn_run.go
 			}
 		}
 	}

@@ -145,6 +145,14 @@ func (c *Ctx) awaitWriteConcern(wc writeConcern, res *exec.WriteResult) bson.D {
 // the error reply when the wait fails (the command's own effect stays, as
 // with MongoDB).
 func (d *Dispatcher) callWriting(c *Command, ctx *Ctx) (bson.D, error) {
+	if ctx.txn != nil { // a transaction's statement (txn_run.go)
+		return d.runInTxn(ctx, func() (bson.D, error) { return d.callWritingNow(c, ctx) })
+	}
+	return d.callWritingNow(c, ctx)
+}
+
+// callWritingNow is callWriting's run and wait.
+func (d *Dispatcher) callWritingNow(c *Command, ctx *Ctx) (bson.D, error) {
 	if c.AfterWrite == nil || !c.AfterWrite(ctx.Cmd) {
 		return c.Def.run(ctx)
 	}

@@ -69,7 +69,7 @@ func (e *Engine) FindAndModify(db, coll string, p FindAndModifyParams) (*FindAnd
 	res := &FindAndModifyResult{}
 	col := e.cat.Collection(db, coll)
 	if col != nil {
-		ids, err := e.matchIDs(col, FindParams{Filter: p.Query, Sort: p.Sort, Hint: p.Hint, Vars: p.Vars, Owned: p.Owned}, true)
+		ids, err := e.matchIDs(col, FindParams{Filter: p.Query, Sort: p.Sort, Hint: p.Hint, Vars: p.Vars, Owned: p.Owned, Snapshot: p.Retry.view()}, true)
 		if err != nil {
 			return nil, err
 		}
@@ -87,7 +87,7 @@ func (e *Engine) FindAndModify(db, coll string, p FindAndModifyParams) (*FindAnd
 		res.N, res.UpsertedID = 1, res.Write.Upserted[0].ID
 		if p.New {
 			c := e.cat.Collection(db, coll)
-			raw, ok, err := c.FindByID(res.UpsertedID)
+			raw, ok, err := c.FindByIDAt(p.Retry.view(), res.UpsertedID)
 			if err == nil && ok {
 				res.Value, err = project(raw, proj, -1)
 			}
@@ -96,15 +96,16 @@ func (e *Engine) FindAndModify(db, coll string, p FindAndModifyParams) (*FindAnd
 			}
 		}
 	}
+	keepImage(p.Retry, res) // failpoint.go
 	return res, nil
 }
 
 func (e *Engine) famOne(col *catalog.Collection, id any, m *query.Matcher, u *update.Update, p FindAndModifyParams, proj *query.Projection, res *FindAndModifyResult) error {
-	_, err := e.modifyByID(col, id, m, p.Vars, func(old bson.D, pos int) (bson.D, error) {
+	_, err := e.modifyByID(col, p.Retry.view(), id, m, p.Vars, func(old bson.D, pos int) (bson.D, error) {
 		res.N = 1
 		var after bson.D
 		if p.Remove {
-			w, err := e.cat.Delete(col, old, writeOpts(p.Retry, 0)...)
+			w, err := e.deleteDoc(col, old, p.Retry, 0)
 			if err != nil {
 				return nil, err
 			}
@@ -152,6 +153,10 @@ func (e *Engine) replayFAM(db, coll string, rec session.Stmt, p FindAndModifyPar
 	res := &FindAndModifyResult{N: 1, UpdatedExisting: rec.Op == "u" || rec.Op == "n"}
 	if rec.Op == "i" {
 		res.UpsertedID = rec.ID
+	}
+	if img, ok := retryImageOf(p.Retry); ok { // failpoint.go
+		res.Value = img // the document the first attempt returned
+		return res, nil
 	}
 	if rec.Op == "d" || (!p.New && rec.Op == "i") {
 		return res, nil

@@ -35,7 +35,7 @@ func (e *Engine) Update(db, coll string, stmts []UpdateStmt, ordered bool, vars 
 	for i, s := range stmts {
 		r := retry
 		if s.Multi {
-			r = nil // multi-document statements are not retryable
+			r = retry.forMulti() // multi-document statements are not retryable
 		}
 		if rec, ran := e.done(r, i); ran {
 			res.replayUpdate(i, rec)
@@ -65,12 +65,12 @@ func (e *Engine) updateStmt(db, coll string, i int, s UpdateStmt, vars *expr.Var
 	col := e.cat.Collection(db, coll)
 	var ids []any
 	if col != nil {
-		if ids, err = e.matchIDs(col, FindParams{Filter: s.Q, Hint: s.Hint, Vars: vars, Owned: s.Owned}, !s.Multi); err != nil {
+		if ids, err = e.matchIDs(col, FindParams{Filter: s.Q, Hint: s.Hint, Vars: vars, Owned: s.Owned, Snapshot: retry.view()}, !s.Multi); err != nil {
 			return err
 		}
 	}
 	for _, id := range ids {
-		matched, err := e.modifyByID(col, id, m, vars, func(old bson.D, pos int) (bson.D, error) {
+		matched, err := e.modifyByID(col, retry.view(), id, m, vars, func(old bson.D, pos int) (bson.D, error) {
 			return e.applyUpdate(col, old, pos, u, res, retry, i, KeyChange{Query: s.Q, Multi: s.Multi}, s.BypassValidation)
 		})
 		if err != nil {
@@ -108,7 +108,7 @@ func (e *Engine) applyUpdate(col *catalog.Collection, old bson.D, pos int, u *up
 	if err := e.guard(k); err != nil {
 		return nil, err
 	}
-	w, err := e.cat.Update(col, old, r.Doc, r.Oplog, writeOpts(retry, i)...)
+	w, err := e.updateDoc(col, old, r.Doc, r.Oplog, retry, i)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func (e *Engine) upsert(db, coll string, i int, q bson.D, u *update.Update, res 
 	}
 	unlock := e.lockCapped(col)
 	defer unlock()
-	w, err := e.cat.Insert(col, doc, writeOpts(retry, i)...)
+	w, err := e.insertDoc(col, doc, retry, i)
 	if err != nil {
 		return err
 	}
@@ -190,19 +190,19 @@ const maxWriteConflictRetries = 10
 // modifyByID re-reads the document under its lock stripe, re-checks the
 // filter and calls fn, retrying on WriteConflict. It reports whether the
 // document still matched.
-func (e *Engine) modifyByID(col *catalog.Collection, id any, m *query.Matcher, vars *expr.Vars, fn func(old bson.D, pos int) (bson.D, error)) (bool, error) {
+func (e *Engine) modifyByID(col *catalog.Collection, snap *catalog.Snapshot, id any, m *query.Matcher, vars *expr.Vars, fn func(old bson.D, pos int) (bson.D, error)) (bool, error) {
 	for attempt := 0; ; attempt++ {
-		matched, err := e.modifyOnce(col, id, m, vars, fn)
+		matched, err := e.modifyOnce(col, snap, id, m, vars, fn)
 		if !mongoerr.Is(err, mongoerr.WriteConflict) || attempt >= maxWriteConflictRetries {
 			return matched, err
 		}
 	}
 }
 
-func (e *Engine) modifyOnce(col *catalog.Collection, id any, m *query.Matcher, vars *expr.Vars, fn func(old bson.D, pos int) (bson.D, error)) (bool, error) {
+func (e *Engine) modifyOnce(col *catalog.Collection, snap *catalog.Snapshot, id any, m *query.Matcher, vars *expr.Vars, fn func(old bson.D, pos int) (bson.D, error)) (bool, error) {
 	mu := e.locks.lock(col.ID, keystring.Key(id))
 	defer mu.Unlock()
-	raw, ok, err := col.FindByID(id)
+	raw, ok, err := col.FindByIDAt(snap, id)
 	if err != nil || !ok {
 		return false, err
 	}
@@ -233,7 +233,7 @@ func (e *Engine) Delete(db, coll string, stmts []DeleteStmt, ordered bool, vars 
 	for i, s := range stmts {
 		r := retry
 		if s.Limit != 1 {
-			r = nil // deleting many is not retryable
+			r = retry.forMulti() // deleting many is not retryable
 		}
 		if rec, ran := e.done(r, i); ran {
 			if rec.Op == "d" {
@@ -259,13 +259,13 @@ func (e *Engine) deleteStmt(db, coll string, i int, s DeleteStmt, vars *expr.Var
 	if col == nil {
 		return nil
 	}
-	ids, err := e.matchIDs(col, FindParams{Filter: s.Q, Hint: s.Hint, Vars: vars, Owned: s.Owned}, s.Limit == 1)
+	ids, err := e.matchIDs(col, FindParams{Filter: s.Q, Hint: s.Hint, Vars: vars, Owned: s.Owned, Snapshot: retry.view()}, s.Limit == 1)
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
-		matched, err := e.modifyByID(col, id, m, vars, func(old bson.D, _ int) (bson.D, error) {
-			w, err := e.cat.Delete(col, old, writeOpts(retry, i)...)
+		matched, err := e.modifyByID(col, retry.view(), id, m, vars, func(old bson.D, _ int) (bson.D, error) {
+			w, err := e.deleteDoc(col, old, retry, i)
 			if err == nil {
 				res.committed(w)
 				e.record(retry, i, session.Stmt{Op: "d", ID: old[0].Value})

@@ -120,7 +120,7 @@ func (e *Engine) insertOne(col *catalog.Collection, d bson.D, res *WriteResult, 
 	}
 	unlock := e.lockCapped(col)
 	defer unlock()
-	w, err := e.cat.Insert(col, d, writeOpts(retry, i)...)
+	w, err := e.insertDoc(col, d, retry, i)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,53 @@
+package command
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
+)
+
+// transientCodes are the errors after which a whole transaction may be
+// retried (MongoDB's isTransientTransactionError; NoSuchTransaction is
+// judged apart).
+var transientCodes = map[mongoerr.Code]bool{
+	mongoerr.WriteConflict: true, mongoerr.LockTimeout: true, mongoerr.PreparedTransactionInProgress: true,
+	mongoerr.SnapshotUnavailable: true, mongoerr.StaleDbVersion: true,
+}
+
+// withTxnLabels gives a transaction statement's error (a command carrying
+// autocommit) the labels mongod computes: TransientTransactionError for
+// the transient codes, NoSuchTransaction and a statement's not-primary or
+// shutdown errors, UnknownTransactionCommitResult
+// for a commitTransaction whose outcome is unknown (a retryable error, a
+// time limit or a write concern failure). An error that already carries
+// labels (possibly an empty list from a fail point) keeps them.
+func withTxnLabels(name string, cmd bson.D, err error) error {
+	if _, inTxn := bsonx.Get(cmd, "autocommit"); !inTxn || err == nil {
+		return err
+	}
+	me := mongoerr.From(err)
+	if me.Labels != nil {
+		return err
+	}
+	var labels []string
+	code := me.Code
+	commitOrAbort := name == "commitTransaction" || name == "abortTransaction"
+	switch {
+	case transientCodes[code], code == mongoerr.NoSuchTransaction:
+		labels = append(labels, mongoerr.LabelTransientTransaction)
+	case !commitOrAbort && retryableCodes[code]: // the statement's primary is gone
+		labels = append(labels, mongoerr.LabelTransientTransaction)
+	case name == "commitTransaction" && (retryableCodes[code] || code == mongoerr.MaxTimeMSExpired || code == mongoerr.WriteConcernFailed):
+		labels = append(labels, mongoerr.LabelUnknownTransactionCommit)
+	}
+	if commitOrAbort && retryableCodes[code] {
+		labels = append(labels, mongoerr.LabelRetryableWrite)
+	}
+	if labels == nil {
+		return err
+	}
+	cp := *me
+	cp.Labels = labels
+	return &cp
+}

@@ -1,0 +1,77 @@
+package txn
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/relaydb/relaydb/internal/cluster"
+	"github.com/relaydb/relaydb/tests/harness"
+)
+
+// TestThroughRouter: a transaction on an unsharded collection runs on its
+// database's shard through the router: its writes are invisible until the
+// commit, and an aborted one leaves nothing.
+func TestThroughRouter(t *testing.T) {
+	sets := harness.StartSets(t, []cluster.Spec{
+		{Name: "cfg", ExtraArgs: []string{"--configsvr"}},
+		{Name: "sh0", ExtraArgs: []string{"--shardsvr"}},
+	})
+	r := harness.StartRouter(t, harness.Seed(sets[0]))
+	cl, err := mongo.Connect(options.Client().ApplyURI(r.URI()).SetServerSelectionTimeout(20 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Disconnect(context.Background())
+	ctx, cancel := ctxT(60 * time.Second)
+	defer cancel()
+	if err := cl.Database("admin").RunCommand(ctx, bson.D{{Key: "addShard", Value: harness.Seed(sets[1])}}).Err(); err != nil {
+		t.Fatalf("addShard: %v", err)
+	}
+	coll := cl.Database("rt").Collection("c")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(0)}}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := cl.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	for _, commit := range []bool{false, true} {
+		if err := sess.StartTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		sc := mongo.NewSessionContext(ctx, sess)
+		for i := 1; i <= 3; i++ {
+			if _, err := coll.InsertOne(sc, bson.D{{Key: "_id", Value: int32(i)}}); err != nil {
+				t.Fatalf("insert through the router in a transaction: %v", err)
+			}
+		}
+		if _, err := coll.DeleteOne(sc, bson.D{{Key: "_id", Value: int32(0)}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(t, sc, coll, bson.D{}); !slices.Equal(got, []int32{1, 2, 3}) {
+			t.Fatalf("inside the transaction: %v", got)
+		}
+		if got := ids(t, ctx, coll, bson.D{}); !slices.Equal(got, []int32{0}) {
+			t.Fatalf("outside before the end: %v", got)
+		}
+		want := []int32{0}
+		if commit {
+			err, want = sess.CommitTransaction(ctx), []int32{1, 2, 3}
+		} else {
+			err = sess.AbortTransaction(ctx)
+		}
+		if err != nil {
+			t.Fatalf("commit %v: %v", commit, err)
+		}
+		if got := ids(t, ctx, coll, bson.D{}); !slices.Equal(got, want) {
+			t.Fatalf("after commit=%v: %v, want %v", commit, got, want)
+		}
+	}
+}
