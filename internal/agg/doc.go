@@ -57,6 +57,9 @@ type Env struct {
 	// (currentOp's inprog documents); nil (not a database-level aggregate
 	// on admin) makes $currentOp fail with InvalidNamespace.
 	CurrentOp func() ([]bson.D, error)
+	// IdleCursors lists the open cursors no operation is using, for
+	// $currentOp {idleCursors: true}; nil lists none.
+	IdleCursors func() ([]bson.D, error)
 	// IndexStats lists the aggregated collection's indexes for
 	// $indexStats; nil yields none.
 	IndexStats func() ([]bson.D, error)

@@ -11,6 +11,7 @@ import (
 // documents from the process (Env.CurrentOp, Env.IndexStats) or nothing.
 // $currentOp and $indexStats must be first; $currentOp only in
 // {aggregate: 1} on admin.
+// {idleCursors: true} adds the idle cursors (Env.IdleCursors).
 // TODO(#14): $currentOp's allUsers/idleConnections/idleSessions/
 // localOps are accepted but every running command is listed and idle
 // connections never are; $planCacheStats is always empty (no plan cache).
@@ -43,7 +44,20 @@ func compileCurrentOp(spec any, cc *compileCtx) ([]stage, error) {
 	if cc.env.DB != "admin" || cc.env.CurrentOp == nil {
 		return nil, mongoerr.New(mongoerr.InvalidNamespace, "$currentOp must be run against the 'admin' database with {aggregate: 1}")
 	}
-	return []stage{sourceStage{list: func(rc *runCtx) ([]bson.D, error) { return rc.env.CurrentOp() }}}, nil
+	idleCursors := false
+	if d, ok := spec.(bson.D); ok {
+		for _, e := range d {
+			idleCursors = idleCursors || (e.Key == "idleCursors" && e.Value == true)
+		}
+	}
+	return []stage{sourceStage{list: func(rc *runCtx) ([]bson.D, error) {
+		ops, err := rc.env.CurrentOp()
+		if err != nil || !idleCursors || rc.env.IdleCursors == nil {
+			return ops, err
+		}
+		idle, err := rc.env.IdleCursors()
+		return append(ops, idle...), err
+	}}}, nil
 }
 
 func compileIndexStats(spec any, _ *compileCtx) ([]stage, error) {

@@ -1,8 +1,10 @@
 package command
 
 import (
+	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -16,9 +18,12 @@ import (
 // Running operations, for currentOp and $currentOp: every command is
 // registered while it runs (Dispatcher.run) with an opid unique in the
 // process. Registration is a map insert under a mutex; nothing is
-// recorded about finished commands.
-// TODO(#14): killOp (commands have no cancellation point yet), idle
-// connections ($all / idleConnections), $ownOps filtering by user.
+// recorded about finished commands. killOp cancels an operation's
+// context (killop.go).
+// {$ownOps: true} lists only the operations of the caller's users (and
+// needs no inprog privilege), as MongoDB.
+// TODO(#14): idle connections ($all / idleConnections); $currentOp's
+// allUsers/idleConnections/idleCursors/idleSessions/localOps options.
 
 type opRegistry struct {
 	mu struct {
@@ -34,6 +39,11 @@ type runningOp struct {
 	db    string
 	cmd   bson.D
 	start time.Time
+	// ctx is cancelled by killOp (killed set first) or when the command
+	// ends; killop.go.
+	ctx    context.Context
+	cancel context.CancelFunc
+	killed atomic.Bool
 }
 
 // registries holds each dispatcher's registry (a process may run several
@@ -55,11 +65,15 @@ func (d *Dispatcher) trackOp(ctx *Ctx) func() {
 	}
 	r.mu.next++
 	op := &runningOp{id: r.mu.next, conn: ctx.Conn, db: ctx.DB, cmd: ctx.Cmd, start: time.Now()}
+	op.ctx, op.cancel = context.WithCancel(d.shutdownContext())
 	r.mu.ops[op.id] = op
+	ctxOps.Store(ctx, op) // killop.go
 	return func() {
 		r.mu.Lock()
 		delete(r.mu.ops, op.id)
 		r.mu.Unlock()
+		ctxOps.Delete(ctx)
+		op.cancel()
 	}
 }
 
@@ -69,12 +83,17 @@ func (d *Dispatcher) processInfo() exec.ProcessInfo {
 }
 
 // inprog describes the running operations, oldest first.
-func (d *Dispatcher) inprog() []bson.D {
+func (d *Dispatcher) inprog() []bson.D { return d.inprogOf(nil) }
+
+// inprogOf describes the running operations keep accepts (nil: all).
+func (d *Dispatcher) inprogOf(keep func(*runningOp) bool) []bson.D {
 	r := d.ops()
 	r.mu.Lock()
 	ops := make([]*runningOp, 0, len(r.mu.ops))
 	for _, op := range r.mu.ops {
-		ops = append(ops, op)
+		if keep == nil || keep(op) {
+			ops = append(ops, op)
+		}
 	}
 	r.mu.Unlock()
 	out := make([]bson.D, 0, len(ops))
@@ -162,8 +181,12 @@ func currentOp(c *Ctx, p *request.CurrentOp) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	var keep func(*runningOp) bool
+	if p.OwnOps != nil && *p.OwnOps {
+		keep = c.ownsOp // killop.go
+	}
 	inprog := bson.A{}
-	for _, op := range c.D.inprog() {
+	for _, op := range c.D.inprogOf(keep) {
 		if m.Match(op) {
 			inprog = append(inprog, op)
 		}

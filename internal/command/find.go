@@ -132,6 +132,7 @@ func (c *Ctx) firstBatch(cur *exec.Cursor, n int, single bool) (bson.D, error) {
 	if n < 0 {
 		batch, done = bson.A{}, false
 	} else {
+		cur.Interrupt = c.interrupted // killop.go
 		batch, done, err = cur.NextBatch(context.Background(), n)
 		if err != nil {
 			return nil, err

@@ -23,9 +23,18 @@ func getMore(c *Ctx, p *request.GetMore) (bson.D, error) {
 		return nil, err
 	}
 	defer c.D.eng.Cursors().Release(cur)
+	if err := getMoreFailPoint(c, cur); err != nil { // changestream_cursor.go
+		return nil, err
+	}
 	ctx, cancel := c.awaitContext(cur)
 	defer cancel()
+	cur.Interrupt = c.interrupted // killop.go
 	batch, done, err := cur.NextBatch(ctx, n)
+	if err == nil {
+		if err = c.interrupted(); err != nil { // killed while awaiting data
+			cur.Close()
+		}
+	}
 	if err != nil {
 		return nil, changeStreamError(err, cur) // changestream_cursor.go
 	}
@@ -42,7 +51,7 @@ func (c *Ctx) awaitContext(cur *exec.Cursor) (context.Context, context.CancelFun
 	if ms, ok, _ := c.int64Field("maxTimeMS"); ok && ms > 0 {
 		wait = time.Duration(ms) * time.Millisecond
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	ctx, cancel := context.WithTimeout(c.opContext(), wait) // killop.go
 	go func() {
 		select {
 		case <-c.D.shuttingDown():

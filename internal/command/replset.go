@@ -76,7 +76,7 @@ func (c *Ctx) onRepl(fn func(Replication) (bson.D, error)) (bson.D, error) {
 
 // replContext bounds a replSet command by maxTimeMS and process shutdown.
 func (c *Ctx) replContext() (context.Context, context.CancelFunc) {
-	ctx := c.D.shutdownContext()
+	ctx := c.opContext() // killOp or shutdown: killop.go
 	if ms, ok, _ := c.int64Field("maxTimeMS"); ok && ms > 0 {
 		return context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)
 	}

@@ -44,6 +44,10 @@ type Cursor struct {
 	// run with a time limit too (the maxTimeAlwaysTimeOut fail point).
 	TimeLimited bool
 
+	// Interrupt, when set, is asked before each document of a batch; an
+	// error (killOp's Interrupted) closes the cursor and fails the batch.
+	Interrupt func() error
+
 	mu      sync.Mutex // one getMore at a time
 	lastUse time.Time
 	done    bool
@@ -60,6 +64,12 @@ func (c *Cursor) NextBatch(ctx context.Context, n int) (bson.A, bool, error) {
 	out := bson.A{}
 	size := 0
 	for n <= 0 || len(out) < n {
+		if c.Interrupt != nil {
+			if err := c.Interrupt(); err != nil {
+				c.close()
+				return nil, true, err
+			}
+		}
 		r, ok := c.it.Next()
 		if !ok {
 			if err := c.it.Err(); err != nil {

@@ -55,6 +55,7 @@ func (e *Engine) indexStats(db, coll string) func() ([]bson.D, error) {
 func (e *Engine) aggProcessHooks(env *agg.Env, coll string) {
 	if coll == "" {
 		env.CurrentOp = e.processInfo().Ops
+		env.IdleCursors = func() ([]bson.D, error) { return e.Cursors().Idle(e.processInfo().Host), nil } // cursors_idle.go
 		return
 	}
 	env.IndexStats = e.indexStats(env.DB, coll)

@@ -71,6 +71,8 @@ const (
 	Inprog
 	// ChangeStream opens a $changeStream (with find on the same resource).
 	ChangeStream
+	// Killop kills another user's operation (killOp).
+	Killop
 	// Internal is member-to-member and migration traffic (__system only).
 	Internal
 )

@@ -18,7 +18,7 @@ var actionNames = map[Action]string{
 	RemoveShard: "removeShard", EnableSharding: "enableSharding", MoveChunk: "moveChunk",
 	SplitChunk: "splitChunk", ListShards: "listShards", FlushRouterConfig: "flushRouterConfig",
 	GetShardVersion: "getShardVersion", ConnPoolStats: "connPoolStats",
-	Inprog: "inprog", ChangeStream: "changeStream",
+	Inprog: "inprog", Killop: "killop", ChangeStream: "changeStream",
 	CheckMetadataConsistency: "checkMetadataConsistency", CreateRole: "createRole", DropRole: "dropRole",
 	ViewRole: "viewRole", ChangeCustomData: "changeCustomData", ChangeOwnPassword: "changeOwnPassword",
 	ChangeOwnCustomData: "changeOwnCustomData", SetIPAllowlist: "setIPAllowlist",

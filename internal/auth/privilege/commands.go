@@ -24,7 +24,8 @@ var commands = map[string]needsFunc{}
 func init() {
 	for _, n := range []string{"buildInfo", "connectionStatus", "endSessions", "hello", "listCommands", "logout",
 		"ping", "refreshSessions", "saslContinue", "saslStart", "startSession", "whatsmyuri", "killSessions",
-		"abortTransaction", "commitTransaction"} {
+		"abortTransaction", "commitTransaction",
+		"killOp"} { // killOp: a user may kill its own operations; others need killop (checked by the command)
 		commands[n] = none
 	}
 	for n, a := range map[string]Action{"find": Find, "count": Find, "distinct": Find, "insert": Insert,
@@ -46,7 +47,7 @@ func init() {
 		"replSetMaintenance": ReplSetStateChange, "replSetStepDown": ReplSetStateChange, "replSetSyncFrom": ReplSetStateChange,
 		"killAllSessions": KillAnySession, "killAllSessionsByPattern": KillAnySession, "cleanupOrphaned": CleanupOrphaned,
 		"configureFailPoint": Internal, "replSetHeartbeat": Internal, "replSetRequestVotes": Internal,
-		"replSetUpdatePosition": Internal, "currentOp": Inprog} {
+		"replSetUpdatePosition": Internal} {
 		commands[n] = onCluster(a)
 	}
 	for _, n := range []string{"_configsvrBalancerCollectionStatus", "_configsvrBalancerStatus", "_configsvrCommitChunkMigration",
@@ -65,6 +66,7 @@ func init() {
 	commands["getMore"] = getMore
 	commands["renameCollection"] = renameCollection
 	commands["explain"] = explain
+	commands["currentOp"] = currentOp
 	userCommands() // commands_roles.go
 }
 

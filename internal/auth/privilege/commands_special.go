@@ -101,3 +101,12 @@ func target(db string, v any) (string, string) {
 	}
 	return db, str(v)
 }
+
+// currentOp needs inprog on the cluster, except with $ownOps: true (the
+// caller's own operations only).
+func currentOp(_ string, cmd bson.D) []Need {
+	if b, _ := field(cmd, "$ownOps").(bool); b {
+		return nil
+	}
+	return []Need{{Cluster: true, Actions: Inprog}}
+}

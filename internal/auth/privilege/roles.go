@@ -26,7 +26,7 @@ const (
 		SetAuthenticationRestriction
 	monitorActs  = ServerStatus | HostInfo | GetCmdLineOpts | GetLog | GetParameter | ReplSetGetStatus | ReplSetGetConfig | ListDatabases | GetIPAllowlist | Inprog
 	managerActs  = ReplSetConfigure | ReplSetGetStatus | ReplSetGetConfig | ReplSetStateChange | CleanupOrphaned | SetIPAllowlist | GetIPAllowlist
-	hostActs     = Shutdown | SetParameter | KillAnySession | FlushRouterConfig | ConnPoolStats | Inprog
+	hostActs     = Shutdown | SetParameter | KillAnySession | FlushRouterConfig | ConnPoolStats | Inprog | Killop
 	shardMonitor = ListShards | GetShardVersion | CheckMetadataConsistency | ConnPoolStats
 	shardManager = AddShard | RemoveShard | ListShards | FlushRouterConfig | GetShardVersion | CheckMetadataConsistency
 	shardDBActs  = EnableSharding | MoveChunk | SplitChunk | GetShardVersion
