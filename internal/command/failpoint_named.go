@@ -9,7 +9,10 @@ import (
 
 // The named fail points' hooks in the command layer (package failpoint):
 // maxTimeAlwaysTimeOut before a command runs, and the connection close
-// onPrimaryTransactionalWrite asks for after a retryable write ran.
+// onPrimaryTransactionalWrite asks for after a retryable write ran. The
+// dispatcher calls maxTimePoint before every command and
+// closeAfterTxnWrite after it, so the profiler hooks there too.
+// TODO(#14): name them beforeCommand/afterCommand in dispatcher.go.
 
 // maxTimePoint is the maxTimeAlwaysTimeOut fail point: a client operation
 // with a time limit — its own maxTimeMS, or for a getMore the limit its
