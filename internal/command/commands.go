@@ -98,6 +98,7 @@ var commands = []*Command{
 	{Name: "listDatabases", AdminOnly: true, Help: "lists databases", Def: typed(listDatabases)},
 	{Name: "listIndexes", Read: true, Help: "lists a collection's indexes", Def: typed(listIndexes)},
 	{Name: "logout", Help: "forgets the users authenticated on this connection's database", Def: typed(logout)},
+	{Name: "mapReduce", Aliases: []string{"mapreduce"}, Read: true, AfterWrite: mapReduceWrites, Help: "deprecated: runs map, reduce and finalize JavaScript functions (as an aggregation)", Def: typed(mapReduceCmd)},
 	{Name: "ping", Help: "answers ok", Def: typed(ping)},
 	{Name: "profile", Help: "the database profiler's settings (level 0 only: relaydb has no profiler yet)", Def: typed(profile)},
 	{Name: "refreshSessions", Help: "refreshes logical sessions (accepted)", Def: typed(accepted[request.RefreshSessions])},

@@ -39,6 +39,27 @@ func TestRouter(t *testing.T) {
 				t.Errorf("$where: %v, want 16 documents", got)
 			}
 			checkScriptAggregations(t, coll)
+			// mapReduce: as an aggregate split over the shards, or run
+			// by the primary shard.
+			var inline struct {
+				Results []struct {
+					ID    float64 `bson:"_id"`
+					Value float64 `bson:"value"`
+				}
+			}
+			err := db.RunCommand(tctx(t), bson.D{{Key: "mapReduce", Value: name}, {Key: "map", Value: "function() { emit(this.x % 2, this.x); }"},
+				{Key: "reduce", Value: "function(k, vs) { return Array.sum(vs); }"}, {Key: "out", Value: bson.D{{Key: "inline", Value: 1}}}}).Decode(&inline)
+			// Even x sum to 90, odd to 100.
+			if err != nil || len(inline.Results) != 2 || inline.Results[0].Value != 90 || inline.Results[1].Value != 100 {
+				t.Errorf("mapReduce inline: %+v, %v", inline, err)
+			}
+			var res bson.D
+			err = db.RunCommand(tctx(t), bson.D{{Key: "mapReduce", Value: name}, {Key: "map", Value: "function() { emit(this.x % 3, 1); }"},
+				{Key: "reduce", Value: "function(k, vs) { return Array.sum(vs); }"}, {Key: "out", Value: name + "_out"}}).Decode(&res)
+			n, err2 := db.Collection(name+"_out").CountDocuments(tctx(t), bson.D{})
+			if err != nil || err2 != nil || n != 3 {
+				t.Errorf("mapReduce out: %d documents (%#v, %v; reply %v)", n, err, err2, res)
+			}
 		})
 	}
 	// The sharded collection's documents are on both shards.
