@@ -31,6 +31,7 @@ func TestChangeStreams(t *testing.T) {
 		{"CursorCommands", testCursorCommands},
 		{"SplitLargeEvent", testSplitLargeEvent},
 		{"DDLEvents", testDDLEvents},
+		{"GetMoreFailPoint", testGetMoreFailPoint},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, cl) })
 	}
