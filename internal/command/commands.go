@@ -92,6 +92,7 @@ var commands = []*Command{
 	{Name: "killAllSessions", Help: "kills all sessions (accepted)", Def: typed(accepted[request.KillAllSessions])},
 	{Name: "killAllSessionsByPattern", Help: "kills sessions (accepted)", Def: typed(accepted[request.KillAllSessionsByPattern])},
 	{Name: "killCursors", Help: "closes cursors", Def: typed(killCursors)},
+	{Name: "killOp", AdminOnly: true, Help: "interrupts a running operation (an opid from currentOp)", Def: typed(killOp)},
 	{Name: "killSessions", Help: "kills logical sessions (accepted)", Def: typed(accepted[request.KillSessions])},
 	{Name: "listCollections", Read: true, Help: "lists the collections of a database", Def: typed(listCollections)},
 	{Name: "listCommands", Help: "lists every command", Def: typed(listCommands)},
