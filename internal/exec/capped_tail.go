@@ -40,7 +40,7 @@ func (e *Engine) FindCappedTail(db, coll string, p FindParams) (Iterator, error)
 	if len(p.Sort) > 0 && !(len(p.Sort) == 1 && p.Sort[0].Key == "$natural" && isOneValue(p.Sort[0].Value)) {
 		return nil, mongoerr.New(mongoerr.BadValue, "error processing query: cannot use tailable option with a sort other than {$natural: 1}")
 	}
-	m, err := query.CompileWithVars(p.Filter, p.Vars)
+	m, err := query.CompileOptions(p.Filter, query.Options{Vars: p.Vars}) // $where allowed, as in mongod
 	if err != nil {
 		return nil, err
 	}
@@ -164,6 +164,7 @@ func (t *cappedTail) row(raw bson.Raw) (*Row, bool) {
 		return nil, false
 	}
 	if !t.m.Match(doc) {
+		t.err = t.m.Err() // a failing $where fails the cursor
 		return nil, false
 	}
 	if t.proj == nil {

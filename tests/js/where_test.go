@@ -176,3 +176,34 @@ func TestNoScripting(t *testing.T) {
 		t.Errorf("getCmdLineOpts: parsed.security.javascriptEnabled = %v (%v), want false", js, err)
 	}
 }
+
+// TestWhereTailable: $where filters a tailable cursor on a capped
+// collection, for the documents there and those inserted later.
+func TestWhereTailable(t *testing.T) {
+	db := harness.Start(t).Client(t).Database("js")
+	if err := db.CreateCollection(tctx(t), "capped", options.CreateCollection().SetCapped(true).SetSizeInBytes(1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("capped")
+	insertX(t, coll, 4)
+	cur, err := coll.Find(tctx(t), bson.D{{Key: "$where", Value: "this.x % 2 == 1"}}, options.Find().SetCursorType(options.Tailable))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close(tctx(t))
+	var got []int32
+	for len(got) < 2 && cur.TryNext(tctx(t)) {
+		got = append(got, cur.Current.Lookup("x").Int32())
+	}
+	if _, err := coll.InsertMany(tctx(t), []any{bson.D{{Key: "_id", Value: 4}, {Key: "x", Value: int32(4)}}, bson.D{{Key: "_id", Value: 5}, {Key: "x", Value: int32(5)}}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20 && len(got) < 3; i++ {
+		if cur.TryNext(tctx(t)) {
+			got = append(got, cur.Current.Lookup("x").Int32())
+		}
+	}
+	if !equalIDs(got, []int32{1, 3, 5}) || cur.Err() != nil {
+		t.Errorf("tailable $where: %v (%v), want [1 3 5]", got, cur.Err())
+	}
+}
