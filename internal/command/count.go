@@ -31,7 +31,7 @@ func count(c *Ctx, p *request.Count) (bson.D, error) {
 		return nil, err
 	}
 	defer rv.release()
-	n, err := c.D.eng.CountAt(rv.snap, c.Owned, c.DB, coll, p.Query, p.Skip, limit, p.Hint.Value, co)
+	n, err := c.D.eng.CountAtVars(rv.snap, c.Owned, c.DB, coll, p.Query, p.Skip, limit, p.Hint.Value, co, c.scriptVars(nil))
 	if err != nil {
 		return nil, err
 	}

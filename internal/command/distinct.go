@@ -23,7 +23,7 @@ func distinct(c *Ctx, p *request.Distinct) (bson.D, error) {
 		return nil, err
 	}
 	defer rv.release()
-	vals, err := c.D.eng.DistinctAt(rv.snap, c.Owned, c.DB, coll, p.Key, p.Query, co)
+	vals, err := c.D.eng.DistinctAtVars(rv.snap, c.Owned, c.DB, coll, p.Key, p.Query, co, c.scriptVars(nil))
 	if err != nil {
 		return nil, err
 	}

@@ -14,8 +14,8 @@ import (
 // without maxTimeMS vars is returned unchanged and each compiled filter or
 // pipeline makes a session bounded only by js.DefaultEvalLimit per
 // evaluation.
-// TODO(#14): count and distinct do not pass maxTimeMS to JavaScript;
-// killOp and a client's disconnect do not interrupt JavaScript.
+// TODO(#14): killOp and a client's disconnect do not interrupt
+// JavaScript.
 func (c *Ctx) scriptVars(vars *expr.Vars) *expr.Vars {
 	ms, ok, _ := c.int64Field("maxTimeMS")
 	if !ok || ms <= 0 {

@@ -111,6 +111,12 @@ func (e *Engine) Count(db, coll string, filter bson.D, skip, limit int64, hint a
 // documents own owns (nil: all). Without a query filter or hint it takes
 // the document count (fastCount), else it scans under collation co.
 func (e *Engine) CountAt(snap *catalog.Snapshot, own OwnershipFilter, db, coll string, filter bson.D, skip, limit int64, hint any, co Collation) (int64, error) {
+	return e.CountAtVars(snap, own, db, coll, filter, skip, limit, hint, co, nil)
+}
+
+// CountAtVars is CountAt with the filter compiled under vars (its
+// JavaScript session, bounded by the command's maxTimeMS); nil: none.
+func (e *Engine) CountAtVars(snap *catalog.Snapshot, own OwnershipFilter, db, coll string, filter bson.D, skip, limit int64, hint any, co Collation, vars *expr.Vars) (int64, error) {
 	col := e.cat.Collection(db, coll)
 	if col != nil && len(filter) == 0 && hint == nil {
 		n, ok, err := fastCount(col, snap, own)
@@ -121,7 +127,7 @@ func (e *Engine) CountAt(snap *catalog.Snapshot, own OwnershipFilter, db, coll s
 			return skipLimit(n, skip, limit), nil
 		}
 	}
-	return e.countScan(FindParams{Filter: filter, Skip: skip, Limit: limit, Hint: hint, Snapshot: snap, Owned: own, Collation: co}, db, coll)
+	return e.countScan(FindParams{Filter: filter, Skip: skip, Limit: limit, Hint: hint, Snapshot: snap, Owned: own, Collation: co, Vars: vars}, db, coll)
 }
 
 // skipLimit is a count of n after skip and limit (0: none).
@@ -159,10 +165,16 @@ func (e *Engine) Distinct(db, coll, key string, filter bson.D) (bson.A, error) {
 // DistinctAt is Distinct in snapshot snap (nil: the latest state), among
 // the documents own owns (nil: all), values compared under collation co.
 func (e *Engine) DistinctAt(snap *catalog.Snapshot, own OwnershipFilter, db, coll, key string, filter bson.D, co Collation) (bson.A, error) {
+	return e.DistinctAtVars(snap, own, db, coll, key, filter, co, nil)
+}
+
+// DistinctAtVars is DistinctAt with the filter compiled under vars (as
+// CountAtVars).
+func (e *Engine) DistinctAtVars(snap *catalog.Snapshot, own OwnershipFilter, db, coll, key string, filter bson.D, co Collation, vars *expr.Vars) (bson.A, error) {
 	if key == "" {
 		return nil, mongoerr.New(mongoerr.InvalidPath, "FieldPath cannot be constructed with empty string")
 	}
-	it, _, err := e.Find(db, coll, FindParams{Filter: filter, Snapshot: snap, Owned: own, Collation: co})
+	it, _, err := e.Find(db, coll, FindParams{Filter: filter, Snapshot: snap, Owned: own, Collation: co, Vars: vars})
 	if err != nil {
 		return nil, err
 	}

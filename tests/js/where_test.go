@@ -113,6 +113,16 @@ func TestWhereMaxTime(t *testing.T) {
 			t.Errorf("%s: interrupted after %v", code, d)
 		}
 	}
+	for _, cmd := range []bson.D{
+		{{Key: "count", Value: coll.Name()}, {Key: "query", Value: bson.D{{Key: "$where", Value: "while (true) {}"}}}, {Key: "maxTimeMS", Value: 200}},
+		{{Key: "distinct", Value: coll.Name()}, {Key: "key", Value: "x"}, {Key: "query", Value: bson.D{{Key: "$where", Value: "while (true) {}"}}}, {Key: "maxTimeMS", Value: 200}},
+	} {
+		start := time.Now()
+		wantCode(t, cmd[0].Key, db.RunCommand(tctx(t), cmd).Err(), 50, "")
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: interrupted after %v", cmd[0].Key, d)
+		}
+	}
 	res := db.RunCommand(tctx(t), bson.D{{Key: "update", Value: coll.Name()}, {Key: "updates", Value: bson.A{bson.D{
 		{Key: "q", Value: bson.D{{Key: "$where", Value: "while (true) {}"}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "y", Value: 1}}}}}}}},
 		{Key: "maxTimeMS", Value: 200}})
