@@ -18,10 +18,11 @@ func deleteCmd(c *Ctx, p *request.Delete) (bson.D, error) {
 	}
 	stmts := make([]exec.DeleteStmt, len(p.Deletes))
 	for i, d := range p.Deletes {
-		if err := checkCollation(d.Collation); err != nil {
+		co, err := opCollation(d.Collation)
+		if err != nil {
 			return nil, err
 		}
-		stmts[i] = exec.DeleteStmt{Q: d.Q, Limit: int64(d.Limit), Hint: d.Hint.Value}
+		stmts[i] = exec.DeleteStmt{Q: d.Q, Limit: int64(d.Limit), Hint: d.Hint.Value, Collation: co}
 	}
 	vars, retry, err := c.stmtContext(p.Let)
 	if err != nil {

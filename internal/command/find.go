@@ -84,9 +84,6 @@ func find(c *Ctx, f *request.Find) (bson.D, error) {
 		return nil, err
 	}
 	if def, err := c.view(coll); err != nil || def != nil {
-		if err == nil {
-			err = simpleOnly(p.Collation)
-		}
 		if err != nil {
 			return nil, err
 		}

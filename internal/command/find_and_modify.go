@@ -14,14 +14,15 @@ func findAndModify(c *Ctx, f *request.FindAndModify) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkCollation(f.Collation); err != nil {
+	co, err := opCollation(f.Collation)
+	if err != nil {
 		return nil, err
 	}
 	if err := c.refuseView(coll); err != nil {
 		return nil, err
 	}
 	p := exec.FindAndModifyParams{Query: f.Query, Sort: f.Sort, Fields: f.Fields, Remove: f.Remove, New: f.New,
-		Upsert: f.Upsert, Update: f.Update.Value, ArrayFilters: []bson.D(f.ArrayFilters), Hint: f.Hint.Value}
+		Upsert: f.Upsert, Update: f.Update.Value, ArrayFilters: []bson.D(f.ArrayFilters), Hint: f.Hint.Value, Collation: co}
 	if p.BypassValidation, err = cmdspec.Bool("findAndModify.bypassDocumentValidation", f.BypassDocumentValidation); err != nil {
 		return nil, err
 	}

@@ -23,11 +23,12 @@ func update(c *Ctx, p *request.Update) (bson.D, error) {
 	}
 	stmts := make([]exec.UpdateStmt, len(p.Updates))
 	for i, u := range p.Updates {
-		if err := checkCollation(u.Collation); err != nil {
+		co, err := opCollation(u.Collation)
+		if err != nil {
 			return nil, err
 		}
 		stmts[i] = exec.UpdateStmt{Q: u.Q, U: u.U.Value, Upsert: u.Upsert, Multi: u.Multi, ArrayFilters: []bson.D(u.ArrayFilters), Hint: u.Hint.Value,
-			BypassValidation: bypass}
+			BypassValidation: bypass, Collation: co}
 	}
 	vars, retry, err := c.stmtContext(p.Let)
 	if err != nil {

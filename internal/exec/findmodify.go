@@ -24,6 +24,8 @@ type FindAndModifyParams struct {
 	Owned OwnershipFilter
 	// BypassValidation skips the collection's validator.
 	BypassValidation bool
+	// Collation is the command's collation (collation.go).
+	Collation Collation
 }
 
 // FindAndModifyResult is the command's value and lastErrorObject.
@@ -43,7 +45,7 @@ func (e *Engine) FindAndModify(db, coll string, p FindAndModifyParams) (*FindAnd
 	if p.Remove && (p.Upsert || p.New) {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot specify both upsert=true and remove=true")
 	}
-	m, ts, err := e.compileFilter(db, coll, p.Query, p.Vars)
+	m, ts, err := e.compileFilterColl(db, coll, p.Query, p.Vars, collatorFor(e.cat.Collection(db, coll), p.Collation))
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +71,7 @@ func (e *Engine) FindAndModify(db, coll string, p FindAndModifyParams) (*FindAnd
 	res := &FindAndModifyResult{}
 	col := e.cat.Collection(db, coll)
 	if col != nil {
-		ids, err := e.matchIDs(col, FindParams{Filter: p.Query, Sort: p.Sort, Hint: p.Hint, Vars: p.Vars, Owned: p.Owned, Snapshot: p.Retry.view()}, true)
+		ids, err := e.matchIDs(col, FindParams{Filter: p.Query, Sort: p.Sort, Hint: p.Hint, Vars: p.Vars, Collation: p.Collation, Owned: p.Owned, Snapshot: p.Retry.view()}, true)
 		if err != nil {
 			return nil, err
 		}

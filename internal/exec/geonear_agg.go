@@ -31,7 +31,7 @@ func (e *Engine) geoNearDocs(db, coll string, gn *agg.GeoNearSpec, p AggregatePa
 		filter = bson.D{{Key: "$and", Value: bson.A{filter, gn.Query}}}
 	}
 	it, plan, err := e.Find(db, coll, FindParams{Filter: filter, AllowDiskUse: p.AllowDiskUse, Vars: p.Vars,
-		Snapshot: p.Snapshot, Owned: p.Owned})
+		Snapshot: p.Snapshot, Owned: p.Owned, Collation: p.Collation})
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,8 @@ type UpdateStmt struct {
 	// BypassValidation skips the collection's validator
 	// (bypassDocumentValidation).
 	BypassValidation bool
+	// Collation is the statement's collation (collation.go).
+	Collation Collation
 }
 
 // Update runs update statements; vars are the command's let variables.
@@ -58,14 +60,14 @@ func (e *Engine) updateStmt(db, coll string, i int, s UpdateStmt, vars *expr.Var
 	if s.Multi && u.IsReplacement() {
 		return mongoerr.New(mongoerr.FailedToParse, "multi update is not supported for replacement-style update")
 	}
-	m, _, err := e.compileFilter(db, coll, s.Q, vars)
+	m, _, err := e.compileFilterColl(db, coll, s.Q, vars, collatorFor(e.cat.Collection(db, coll), s.Collation))
 	if err != nil {
 		return err
 	}
 	col := e.cat.Collection(db, coll)
 	var ids []any
 	if col != nil {
-		if ids, err = e.matchIDs(col, FindParams{Filter: s.Q, Hint: s.Hint, Vars: vars, Owned: s.Owned, Snapshot: retry.view()}, !s.Multi); err != nil {
+		if ids, err = e.matchIDs(col, FindParams{Filter: s.Q, Hint: s.Hint, Vars: vars, Collation: s.Collation, Owned: s.Owned, Snapshot: retry.view()}, !s.Multi); err != nil {
 			return err
 		}
 	}
@@ -225,6 +227,8 @@ type DeleteStmt struct {
 	Hint  any
 	// Owned filters the documents the statement matches (UpdateStmt.Owned).
 	Owned OwnershipFilter
+	// Collation is the statement's collation (collation.go).
+	Collation Collation
 }
 
 // Delete runs delete statements; vars are the command's let variables.
@@ -251,7 +255,7 @@ func (e *Engine) Delete(db, coll string, stmts []DeleteStmt, ordered bool, vars 
 }
 
 func (e *Engine) deleteStmt(db, coll string, i int, s DeleteStmt, vars *expr.Vars, res *WriteResult, retry *Retry) error {
-	m, _, err := e.compileFilter(db, coll, s.Q, vars)
+	m, _, err := e.compileFilterColl(db, coll, s.Q, vars, collatorFor(e.cat.Collection(db, coll), s.Collation))
 	if err != nil {
 		return err
 	}
@@ -259,7 +263,7 @@ func (e *Engine) deleteStmt(db, coll string, i int, s DeleteStmt, vars *expr.Var
 	if col == nil {
 		return nil
 	}
-	ids, err := e.matchIDs(col, FindParams{Filter: s.Q, Hint: s.Hint, Vars: vars, Owned: s.Owned, Snapshot: retry.view()}, s.Limit == 1)
+	ids, err := e.matchIDs(col, FindParams{Filter: s.Q, Hint: s.Hint, Vars: vars, Collation: s.Collation, Owned: s.Owned, Snapshot: retry.view()}, s.Limit == 1)
 	if err != nil {
 		return err
 	}
