@@ -71,7 +71,6 @@ func (c *Ctx) outWriteConcern(reply bson.D) (bson.D, error) {
 	return reply, nil
 }
 
-
 // outThroughPrimary runs the read part of a, then has the primary write.
 func (c *Ctx) outThroughPrimary(a *request.Aggregate, p exec.AggregateParams, coll string) (bson.D, error) {
 	last := a.Pipeline[len(a.Pipeline)-1]

@@ -23,7 +23,7 @@ var profiler = struct {
 	mu         sync.Mutex
 	slowMS     int64
 	sampleRate float64
-	levels     map[string]int64        // REQUIRES: mu; absent: 0
+	levels     map[string]int64         // REQUIRES: mu; absent: 0
 	filters    map[string]profileFilter // REQUIRES: mu
 	active     atomic.Int32
 }{slowMS: 100, sampleRate: 1, levels: map[string]int64{}, filters: map[string]profileFilter{}}

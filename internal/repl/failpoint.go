@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/relaydb/relaydb/internal/repl/clock"
 	"github.com/relaydb/relaydb/internal/failpoint"
+	"github.com/relaydb/relaydb/internal/repl/clock"
 )
 
 // stopReplProducerPoll is how often a secondary stopped by the
