@@ -17,6 +17,7 @@ const (
 	reasonDeadline  interruptReason = iota + 1 // the operation's maxTimeMS is used up
 	reasonEvalLimit                            // the per-evaluation limit passed
 	reasonMemory                               // the heap grew past MaxHeapGrowth (heap.go)
+	reasonKilled                               // killOp (Options.Ctx, Killed)
 )
 
 var syntaxPosition = regexp.MustCompile(`^\(anonymous\): Line \d+:\d+ `)
@@ -54,6 +55,8 @@ func (s *Session) jsError(err error) error {
 		switch r, _ := intr.Value().(interruptReason); r {
 		case reasonEvalLimit:
 			return mongoerr.New(mongoerr.JSInterpreterFailure, "JavaScript execution interrupted: it ran longer than the %v limit of one evaluation", s.opts.EvalLimit)
+		case reasonKilled:
+			return mongoerr.New(mongoerr.Interrupted, "operation was interrupted")
 		case reasonMemory:
 			return mongoerr.New(mongoerr.JSInterpreterFailure, "Out of memory: the JavaScript evaluation grew the heap by more than %d MB", MaxHeapGrowth>>20)
 		}

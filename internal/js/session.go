@@ -1,6 +1,7 @@
 package js
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,7 +34,13 @@ type Options struct {
 	// evaluations may add up to (mongod's maxTimeMS is the cursor's
 	// cumulative processing time, so a cursor's idle time between
 	// getMores does not count); 0: none.
-	MaxTime   time.Duration
+	MaxTime time.Duration
+	// Ctx and Killed: when Ctx is done and Killed reports true (killOp),
+	// a running evaluation stops with Interrupted (11601). Ctx may be nil;
+	// a Ctx already done when an evaluation starts is not watched (the
+	// command that made the session has ended: a cursor's getMores).
+	Ctx       context.Context
+	Killed    func() bool
 	EvalLimit time.Duration // hard limit of one evaluation; 0: DefaultEvalLimit
 }
 
@@ -168,6 +175,14 @@ func (s *Session) arm(rt *goja.Runtime, limit time.Duration, reason interruptRea
 		}
 	}
 	t := time.AfterFunc(limit, func() { interrupt(reason) })
+	unwatch := func() bool { return true }
+	if ctx := s.opts.Ctx; ctx != nil && ctx.Err() == nil {
+		unwatch = context.AfterFunc(ctx, func() {
+			if s.opts.Killed == nil || s.opts.Killed() {
+				interrupt(reasonKilled)
+			}
+		})
+	}
 	w := watchHeap(func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -176,6 +191,7 @@ func (s *Session) arm(rt *goja.Runtime, limit time.Duration, reason interruptRea
 	return func() {
 		t.Stop()
 		w.Stop()
+		unwatch()
 		s.mu.Lock()
 		s.gen++
 		s.mu.Unlock()

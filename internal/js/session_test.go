@@ -1,7 +1,9 @@
 package js
 
 import (
+	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -172,5 +174,27 @@ func TestMaxTimeIsCumulative(t *testing.T) {
 	}
 	if me := mongoerr.From(err); me == nil || me.Code != mongoerr.MaxTimeMSExpired {
 		t.Fatalf("after 4 x 60 ms of a 150 ms budget: %v, want MaxTimeMSExpired", err)
+	}
+}
+
+// TestKilled: a killed operation's evaluation stops with Interrupted; a
+// context that ends without a kill (the command returned) does not.
+func TestKilled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var killed atomic.Bool
+	s := NewSession(Options{Ctx: ctx, Killed: killed.Load})
+	pred, _ := s.Where("sleep(10000); return true")
+	time.AfterFunc(100*time.Millisecond, func() { killed.Store(true); cancel() })
+	start := time.Now()
+	_, err := pred(bson.D{})
+	if me := mongoerr.From(err); me == nil || me.Code != mongoerr.Interrupted || time.Since(start) > 5*time.Second {
+		t.Fatalf("err = %v after %v, want a prompt Interrupted", err, time.Since(start))
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	s = NewSession(Options{Ctx: ctx2, Killed: func() bool { return false }})
+	pred, _ = s.Where("sleep(300); return true")
+	time.AfterFunc(50*time.Millisecond, cancel2)
+	if ok, err := pred(bson.D{}); !ok || err != nil {
+		t.Errorf("ended without a kill: %v, %v", ok, err)
 	}
 }

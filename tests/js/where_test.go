@@ -1,6 +1,7 @@
 package js
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -215,5 +216,43 @@ func TestWhereTailable(t *testing.T) {
 	}
 	if !equalIDs(got, []int32{1, 3, 5}) || cur.Err() != nil {
 		t.Errorf("tailable $where: %v (%v), want [1 3 5]", got, cur.Err())
+	}
+}
+
+// TestWhereKillOp: killOp interrupts a find whose $where is running
+// (Interrupted, 11601), promptly.
+func TestWhereKillOp(t *testing.T) {
+	cl := harness.Start(t).Client(t)
+	db := cl.Database("js")
+	coll := seeded(t, db, 1)
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		done <- db.RunCommand(context.Background(), bson.D{{Key: "find", Value: coll.Name()}, {Key: "filter", Value: bson.D{{Key: "$where", Value: "sleep(20000); return true"}}}}).Err()
+	}()
+	var opid any
+	for deadline := time.Now().Add(10 * time.Second); opid == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var res struct{ Inprog []bson.M }
+		if err := cl.Database("admin").RunCommand(tctx(t), bson.D{{Key: "currentOp", Value: 1}, {Key: "command.find", Value: coll.Name()}}).Decode(&res); err != nil {
+			t.Fatalf("currentOp: %v", err)
+		}
+		if len(res.Inprog) == 1 {
+			opid = res.Inprog[0]["opid"]
+		}
+	}
+	if opid == nil {
+		t.Fatal("the find does not show in currentOp")
+	}
+	if err := cl.Database("admin").RunCommand(tctx(t), bson.D{{Key: "killOp", Value: 1}, {Key: "op", Value: opid}}).Err(); err != nil {
+		t.Fatalf("killOp: %v", err)
+	}
+	select {
+	case err := <-done:
+		wantCode(t, "killed find", err, 11601, "interrupted")
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("interrupted after %v", d)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the killed find still runs")
 	}
 }
