@@ -59,6 +59,14 @@ func TestCollationThroughRouter(t *testing.T) {
 		t.Errorf("sharded distinct under en/2: %q %v, want one value (\"a\" and \"A\" are equal)", vals, err)
 	}
 
+	// A single update statement naming the key's string goes to every
+	// shard under a collation (the raw forwarding path included).
+	up, err := coll.UpdateMany(ctx, bson.D{{Key: "sk", Value: "a"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "hit", Value: 1}}}},
+		options.UpdateMany().SetCollation(en2))
+	if err != nil || up.MatchedCount != 2 {
+		t.Errorf("sharded updateMany {sk: \"a\"} under en/2: %+v %v, want 2 matched", up, err)
+	}
+
 	// "B" lives with "A", "b" with "a": the router merges two sorted
 	// streams, and must merge under the collation (en: a < A < b < B).
 	_, err = coll.InsertMany(ctx, []any{bson.D{{Key: "sk", Value: "B"}}, bson.D{{Key: "sk", Value: "b"}}})

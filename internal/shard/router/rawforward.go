@@ -287,7 +287,7 @@ func rawTarget(q *rawReq, cm *routing.ChunkManager) (string, bool) {
 		s, err := cm.ShardFor(stmt)
 		return s, err == nil
 	}
-	exact, hasKey := routing.ShardKeyFromFilter(cm.Pattern(), docField(stmt, "q"))
+	exact, hasKey := routing.ShardKeyFromFilter(cm.Pattern(), stmtTargetable(stmt, "q"))
 	if !hasKey {
 		return "", false
 	}
