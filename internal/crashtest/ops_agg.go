@@ -71,8 +71,7 @@ func (o *mergeOp) String() string {
 func (o *mergeOp) Run(ctx context.Context, cl *mongo.Client, wc WriteConcern) error {
 	db, from := splitNS(o.From)
 	_, to := splitNS(o.To)
-	// "on" is left to its default (_id): relaydb answers an explicit
-	// on: "_id" with 51183 (no unique index), which MongoDB accepts.
+	// "on" is left to its default (_id).
 	spec := bson.D{{Key: "into", Value: to},
 		{Key: "whenMatched", Value: "replace"}, {Key: "whenNotMatched", Value: "insert"}}
 	return runAggregate(ctx, cl, db, from, bson.D{{Key: "$merge", Value: spec}}, wc)
