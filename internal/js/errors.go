@@ -37,7 +37,7 @@ func badShellValue(tag, v string) error {
 // jsError turns what goja returned into a MongoDB error: syntax errors and
 // uncaught exceptions are JSInterpreterFailure (mongod transmits its
 // JSInterpreterFailureWithStack as the underlying 139), an interrupt at the
-// deadline MaxTimeMSExpired, a *mongoerr.Error raised by a native
+// operation's maxTimeMS MaxTimeMSExpired, a *mongoerr.Error raised by a native
 // function (sleep) itself.
 func (s *Session) jsError(err error) error {
 	var me *mongoerr.Error

@@ -3,7 +3,7 @@ package js
 import "github.com/relaydb/relaydb/internal/agg/expr"
 
 // Sessions are expr.Scripts; operations that bring none get a session
-// without a deadline (still bounded by DefaultEvalLimit).
+// without maxTimeMS (still bounded by DefaultEvalLimit).
 var _ expr.Script = (*Session)(nil)
 
 func init() {
