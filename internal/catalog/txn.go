@@ -20,6 +20,16 @@ package catalog
 //     Commit re-checks that under the write lock (a non-transactional
 //     write that won in between makes Commit fail with WriteConflict).
 //   - A Txn's buffered operations are bounded (MaxTxnOpBytes).
+//
+// Differences from MongoDB, TODO(#14):
+//   - a non-transactional write to a document an open Txn wrote does not
+//     wait for it: it wins, and the Txn's Commit fails with WriteConflict;
+//   - a transaction larger than 16 MB of operations is refused
+//     (BSONObjectTooLarge) instead of being split over several chained
+//     applyOps entries (prevOpTime);
+//   - a collection an insert creates implicitly is created at once, not at
+//     the commit (exec.CollectionForWrite); create/createIndexes in a
+//     transaction are refused (OperationNotSupportedInTransaction).
 
 import (
 	"bytes"

@@ -14,6 +14,11 @@
 //   - Once committed or aborted, a transaction's catalog.Txn is released
 //     (its document locks and snapshot go); its number and state stay so
 //     that a retried commit or abort gets MongoDB's answer.
+//
+// TODO(#14): a step-down does not abort the transactions in progress at
+// once (MongoDB does): their next statement or commit fails with
+// NotWritablePrimary, and the reaper ends them; no prepared transactions
+// (two-phase commit over several shards).
 package txn
 
 import (
