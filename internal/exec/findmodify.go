@@ -61,7 +61,8 @@ func (e *Engine) FindAndModify(db, coll string, p FindAndModifyParams) (*FindAnd
 	}
 	var u *update.Update
 	if p.Update != nil {
-		if u, err = update.Compile(p.Update, update.Options{ArrayFilters: p.ArrayFilters, Vars: p.Vars}); err != nil {
+		opts := update.Options{ArrayFilters: p.ArrayFilters, Vars: p.Vars, Collator: bsonColl(collatorFor(e.cat.Collection(db, coll), p.Collation))}
+		if u, err = update.Compile(p.Update, opts); err != nil {
 			return nil, err
 		}
 	}

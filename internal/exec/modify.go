@@ -53,14 +53,15 @@ func (e *Engine) Update(db, coll string, stmts []UpdateStmt, ordered bool, vars 
 }
 
 func (e *Engine) updateStmt(db, coll string, i int, s UpdateStmt, vars *expr.Vars, res *WriteResult, retry *Retry) error {
-	u, err := update.Compile(s.U, update.Options{ArrayFilters: s.ArrayFilters, Vars: vars})
+	cr := collatorFor(e.cat.Collection(db, coll), s.Collation)
+	u, err := update.Compile(s.U, update.Options{ArrayFilters: s.ArrayFilters, Vars: vars, Collator: bsonColl(cr)})
 	if err != nil {
 		return err
 	}
 	if s.Multi && u.IsReplacement() {
 		return mongoerr.New(mongoerr.FailedToParse, "multi update is not supported for replacement-style update")
 	}
-	m, _, err := e.compileFilterColl(db, coll, s.Q, vars, collatorFor(e.cat.Collection(db, coll), s.Collation))
+	m, _, err := e.compileFilterColl(db, coll, s.Q, vars, cr)
 	if err != nil {
 		return err
 	}

@@ -113,7 +113,7 @@ func unsetLeaf(_ any, exists bool, _ []string) (any, action, error) {
 func compareLeaf(o *op) leafFn {
 	return func(old any, exists bool, _ []string) (any, action, error) {
 		if exists {
-			c := bsonx.Compare(o.arg, old)
+			c := bsonx.CompareColl(o.arg, old, o.coll)
 			if (o.kind == opMin && c >= 0) || (o.kind == opMax && c <= 0) {
 				return nil, actNone, nil
 			}

@@ -156,7 +156,7 @@ var pathAcceptingKeywords = map[string]bool{
 }
 
 func (o *op) parsePull(f bson.E) error {
-	c, err := compilePullCond(f.Value)
+	c, err := compilePullCond(f.Value, o.coll)
 	if err != nil {
 		return err
 	}

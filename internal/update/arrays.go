@@ -65,11 +65,11 @@ func sliceArray(a bson.A, n int64) bson.A {
 
 func (s *sortSpec) less(a, b any) bool {
 	if s.fields == nil {
-		return s.dir*bsonx.Compare(a, b) < 0
+		return s.dir*bsonx.CompareColl(a, b, s.coll) < 0
 	}
 	for _, f := range s.fields {
 		va, vb := sortKey(a, f.Key), sortKey(b, f.Key)
-		if c := bsonx.Compare(va, vb); c != 0 {
+		if c := bsonx.CompareColl(va, vb, s.coll); c != 0 {
 			return f.Value.(int)*c < 0
 		}
 	}
@@ -103,7 +103,7 @@ func (st *state) addToSetLeaf(o *op) leafFn {
 		}
 		res := append(bson.A{}, arr...)
 		for _, v := range o.push.each {
-			if !containsEqual(res, v) {
+			if !containsEqual(res, v, o.coll) {
 				res = append(res, bsonx.Clone(v))
 			}
 		}
@@ -114,9 +114,9 @@ func (st *state) addToSetLeaf(o *op) leafFn {
 	}
 }
 
-func containsEqual(a bson.A, v any) bool {
+func containsEqual(a bson.A, v any, coll bsonx.Collator) bool {
 	for _, e := range a {
-		if bsonx.Equal(e, v) {
+		if bsonx.CompareColl(e, v, coll) == 0 {
 			return true
 		}
 	}
@@ -170,5 +170,5 @@ func (o *op) pulls(e any) bool {
 	if o.kind == opPull {
 		return o.pull.matches(e)
 	}
-	return containsEqual(o.arg.(bson.A), e)
+	return containsEqual(o.arg.(bson.A), e, o.coll)
 }

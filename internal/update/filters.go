@@ -16,8 +16,8 @@ type matcher interface {
 }
 
 // compileMatcher compiles a query filter.
-func compileMatcher(f bson.D) (matcher, error) {
-	m, err := query.Compile(f)
+func compileMatcher(f bson.D, coll bsonx.Collator) (matcher, error) {
+	m, err := query.CompileOptions(f, query.Options{Collator: coll})
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ type arrayFilter struct {
 // filters maps identifiers to their array filter.
 type filters map[string]*arrayFilter
 
-func parseFilters(specs []bson.D) (filters, error) {
+func parseFilters(specs []bson.D, coll bsonx.Collator) (filters, error) {
 	fs := filters{}
 	for _, spec := range specs {
 		id, err := filterIdentifier(spec)
@@ -46,7 +46,7 @@ func parseFilters(specs []bson.D) (filters, error) {
 			return nil, mongoerr.New(mongoerr.FailedToParse,
 				"Found multiple array filters with the same top-level field name %s", id)
 		}
-		m, err := compileMatcher(spec)
+		m, err := compileMatcher(spec, coll)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +110,7 @@ func (fs filters) checkAllUsed(u bson.D) error {
 }
 
 func unusedFilterError(specs []bson.D, u bson.D) error {
-	fs, err := parseFilters(specs)
+	fs, err := parseFilters(specs, nil)
 	if err != nil {
 		return err
 	}
@@ -124,29 +124,30 @@ type pullCond struct {
 	eq      any     // equality value when m is nil
 	m       matcher // query condition
 	wrapped bool    // m matches {v: element}; otherwise m matches the element document
+	coll    bsonx.Collator
 }
 
-func compilePullCond(v any) (*pullCond, error) {
+func compilePullCond(v any, coll bsonx.Collator) (*pullCond, error) {
 	switch x := v.(type) {
 	case bson.D:
 		if isPathAccepting(x) {
-			m, err := compileMatcher(bson.D{{Key: "v", Value: x}})
+			m, err := compileMatcher(bson.D{{Key: "v", Value: x}}, coll)
 			return &pullCond{m: m, wrapped: true}, err
 		}
-		m, err := compileMatcher(x)
+		m, err := compileMatcher(x, coll)
 		return &pullCond{m: m}, err
 	case bson.Regex:
-		m, err := compileMatcher(bson.D{{Key: "v", Value: x}})
+		m, err := compileMatcher(bson.D{{Key: "v", Value: x}}, coll)
 		return &pullCond{m: m, wrapped: true}, err
 	}
-	return &pullCond{eq: v}, nil
+	return &pullCond{eq: v, coll: coll}, nil
 }
 
 // matches reports whether array element e is removed by the condition.
 func (c *pullCond) matches(e any) bool {
 	switch {
 	case c.m == nil:
-		return bsonx.Equal(c.eq, e)
+		return bsonx.CompareColl(c.eq, e, c.coll) == 0
 	case c.wrapped:
 		return c.m.Match(bson.D{{Key: "v", Value: e}})
 	default:

@@ -45,12 +45,13 @@ type op struct {
 	arg  any      // the raw argument
 
 	// Parsed arguments, by kind.
-	to      []string  // $rename destination
-	push    *pushSpec // $push / $addToSet ($each values in push.each)
-	pull    *pullCond // $pull
-	popLast bool      // $pop: 1 removes the last element
-	bits    []bitOp   // $bit
-	dateTS  bool      // $currentDate: timestamp instead of date
+	to      []string       // $rename destination
+	push    *pushSpec      // $push / $addToSet ($each values in push.each)
+	pull    *pullCond      // $pull
+	popLast bool           // $pop: 1 removes the last element
+	bits    []bitOp        // $bit
+	dateTS  bool           // $currentDate: timestamp instead of date
+	coll    bsonx.Collator // orders strings (Options.Collator); nil: binary
 }
 
 // sortPath is the path the op is ordered by.
@@ -61,7 +62,7 @@ func (o *op) sortPath() []string {
 	return o.path
 }
 
-func parseOps(d bson.D, fs filters) ([]*op, error) {
+func parseOps(d bson.D, fs filters, coll bsonx.Collator) ([]*op, error) {
 	var ops []*op
 	seen := &conflicts{}
 	for _, e := range d {
@@ -78,7 +79,7 @@ func parseOps(d bson.D, fs filters) ([]*op, error) {
 		}
 		// MongoDB 5.0+: an empty operand ({$set: {}}) is a no-op, not an error.
 		for _, f := range fields {
-			o, err := parseOp(kind, f, fs)
+			o, err := parseOp(kind, f, fs, coll)
 			if err != nil {
 				return nil, err
 			}
@@ -92,12 +93,12 @@ func parseOps(d bson.D, fs filters) ([]*op, error) {
 	return ops, nil
 }
 
-func parseOp(kind opKind, f bson.E, fs filters) (*op, error) {
+func parseOp(kind opKind, f bson.E, fs filters, coll bsonx.Collator) (*op, error) {
 	path, err := parsePath(f.Key, fs)
 	if err != nil {
 		return nil, err
 	}
-	o := &op{kind: kind, path: path, arg: f.Value}
+	o := &op{kind: kind, path: path, arg: f.Value, coll: coll}
 	if err := o.parseArg(f, fs); err != nil {
 		return nil, err
 	}

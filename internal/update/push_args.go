@@ -19,8 +19,9 @@ type pushSpec struct {
 
 // sortSpec is $push's $sort: whole elements (fields == nil) or by fields.
 type sortSpec struct {
-	dir    int    // whole-element direction
-	fields bson.D // path -> 1/-1
+	dir    int            // whole-element direction
+	fields bson.D         // path -> 1/-1
+	coll   bsonx.Collator // the op's collator (parsePush)
 }
 
 func (o *op) parsePush(f bson.E) error {
@@ -34,6 +35,9 @@ func (o *op) parsePush(f bson.E) error {
 		if err := p.parseClause(e); err != nil {
 			return err
 		}
+	}
+	if p.sort != nil {
+		p.sort.coll = o.coll
 	}
 	o.push = p
 	return nil

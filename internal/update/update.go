@@ -17,6 +17,11 @@ type Options struct {
 	// Vars are the command's let variables (expr.EvalLet), visible as
 	// $$name in pipeline-style updates. nil means none.
 	Vars *expr.Vars
+	// Collator orders strings for arrayFilters, $pull/$pullAll,
+	// $addToSet, $min/$max and $push's $sort (the statement's collation);
+	// nil is the simple collation.
+	// TODO(#14): pipeline-style updates under the collation.
+	Collator bsonx.Collator
 }
 
 // ApplyContext carries the per-document inputs of Apply.
@@ -79,12 +84,12 @@ func compileDoc(d bson.D, opts Options) (*Update, error) {
 		}
 		return compileReplacement(d)
 	}
-	fs, err := parseFilters(opts.ArrayFilters)
+	fs, err := parseFilters(opts.ArrayFilters, opts.Collator)
 	if err != nil {
 		return nil, err
 	}
 	u := &Update{filters: fs}
-	if u.ops, err = parseOps(d, fs); err != nil {
+	if u.ops, err = parseOps(d, fs, opts.Collator); err != nil {
 		return nil, err
 	}
 	if err := fs.checkAllUsed(d); err != nil {
