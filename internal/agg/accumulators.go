@@ -5,6 +5,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/collation"
 )
 
 // accumulator folds the values of one group.
@@ -81,13 +82,20 @@ type extremeAcc struct {
 	sign  int
 	best  any
 	found bool
+	coll  bsonx.Collator // nil: binary
 }
+
+// collatedAcc is an accumulator whose result depends on the collation.
+type collatedAcc interface{ setCollator(c *collation.Collator) }
+
+func (a *extremeAcc) setCollator(c *collation.Collator) { a.coll = c }
+func (a *setAcc) setCollator(c *collation.Collator)     { a.coll = c }
 
 func (a *extremeAcc) add(v any) (int64, error) {
 	if expr.IsNullish(v) {
 		return 0, nil
 	}
-	if !a.found || expr.Compare(v, a.best)*a.sign > 0 {
+	if !a.found || expr.CompareColl(v, a.best, a.coll)*a.sign > 0 {
 		var grew int64
 		if !a.found {
 			grew = valueSize(v)
@@ -210,13 +218,14 @@ func addEach(add func(any) (int64, error), p any) (int64, error) {
 type setAcc struct {
 	out  bson.A
 	seen map[string]bool
+	coll *collation.Collator // values equal under it are one; nil: binary
 }
 
 func (a *setAcc) add(v any) (int64, error) {
 	if expr.IsMissing(v) {
 		return 0, nil
 	}
-	k := groupKey(v)
+	k := groupKey(a.coll.KeyValue(v))
 	if a.seen[k] {
 		return 0, nil
 	}

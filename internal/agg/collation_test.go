@@ -103,3 +103,31 @@ func TestExpressionsUnderCollation(t *testing.T) {
 		t.Errorf("$project under en/2: %v, want %v", out, want)
 	}
 }
+
+func TestAccumulatorsUnderCollation(t *testing.T) {
+	spec, err := collation.Parse(bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: int32(2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []bson.D{{{Key: "s", Value: "b"}}, {{Key: "s", Value: "A"}}, {{Key: "s", Value: "a"}}, {{Key: "s", Value: "B"}}, {{Key: "s", Value: "Z"}}}
+	group := bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil},
+		{Key: "max", Value: bson.D{{Key: "$max", Value: "$s"}}}, {Key: "set", Value: bson.D{{Key: "$addToSet", Value: "$s"}}}}}}}
+	for _, tc := range []struct {
+		coll    *collation.Collator
+		max     string
+		setSize int
+	}{{nil, "b", 5}, {collation.New(spec), "Z", 3}} {
+		p, err := Compile(group, Env{Collator: tc.coll})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := Drain(p.Run(Slice(docs)))
+		if err != nil || len(out) != 1 {
+			t.Fatalf("%v %v", out, err)
+		}
+		set, _ := out[0][2].Value.(bson.A)
+		if out[0][1].Value != tc.max || len(set) != tc.setSize {
+			t.Errorf("collated %v: %v, want max %q and %d distinct", tc.coll != nil, out[0], tc.max, tc.setSize)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/agg/expr"
+	"github.com/relaydb/relaydb/internal/collation"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
@@ -22,6 +23,8 @@ type groupStage struct {
 	keyOf func(doc bson.D, vars *expr.Vars) (any, error)
 	// order, if set, orders the output groups ($bucket).
 	order func(out []bson.D)
+	// coll is the pipeline's collator, for $min/$max/$addToSet.
+	coll *collation.Collator
 }
 
 func compileGroup(spec any, cc *compileCtx) ([]stage, error) {
@@ -29,7 +32,7 @@ func compileGroup(spec any, cc *compileCtx) ([]stage, error) {
 	if !ok {
 		return nil, mongoerr.New(mongoerr.StageSpecNotObject, "a group's fields must be specified in an object")
 	}
-	g := &groupStage{}
+	g := &groupStage{coll: cc.env.Collator}
 	for _, e := range d {
 		if e.Key == "_id" {
 			id, err := cc.compileExpr(e.Value)
@@ -118,6 +121,9 @@ func (g *groupStage) newGroup(key string, id any) *group {
 	grp := &group{key: key, id: id, accs: make([]accumulator, len(g.accs))}
 	for i, a := range g.accs {
 		grp.accs[i] = a.make()
+		if c, ok := grp.accs[i].(collatedAcc); ok && g.coll != nil {
+			c.setCollator(g.coll)
+		}
 	}
 	return grp
 }
