@@ -87,7 +87,8 @@ type Env struct {
 	// and $group keys, $lookup's localField/foreignField and $graphLookup
 	// compare strings under it.
 	// TODO(#14): expressions ($eq, $cmp, $in...), $setUnion and the other
-	// set expressions, accumulators' $min/$max.
+	// set expressions, the $min/$max expressions, $topN/$bottomN/$minN/
+	// $maxN and $setWindowFields' accumulators.
 	Collator *collation.Collator
 }
 
