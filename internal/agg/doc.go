@@ -86,9 +86,11 @@ type Env struct {
 	// collection's default); nil is the simple collation. $match, $sort
 	// and $group keys, $lookup's localField/foreignField and $graphLookup
 	// compare strings under it.
-	// TODO(#14): expressions ($eq, $cmp, $in...), $setUnion and the other
-	// set expressions, the $min/$max expressions, $topN/$bottomN/$minN/
-	// $maxN and $setWindowFields' accumulators.
+	// Expressions' comparison operators and $in use it (expr.CompileColl),
+	// as do $group's $min, $max and $addToSet.
+	// TODO(#14): $setUnion and the other set expressions, $indexOfArray,
+	// the $min/$max expressions, $topN/$bottomN/$minN/$maxN and
+	// $setWindowFields' accumulators.
 	Collator *collation.Collator
 }
 
