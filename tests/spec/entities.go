@@ -282,8 +282,11 @@ func createEntity(em *entityMap, kind string, body bson.D, baseURI string) (any,
 		if err != nil {
 			return nil, err
 		}
-		// TODO(#2): sessionOptions (causalConsistency, snapshot, defaultTransactionOptions).
-		return ce.c.StartSession()
+		o, err := sessionOptions(getDoc(body, "sessionOptions")) // ops_txn.go
+		if err != nil {
+			return nil, err
+		}
+		return ce.c.StartSession(o)
 	}
 	return nil, fmt.Errorf("runner: unsupported entity type %q", kind)
 }

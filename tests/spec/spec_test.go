@@ -95,7 +95,7 @@ func runSpec(t *testing.T, variant, uri string, internal *mongo.Client, shardKey
 		Deadline: time.Now().Add(suiteBudget), ShardKey: shardKey}
 	sum := &Summary{ServerVersion: fmt.Sprintf("%d.%d.%d", env.Version[0], env.Version[1], env.Version[2])}
 	t.Logf("server version %s, topology %s", sum.ServerVersion, env.Topology)
-	for _, folder := range Folders {
+	for _, folder := range foldersFor(variant) { // ops_txn.go
 		sum.Add(runFolder(t, ctx, rn, xfails, specDir, folder))
 	}
 	for _, f := range sum.Folders {
