@@ -109,6 +109,9 @@ func (r *Router) compileSplit(c *call) (*compiledSplit, error) {
 		return nil, err
 	}
 	sp.out, sp.merge = out, merge
+	if err := outReadConcern(c.cmd, out, merge); err != nil {
+		return nil, err
+	}
 	env := r.mergeEnv(c, sp.pipe)
 	if _, err := agg.Compile(stages, env); err != nil {
 		return nil, err

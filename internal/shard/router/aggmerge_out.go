@@ -41,6 +41,25 @@ func (r *Router) checkOutTarget(c *call, out *agg.OutSpec) error {
 	return nil
 }
 
+// outReadConcern refuses $out and $merge under a linearizable read
+// concern, as a data node does (InvalidOptions): the shards' part of a
+// split pipeline carries no writer stage, so they cannot refuse it.
+func outReadConcern(cmd bson.D, out *agg.OutSpec, merge *agg.MergeSpec) error {
+	if out == nil && merge == nil {
+		return nil
+	}
+	rc, _ := bsonx.Get(cmd, "readConcern")
+	rcd, _ := rc.(bson.D)
+	if level, _ := bsonx.Get(rcd, "level"); level != "linearizable" {
+		return nil
+	}
+	stage := "$out"
+	if merge != nil {
+		stage = "$merge"
+	}
+	return mongoerr.New(mongoerr.InvalidOptions, "%s cannot be used with a 'linearizable' read concern level", stage)
+}
+
 // writeOutput drains the merge part into the $out or $merge target and
 // answers with an empty, exhausted cursor.
 func (r *Router) writeOutput(c *call, mc *mergedCursor, out *agg.OutSpec, merge *agg.MergeSpec) (bson.D, error) {
