@@ -6,6 +6,7 @@ import (
 	"github.com/relaydb/relaydb/internal/agg"
 	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/catalog"
+	"github.com/relaydb/relaydb/internal/collation"
 	"github.com/relaydb/relaydb/internal/iterx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
@@ -42,9 +43,9 @@ func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error)
 	if err != nil {
 		return nil, err
 	}
-	env := agg.Env{DB: db, Lookup: e.lookupSourceAt(p.Snapshot), Vars: p.Vars, LocalSessions: p.LocalSessions,
-		CollStats: p.CollStats, AllowDiskUse: p.AllowDiskUse, TempDir: e.TempDir(),
-		Collator: collatorFor(e.cat.Collection(db, coll), p.Collation)}
+	collator := collatorFor(e.cat.Collection(db, coll), p.Collation)
+	env := agg.Env{DB: db, Lookup: e.lookupSourceAt(p.Snapshot, collator.Spec()), Vars: p.Vars, LocalSessions: p.LocalSessions,
+		CollStats: p.CollStats, AllowDiskUse: p.AllowDiskUse, TempDir: e.TempDir(), Collator: collator}
 	e.aggProcessHooks(&env, coll)
 	pl, err := agg.Compile(stages, env)
 	if err != nil {
@@ -75,14 +76,19 @@ func (e *Engine) Aggregate(db, coll string, p AggregateParams) (Iterator, error)
 
 // lookupSourceAt feeds $lookup and friends with a whole collection, read
 // in snap (nil: the latest state); a view is read through its pipeline.
-func (e *Engine) lookupSourceAt(snap *catalog.Snapshot) func(db, coll string) (agg.Iterator, error) {
+// A view read this way must have the pipeline's collation (spec), as
+// MongoDB requires (OptionNotSupportedOnView otherwise).
+func (e *Engine) lookupSourceAt(snap *catalog.Snapshot, spec *collation.Spec) func(db, coll string) (agg.Iterator, error) {
 	return func(db, coll string) (agg.Iterator, error) {
 		source, pipeline, err := e.ResolveView(db, coll)
 		if err != nil {
 			return nil, err
 		}
 		if pipeline != nil {
-			it, err := e.Aggregate(db, source, AggregateParams{Pipeline: pipeline, Snapshot: snap})
+			if err := sameViewCollation(e.cat.Collection(db, coll), spec); err != nil {
+				return nil, err
+			}
+			it, err := e.Aggregate(db, source, AggregateParams{Pipeline: pipeline, Snapshot: snap, Collation: Collation{Spec: spec, Given: true}})
 			if err != nil {
 				return nil, err
 			}

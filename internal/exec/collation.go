@@ -6,6 +6,7 @@ import (
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/collation"
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // Collation rules of the planner (MongoDB's): an index serves a string
@@ -125,4 +126,14 @@ func hasStrings(v any) bool {
 		}
 	}
 	return false
+}
+
+// sameViewCollation refuses reading view (a $lookup, $graphLookup or
+// $unionWith source) under a collation other than its default one.
+func sameViewCollation(view *catalog.Collection, spec *collation.Spec) error {
+	if view == nil || collation.Equal(DefaultCollation(view), spec) {
+		return nil
+	}
+	return mongoerr.New(mongoerr.OptionNotSupportedOnView,
+		"Cannot override a view's default collation %s", view.NS())
 }

@@ -53,6 +53,23 @@ func TestViewCollation(t *testing.T) {
 	if err := run(onView); !isCode(err, 167) {
 		t.Errorf("a simple view on the en/2 view: %v, want OptionNotSupportedOnView", err)
 	}
+	// $lookup from a view needs the view's collation: src's default is
+	// en/2, ciView's too; plainView's is simple.
+	lookup := func(from string) error {
+		cur, err := src.Aggregate(tctx(t), bson.A{bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: from},
+			{Key: "localField", Value: "s"}, {Key: "foreignField", Value: "s"}, {Key: "as", Value: "m"}}}}})
+		if err != nil {
+			return err
+		}
+		var out []bson.D
+		return cur.All(tctx(t), &out)
+	}
+	if err := lookup("ciView"); err != nil {
+		t.Errorf("$lookup from a view of the same collation: %v", err)
+	}
+	if err := lookup("plainView"); !isCode(err, 167) {
+		t.Errorf("$lookup from a view of another collation: %v, want OptionNotSupportedOnView", err)
+	}
 	specs, err := db.ListCollectionSpecifications(tctx(t), bson.D{{Key: "name", Value: "ciView"}})
 	if err != nil || len(specs) != 1 {
 		t.Fatalf("listCollections: %v %v", specs, err)
