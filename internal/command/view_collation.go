@@ -12,9 +12,10 @@ import (
 // not inherit its source's). Reads of the view run its pipeline and
 // theirs under it; a read asking for another collation (simple included)
 // is OptionNotSupportedOnView (167), as is a view defined on a view of
-// another collation.
-// TODO(#14): $lookup/$graphLookup/$unionWith into a view of another
-// collation than the operation's (MongoDB refuses them with 167).
+// another collation. A $lookup, $graphLookup or $unionWith from a view
+// needs the pipeline's collation to be the view's (exec.sameViewCollation).
+// TODO(#14): a view defined with a $lookup from a view of another
+// collation is accepted at create (MongoDB refuses it, 167).
 
 // storedViewCollation is the collation kept in a view's options, nil
 // when simple.
