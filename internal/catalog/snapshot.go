@@ -55,6 +55,8 @@ type snapMgr struct {
 	commitTS bson.Timestamp // the replication commit point
 	current  *Snapshot      // the majority snapshot, nil until one exists
 	pending  []*Snapshot    // tagged > commitTS, ascending
+	ring     []*Snapshot    // former majority snapshots, ascending (snapshot_ring.go)
+	keepRing bool           // keep ring (KeepSnapshotHistory)
 	changed  chan struct{}  // closed when lastTS or current advances; nil if nobody waits
 }
 
@@ -130,7 +132,7 @@ func (m *snapMgr) waitChanLocked() <-chan struct{} {
 // setCurrentLocked makes s the majority snapshot. REQUIRES: mu.
 func (m *snapMgr) setCurrentLocked(s *Snapshot) {
 	if m.current != nil {
-		m.current.disown()
+		m.retireLocked(m.current) // kept for snapshot reads (snapshot_ring.go)
 	}
 	m.current = s
 	m.wakeLocked()
@@ -219,6 +221,7 @@ func (m *snapMgr) advanceLocked(eng *storage.Engine, ts bson.Timestamp) {
 func (m *snapMgr) closeAll() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.closeRingLocked()
 	if m.current != nil {
 		m.current.disown()
 		m.current.refs = 0

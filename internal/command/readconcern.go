@@ -99,8 +99,10 @@ func (rc readConcern) checkStandalone() error {
 func (c *Ctx) checkReplicaSetRead(rc readConcern) error {
 	switch rc.level {
 	case levelSnapshot:
-		// TODO(#2): snapshot reads (atClusterTime) with transactions.
-		return mongoerr.New(mongoerr.NotImplemented, "readConcern level 'snapshot' is not supported yet")
+		if rc.atCluster && rc.at.After(c.clusterTime()) {
+			return mongoerr.New(mongoerr.InvalidOptions, "readConcern atClusterTime value must not be greater than the current clusterTime. Requested clusterTime: %s; current clusterTime: %s",
+				tsString(rc.at), tsString(c.clusterTime()))
+		}
 	case levelLinearizable:
 		if rc.hasOpTime {
 			return mongoerr.New(mongoerr.FailedToParse, "afterOpTime not compatible with linearizable read concern")
@@ -143,6 +145,9 @@ func (c *Ctx) waitReadConcern(ctx context.Context, rc readConcern) (*catalog.Sna
 	if rc.level == levelMajority {
 		s, err := cat.WaitMajoritySnapshot(ctx, rc.after)
 		return s, readWaitErr(err)
+	}
+	if rc.level == levelSnapshot {
+		return c.waitSnapshotRead(ctx, rc) // snapshot_read.go
 	}
 	if rc.hasAfter {
 		return nil, readWaitErr(cat.WaitApplied(ctx, rc.after))
@@ -212,6 +217,9 @@ func (c *Ctx) finishRead(v *readView, reply bson.D) (bson.D, error) {
 	}
 	if v.snap != nil {
 		reply = append(reply, bson.E{Key: "operationTime", Value: v.snap.TS()})
+	}
+	if v.rc.level == levelSnapshot && v.snap != nil {
+		reply = withAtClusterTime(reply, v) // snapshot_read.go
 	}
 	return reply, nil
 }

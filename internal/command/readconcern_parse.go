@@ -23,6 +23,7 @@ type readConcern struct {
 	hasAfter  bool           // afterClusterTime or afterOpTime given
 	hasOpTime bool           // afterOpTime (internal; {ts, t})
 	atCluster bool           // atClusterTime given (snapshot level only)
+	at        bson.Timestamp // atClusterTime
 }
 
 // parseReadConcern validates v as MongoDB's ReadConcernArgs::parse does.
@@ -45,7 +46,7 @@ func parseReadConcern(v any) (readConcern, error) {
 			rc.after, err = opTimeField(f.Value)
 			rc.hasAfter, rc.hasOpTime = true, true
 		case "atClusterTime":
-			_, err = timestampField(f.Key, f.Value)
+			rc.at, err = timestampField(f.Key, f.Value)
 			rc.atCluster = true
 		case "allowTransactionTableSnapshot":
 			if _, isBool := f.Value.(bool); !isBool {

@@ -136,10 +136,8 @@ func checkTxnCommand(ctx *Ctx, start bool) error {
 }
 
 // snapshotReads are the commands that take readConcern level "snapshot"
-// outside a transaction (MongoDB 5.0+); the rest refuse it. TODO(#14):
-// they still answer NotImplemented on replica sets (no atClusterTime
-// reads, no snapshot sessions): a bounded ring of majority snapshots by
-// ts would serve them, SnapshotTooOld (239) once gone.
+// outside a transaction (MongoDB 5.0+, snapshot_read.go); the rest refuse
+// it.
 var snapshotReads = map[string]bool{"find": true, "aggregate": true, "distinct": true}
 
 // checkSnapshotReadConcern refuses readConcern {level: "snapshot"} on a

@@ -31,6 +31,7 @@ func TestTransactions(t *testing.T) {
 		{"LifetimeLimit", testLifetime},
 		{"SizeLimit", testSizeLimit},
 		{"UniqueAtStatement", testUnique},
+		{"SnapshotSession", testSnapshotSession},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := ctxT(30 * time.Second)
@@ -415,5 +416,45 @@ func testUnique(t *testing.T, cl *mongo.Client, db *mongo.Database) {
 	}
 	if got := ids(t, ctx, coll, bson.D{{Key: "u", Value: 1}}); !slices.Equal(got, []int32{3}) {
 		t.Fatalf("after commit: %v", got)
+	}
+}
+
+// testSnapshotSession: reads of a snapshot session (readConcern snapshot
+// with the first read's atClusterTime) keep reading one point in time.
+func testSnapshotSession(t *testing.T, cl *mongo.Client, db *mongo.Database) {
+	ctx := context.Background()
+	coll := db.Collection("SnapshotSession")
+	mustDo(t, func() error {
+		_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(1)}, {Key: "x", Value: 1}})
+		return err
+	})
+	sess, err := cl.StartSession(options.Session().SetSnapshot(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	sc := mongo.NewSessionContext(ctx, sess)
+	if got := ids(t, sc, coll, bson.D{}); !slices.Equal(got, []int32{1}) {
+		t.Fatalf("first snapshot read: %v", got)
+	}
+	if sess.SnapshotTime().IsZero() {
+		t.Fatal("the first snapshot read answered no atClusterTime")
+	}
+	mustDo(t, func() error {
+		_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(2)}, {Key: "x", Value: 2}})
+		return err
+	})
+	if got := ids(t, sc, coll, bson.D{}); !slices.Equal(got, []int32{1}) {
+		t.Fatalf("a later snapshot read sees a newer write: %v", got)
+	}
+	vals, err := coll.Distinct(sc, "x", bson.D{}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs, _ := vals.Values(); len(vs) != 1 {
+		t.Fatalf("distinct in the snapshot session: %v", vs)
+	}
+	if got := ids(t, ctx, coll, bson.D{}); !slices.Equal(got, []int32{1, 2}) {
+		t.Fatalf("outside the session: %v", got)
 	}
 }
