@@ -172,7 +172,8 @@ func TestReadConcernLinearizable(t *testing.T) {
 	}{
 		{bson.D{{Key: "level", Value: "eventual"}}, 9},
 		{bson.D{{Key: "level", Value: "available"}, {Key: "afterClusterTime", Value: bson.Timestamp{T: 1}}}, 72},
-		{bson.D{{Key: "level", Value: "snapshot"}}, 238},
+		// A snapshot read at a time older than every kept snapshot.
+		{bson.D{{Key: "level", Value: "snapshot"}, {Key: "atClusterTime", Value: bson.Timestamp{T: 1}}}, 246},
 	}
 	for _, b := range bad {
 		r := rcFind(t, p.Host, "lin", b.rc)
