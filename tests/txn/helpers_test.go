@@ -19,13 +19,16 @@ import (
 )
 
 // upSet starts a 3-member set, stopped with t.
-func upSet(t *testing.T) *cluster.Cluster {
+func upSet(t *testing.T) *cluster.Cluster { return harnessSet(t) }
+
+// harnessSet starts a 3-member set, stopped with t (tests and benchmarks).
+func harnessSet(t testing.TB) *cluster.Cluster {
 	t.Helper()
 	return harness.StartSets(t, []cluster.Spec{{Name: "rs0", Data: 3}})[0]
 }
 
 // connect returns a client to the set (majority writes), closed with t.
-func connect(t *testing.T, c *cluster.Cluster) *mongo.Client {
+func connect(t testing.TB, c *cluster.Cluster) *mongo.Client {
 	t.Helper()
 	o := options.Client().ApplyURI(c.URI()).SetServerSelectionTimeout(20 * time.Second).
 		SetWriteConcern(writeconcern.Majority())
