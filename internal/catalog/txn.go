@@ -19,7 +19,8 @@ package catalog
 //     document only if its latest committed state equals the snapshot's;
 //     Commit re-checks that under the write lock (a non-transactional
 //     write that won in between makes Commit fail with WriteConflict).
-//   - A Txn's buffered operations are bounded (MaxTxnOpBytes).
+//   - A Txn's memory is bounded: its operations by MaxTxnOpBytes, the
+//     documents it buffers (the overlay) by MaxTxnOverlayBytes.
 //
 // Differences from MongoDB, TODO(#14):
 //   - a non-transactional write to a document an open Txn wrote does not
@@ -48,6 +49,11 @@ import (
 // MaxTxnOpBytes caps a transaction's operations (its applyOps entry), as
 // MongoDB caps a transaction's oplog entry at 16 MB.
 const MaxTxnOpBytes = 16 * 1024 * 1024
+
+// MaxTxnOverlayBytes caps the documents a transaction buffers (their
+// latest versions: small updates of large documents stay under
+// MaxTxnOpBytes while their documents do not).
+const MaxTxnOverlayBytes = 64 * 1024 * 1024
 
 // TxnLocks is the process's table of documents held by open transactions.
 type TxnLocks struct {
@@ -189,6 +195,9 @@ func (t *Txn) addOp(coll *Collection, op string, o, o2 bson.D) error {
 	}
 	if t.opBytes+len(raw) > MaxTxnOpBytes {
 		return mongoerr.New(mongoerr.BSONObjectTooLarge, "Total size of all transaction operations must be less than %d. Actual size is %d", MaxTxnOpBytes, t.opBytes+len(raw))
+	}
+	if n := t.ov.Size(); n > MaxTxnOverlayBytes {
+		return mongoerr.New(mongoerr.BSONObjectTooLarge, "Total size of the documents a transaction writes must be less than %d. Actual size is %d", MaxTxnOverlayBytes, n)
 	}
 	t.opBytes += len(raw)
 	t.ops = append(t.ops, d)
