@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
@@ -94,6 +95,10 @@ func TestCollationThroughRouter(t *testing.T) {
 	// Sharding a collection with a default collation: its shard key index
 	// is simple all the same.
 	must(t, cl.Database("colr").CreateCollection(ctx, "dc", options.CreateCollection().SetCollation(en2)), "create dc")
+	err = admin.RunCommand(ctx, bson.D{{Key: "shardCollection", Value: "colr.dc"}, {Key: "key", Value: bson.D{{Key: "sk", Value: 1}}}}).Err()
+	if ce, ok := err.(mongo.CommandError); !ok || ce.Code != 2 {
+		t.Errorf("shardCollection of a collated collection without collation simple: %v, want BadValue", err)
+	}
 	must(t, admin.RunCommand(ctx, bson.D{{Key: "shardCollection", Value: "colr.dc"}, {Key: "key", Value: bson.D{{Key: "sk", Value: 1}}},
 		{Key: "collation", Value: bson.D{{Key: "locale", Value: "simple"}}}}).Err(), "shardCollection dc")
 	ixCur, err := cl.Database("colr").Collection("dc").Indexes().List(ctx)

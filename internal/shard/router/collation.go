@@ -5,6 +5,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/collation"
+	"github.com/relaydb/relaydb/internal/mongoerr"
 	"github.com/relaydb/relaydb/internal/shard/routing"
 )
 
@@ -52,4 +53,18 @@ func bsonColl(c *collation.Collator) bsonx.Collator {
 		return nil
 	}
 	return c
+}
+
+// checkSimpleKeyCollation is MongoDB's rule for sharding a collection with
+// a default collation (listCollections entry info): shardCollection must
+// say collation {locale: "simple"} (any other was refused already).
+func checkSimpleKeyCollation(cmd, info bson.D) error {
+	if _, has := bsonx.GetPath(info, "options.collation"); !has {
+		return nil
+	}
+	if _, given := bsonx.Get(cmd, "collation"); given {
+		return nil
+	}
+	return mongoerr.New(mongoerr.BadValue,
+		"Please specify an explicit collation of {locale: 'simple'} when sharding a collection with a non-simple default collation")
 }

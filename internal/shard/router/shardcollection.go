@@ -228,6 +228,9 @@ func (r *Router) isView(c *call, s *replSet, db, coll string) (bool, error) {
 		if capped, _ := bsonx.GetPath(d, "options.capped"); capped == true {
 			return false, mongoerr.New(mongoerr.InvalidOptions, "can't shard a capped collection")
 		}
+		if err := checkSimpleKeyCollation(c.cmd, d); err != nil {
+			return false, err
+		}
 	}
 	return false, nil
 }
@@ -329,8 +332,6 @@ func createKeyIndex(c *call, s *replSet, db, coll string, p key.Pattern, unique 
 	}
 	// Chunks split by binary key order: the key's index is simple even on
 	// a collection with a default collation.
-	// TODO(#14): MongoDB also requires shardCollection's collation
-	// {locale: "simple"} when the collection has a default collation.
 	spec := bson.D{{Key: "key", Value: keyDoc}, {Key: "name", Value: strings.Join(names, "_")},
 		{Key: "collation", Value: bson.D{{Key: "locale", Value: "simple"}}}}
 	if unique {
