@@ -32,7 +32,7 @@ func (c *Catalog) PutDocuments(coll *Collection, docs []bson.D) (WriteResult, er
 			if err := w.PutDocument(coll, d, raw); err != nil {
 				return err
 			}
-			e := &oplog.Entry{Op: oplog.OpInsert, NS: coll.NS(), UI: &coll.UUID, O: d, ORaw: raw, O2: bson.D{{Key: "_id", Value: id}}}
+			e := &oplog.Entry{Op: oplog.OpInsert, NS: coll.NS(), UI: &coll.UUID, O: d, ORaw: raw, O2: bson.D{{Key: "_id", Value: id}}, Extra: FromMigrateFields()}
 			if err := w.appendEntry(e); err != nil {
 				return err
 			}
@@ -41,10 +41,24 @@ func (c *Catalog) PutDocuments(coll *Collection, docs []bson.D) (WriteResult, er
 	})
 }
 
+// FromMigrateFields mark the oplog entries of a chunk migration's writes
+// (fromMigrate: true, as MongoDB's): change streams do not report them.
+func FromMigrateFields() bson.D { return bson.D{{Key: "fromMigrate", Value: true}} }
+
 // DeleteDocuments deletes coll's documents with the given _ids in one
-// batch, with a delete oplog entry for each one that existed.
+// batch, with a delete oplog entry for each one that existed (a chunk
+// migration's recipient applying the donor's deletes).
 func (c *Catalog) DeleteDocuments(coll *Collection, ids []any) (WriteResult, error) {
-	return c.Apply(func(w *Writer) error {
+	_, res, err := c.DeleteMigrated(coll, ids)
+	return res, err
+}
+
+// DeleteMigrated is DeleteDocuments also reporting how many documents
+// existed (the range deleter's batches).
+func (c *Catalog) DeleteMigrated(coll *Collection, ids []any) (int, WriteResult, error) {
+	n := 0
+	res, err := c.Apply(func(w *Writer) error {
+		n = 0
 		for _, id := range ids {
 			found, err := w.DeleteDocument(coll, id)
 			if err != nil || !found {
@@ -53,11 +67,13 @@ func (c *Catalog) DeleteDocuments(coll *Collection, ids []any) (WriteResult, err
 				}
 				continue
 			}
-			e := &oplog.Entry{Op: oplog.OpDelete, NS: coll.NS(), UI: &coll.UUID, O: bson.D{{Key: "_id", Value: id}}}
+			n++
+			e := &oplog.Entry{Op: oplog.OpDelete, NS: coll.NS(), UI: &coll.UUID, O: bson.D{{Key: "_id", Value: id}}, Extra: FromMigrateFields()}
 			if err := w.appendEntry(e); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+	return n, res, err
 }

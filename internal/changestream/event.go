@@ -31,6 +31,9 @@ type txnInfo struct{ fields bson.D }
 // o, in order. It never fails on an entry it does not understand: such an
 // entry yields no event.
 func Events(e *oplog.Entry, s Scope, o Options) ([]Event, error) {
+	if o.FromRouter && fromMigrate(e) {
+		return nil, nil // a chunk migration's write (migrate.go)
+	}
 	b := builder{e: e, s: s, o: o}
 	if e.Op == oplog.OpCommand && len(e.O) > 0 && e.O[0].Key == "applyOps" {
 		return b.applyOps()

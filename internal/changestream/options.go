@@ -24,7 +24,16 @@ type Options struct {
 	StartAtOperationTime     *bson.Timestamp
 	ShowExpandedEvents       bool
 	AllChangesForCluster     bool
+	// FromRouter ($_fromRouter, private: the router sets it on the streams
+	// it merges) resumes after a token's position even when the token's
+	// event is not in this oplog (it was another shard's), and drops the
+	// events of chunk migrations (entries marked fromMigrate).
+	FromRouter bool
 }
+
+// FromRouterField is the private $changeStream field FromRouter is read
+// from (MongoDB's mongos sends internal fields to shards likewise).
+const FromRouterField = "$_fromRouter"
 
 // ParseOptions reads the $changeStream stage's spec.
 func ParseOptions(spec any) (Options, error) {
@@ -77,6 +86,8 @@ func (o *Options) set(e bson.E) error {
 		o.ShowExpandedEvents, err = boolField(e)
 	case "allChangesForCluster":
 		o.AllChangesForCluster, err = boolField(e)
+	case FromRouterField:
+		o.FromRouter, err = boolField(e)
 	case "allowToRunOnConfigDB", "allowToRunOnSystemNS":
 		_, err = boolField(e) // internal flags MongoDB accepts; no effect here
 	default:

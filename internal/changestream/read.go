@@ -69,7 +69,7 @@ func (s *Stream) entry(raw []byte, limit bson.Timestamp) (buffered, past bool) {
 // from an event's token does not find that event's entry first: the token
 // is from another oplog (another replica set, or a rolled-back write).
 func (s *Stream) checkResumePoint(first []byte) error {
-	if !s.incl || s.skip == nil || s.skip.IsHighWaterMark() {
+	if !s.incl || s.skip == nil || s.skip.IsHighWaterMark() || s.opts.FromRouter {
 		return nil
 	}
 	t, i, _ := bson.Raw(first).Lookup("ts").TimestampOK()

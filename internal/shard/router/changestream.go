@@ -10,30 +10,32 @@ import (
 // Change streams through the router: a stream on an unsharded collection
 // is its primary shard's (forwarded like any aggregate, its cursor's
 // getMores too, replies unchanged, postBatchResumeToken included).
-// Streams on a sharded collection, a database or the cluster would need
-// the shards' streams merged by clusterTime; they are refused.
-// TODO(#14): merge the shards' streams (ordered by clusterTime, then
-// resume token) for sharded collections, databases and the cluster.
+// Streams on a sharded collection, a database or the cluster merge the
+// shards' streams (changestream_merge.go).
 
-// routeChangeStream refuses the change streams the router cannot serve
-// yet; handled is false for every other command (and for a stream on an
-// unsharded collection, which is forwarded).
+// routeChangeStream opens the merged streams; handled is false for every
+// other command (and for a stream on an unsharded collection, which is
+// forwarded).
 func (r *Router) routeChangeStream(c *call) (reply bson.D, handled bool, err error) {
 	if c.name != "aggregate" || !opensChangeStream(c.cmd) {
 		return nil, false, nil
 	}
 	coll, ok := c.cmd[0].Value.(string)
 	if !ok || coll == "" {
-		return nil, true, mongoerr.New(mongoerr.NotImplemented,
-			"relaydb's router does not support change streams on a database or the cluster yet; watch a collection")
+		if v, isNum := bsonx.AsInt64(c.cmd[0].Value); !isNum || v != 1 {
+			return nil, true, mongoerr.New(mongoerr.InvalidNamespace, "{aggregate: 1} is the only numeric aggregate target")
+		}
+		reply, err := r.openMergedStream(c, "", nil)
+		return reply, true, err
 	}
 	cm, err := r.catalog.get(c.ctx, c.db+"."+coll)
 	if err != nil {
 		return nil, true, err
 	}
 	if cm != nil {
-		return nil, true, mongoerr.New(mongoerr.NotImplemented,
-			"relaydb's router does not support change streams on a sharded collection (%s.%s) yet", c.db, coll)
+		p := cm.Pattern()
+		reply, err := r.openMergedStream(c, coll, &p)
+		return reply, true, err
 	}
 	return nil, false, nil
 }

@@ -63,6 +63,9 @@ type mergedCursor struct {
 	// clientColl, when set, is the name the client's getMore and
 	// killCursors give (a view's, views.go); coll names the shards' cursors.
 	clientColl string
+	// stream, when set, is a merged change stream's state
+	// (changestream_merge.go): its getMore and kill are its own.
+	stream *csMerge
 }
 
 // mergedCursors holds the open router cursors by id.
@@ -210,6 +213,9 @@ func (r *Router) shardGetMore(c *call, mc *mergedCursor, rm *remote, lsid any) e
 
 // killRemotes closes the shards' cursors that are still open.
 func (r *Router) killRemotes(c *call, mc *mergedCursor, lsid any) {
+	if mc.stream != nil {
+		r.killStreamShards(c, mc)
+	}
 	for _, rm := range mc.remotes {
 		if rm.id == 0 || rm.t.set == nil {
 			continue
@@ -271,6 +277,9 @@ func (r *Router) mergedGetMore(c *call, mc *mergedCursor) (bson.D, error) {
 	lsid, _ := bsonx.Get(c.cmd, "lsid")
 	mc.mu.Lock()
 	defer mc.mu.Unlock()
+	if mc.stream != nil {
+		return r.streamGetMore(c, mc, n)
+	}
 	docs, done, err := r.nextBatch(c, mc, n, lsid)
 	if err != nil {
 		r.killRemotes(c, mc, lsid)

@@ -32,14 +32,14 @@ import (
 //     more is deleted and the task is dropped: a range the shard owns is
 //     never deleted.
 //   - Each batch is at most min(rangeDeleterBatchSize, maxBatchIDs)
-//     documents, deleted through the executor (index entries and oplog
+//     documents, deleted in one catalog batch (index entries and oplog
 //     entries follow) and waited for with majority, followed by a pause
 //     of rangeDeleterBatchDelayMS; numOrphanDocs (counted when the task
 //     is scheduled) goes down by each batch's count.
 //
-// TODO(#14): oplog entries are not marked fromMigrate (relaydb's oplog
-// has no such field), so change streams see these deletes.
-// A step-down between the primary check and a batch's delete is not
+// The deletes' oplog entries are marked fromMigrate
+// (catalog.DeleteMigrated): change streams through a router skip them.
+// TODO(#14): a step-down between the primary check and a batch's delete is not
 // fenced (the write fails or rolls back with the term).
 
 // RangeStore persists the tasks and deletes the documents; EngineRangeStore

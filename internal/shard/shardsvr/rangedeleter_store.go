@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/shard/key"
 	"github.com/relaydb/relaydb/internal/shard/routing"
@@ -95,13 +96,26 @@ func (s EngineRangeStore) DeleteBatchFrom(ctx context.Context, ns string, p key.
 	if err != nil || len(ids) == 0 {
 		return 0, nil, err
 	}
-	q := bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}}
-	res := s.Eng.Delete(db, coll, []exec.DeleteStmt{{Q: q}}, true, nil, nil)
+	n, res, err := s.deleteMigrated(db, coll, ids)
+	if err != nil {
+		return 0, nil, err
+	}
 	var last bson.D
 	if ordered {
 		last, _ = p.Extract(lastDoc) // in the range, so it has a key
 	}
-	return int(res.N), last, s.wait(ctx, res)
+	return n, last, s.wait(ctx, &exec.WriteResult{N: int64(n), Last: res})
+}
+
+// deleteMigrated deletes the ids in one batch whose oplog entries are
+// marked fromMigrate (catalog.DeleteMigrated): change streams do not
+// report a range deletion, as MongoDB's.
+func (s EngineRangeStore) deleteMigrated(db, coll string, ids bson.A) (int, catalog.WriteResult, error) {
+	cl, err := s.Eng.CollectionForWrite(db, coll)
+	if err != nil {
+		return 0, catalog.WriteResult{}, err
+	}
+	return s.Eng.Catalog().DeleteMigrated(cl, ids)
 }
 
 // CountRange implements RangeStore.
