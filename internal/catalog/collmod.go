@@ -34,6 +34,9 @@ func (c *Catalog) CollModIndex(db, name string, changes bson.D) (*Collection, *I
 		}
 		o := bson.D{{Key: "collMod", Value: name}}
 		for _, ch := range changes {
+			if ch.Key == "index" && len(mod.Logged) < 2 {
+				continue // nothing changes in the index (MongoDB logs no index either)
+			}
 			if ch.Key == "index" {
 				ch.Value = mod.Logged
 			}
@@ -59,8 +62,16 @@ func (w *Writer) CollMod(coll *Collection, changes bson.D) (*Collection, *IndexM
 		if !ok {
 			return nil, nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'collMod.index' is the wrong type, expected type 'object'")
 		}
+		if err := checkPrepareUniqueAlone(changes, doc); err != nil { // collmod_unique.go
+			return nil, nil, err
+		}
 		var err error
 		if idxs, mod, err = modIndexes(coll.NS(), idxs, doc); err != nil {
+			return nil, nil, err
+		}
+	}
+	if mod != nil && mod.convert {
+		if err := w.convertUnique(coll, mod.old, mod.next); err != nil {
 			return nil, nil, err
 		}
 	}

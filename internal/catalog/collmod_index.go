@@ -10,11 +10,16 @@ import (
 )
 
 // IndexMod is the outcome of a collMod {index: {...}}: the document the
-// oplog entry holds (the index by name and its new options) and the
-// reply's fields (expireAfterSeconds_old/_new, hidden_old/_new).
+// oplog entry holds (the index by name and its new options; just the name
+// when nothing changes) and the reply's fields (expireAfterSeconds_old/_new,
+// hidden_old/_new, unique_new, prepareUnique_old/_new).
 type IndexMod struct {
 	Logged bson.D
 	Reply  bson.D
+	// convert: the index becomes unique (collmod_unique.go); old is the
+	// index replaced, next its replacement in the new list.
+	convert   bool
+	old, next *Index
 }
 
 // indexModRequest is a parsed collMod index document.
@@ -23,11 +28,13 @@ type indexModRequest struct {
 	keyPattern bson.D
 	hidden     *bool
 	ttl        *int64
+	// unique/prepareUnique: collmod_unique.go's conversion.
+	unique, prepareUnique *bool
 }
 
 // parseIndexMod validates collMod's index document as MongoDB does:
-// name or keyPattern (not both), and at least one of hidden and
-// expireAfterSeconds. TODO(#14): unique and prepareUnique conversions.
+// name or keyPattern (not both), and at least one of hidden,
+// expireAfterSeconds, unique and prepareUnique.
 func parseIndexMod(mod bson.D) (*indexModRequest, error) {
 	r := &indexModRequest{}
 	for _, f := range mod {
@@ -48,8 +55,14 @@ func parseIndexMod(mod bson.D) (*indexModRequest, error) {
 			}
 			secs := int64(n)
 			r.ttl, ok = &secs, true
-		case "unique", "prepareUnique":
-			return nil, mongoerr.New(mongoerr.NotImplemented, "relaydb does not support collMod index option '%s' yet", f.Key)
+		case "unique":
+			var b bool
+			b, ok = f.Value.(bool)
+			r.unique = &b
+		case "prepareUnique":
+			var b bool
+			b, ok = f.Value.(bool)
+			r.prepareUnique = &b
 		default:
 			return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field 'collMod.index.%s' is an unknown field.", f.Key)
 		}
@@ -62,10 +75,23 @@ func parseIndexMod(mod bson.D) (*indexModRequest, error) {
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "Cannot specify both key pattern and name.")
 	case r.name == "" && r.keyPattern == nil:
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "Must specify either index name or key pattern.")
-	case r.hidden == nil && r.ttl == nil:
-		return nil, mongoerr.New(mongoerr.InvalidOptions, "no expireAfterSeconds or hidden field")
+	case r.hidden == nil && r.ttl == nil && r.unique == nil && r.prepareUnique == nil:
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "no expireAfterSeconds, hidden, unique, or prepareUnique field")
+	case r.unique != nil && !*r.unique:
+		return nil, mongoerr.New(mongoerr.BadValue, "Cannot make index non-unique")
 	}
 	return r, nil
+}
+
+// mods counts the modifications r asks for (prepareUnique must be alone).
+func (r *indexModRequest) mods() int {
+	n := 0
+	for _, set := range []bool{r.hidden != nil, r.ttl != nil, r.unique != nil, r.prepareUnique != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
 }
 
 // find returns the position of the index r names in idxs.
@@ -115,18 +141,25 @@ func modIndexes(ns string, idxs []*Index, mod bson.D) ([]*Index, *IndexMod, erro
 		res.Logged = append(res.Logged, bson.E{Key: "hidden", Value: *r.hidden})
 		spec = setSpecOption(spec, "hidden", *r.hidden)
 	}
+	spec, err = r.uniqueOptions(old, spec, res)
+	if err != nil {
+		return nil, nil, err
+	}
 	next, err := parseSpec(spec)
 	if err != nil {
 		return nil, nil, err
 	}
 	next.ID, next.Multikey = old.ID, old.Multikey
+	if res.convert {
+		res.old, res.next = old, next
+	}
 	out := append([]*Index{}, idxs...)
 	out[i] = next
 	return out, res, nil
 }
 
 // setSpecOption sets (or appends) an option of an index spec; hidden:
-// false is removed, as MongoDB's unhide does.
+// false and prepareUnique: false are removed, as MongoDB's unhide does.
 func setSpecOption(spec bson.D, key string, v any) bson.D {
 	out := spec[:0:0]
 	for _, f := range spec {
@@ -134,7 +167,7 @@ func setSpecOption(spec bson.D, key string, v any) bson.D {
 			out = append(out, f)
 		}
 	}
-	if b, ok := v.(bool); ok && key == "hidden" && !b {
+	if b, ok := v.(bool); ok && (key == "hidden" || key == "prepareUnique") && !b {
 		return out
 	}
 	return append(out, bson.E{Key: key, Value: v})

@@ -35,7 +35,8 @@ func TestCollModIndexTable(t *testing.T) {
 		{"nothing to change", d("name", "a_1"), mongoerr.InvalidOptions, nil},
 		{"hidden not bool", d("name", "a_1", "hidden", 1), mongoerr.TypeMismatch, nil},
 		{"unknown field", d("name", "a_1", "bogus", 1), mongoerr.IDLUnknownField, nil},
-		{"unique", d("name", "a_1", "unique", true), mongoerr.NotImplemented, nil},
+		{"unique before prepareUnique", d("name", "a_1", "unique", true), mongoerr.InvalidOptions, nil},
+		{"unique false", d("name", "a_1", "unique", false), mongoerr.BadValue, nil},
 	}
 	for _, tc := range tests {
 		_, mod, err := c.CollModIndex("db", "c", bson.D{{Key: "index", Value: tc.index}})

@@ -96,6 +96,10 @@ func (w *write) putKeys(idx *Index, keys [][]byte, idKS []byte) error {
 				}
 				return newDupKey(w.coll, idx, val)
 			}
+		} else if idx.PrepareUnique() {
+			if err := w.checkPrepared(idx, key, idKS); err != nil { // collmod_unique.go
+				return err
+			}
 		}
 		if err := w.b.Set(k, v); err != nil {
 			return err

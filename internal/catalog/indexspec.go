@@ -18,8 +18,8 @@ var knownSpecFields = map[string]bool{
 	"partialFilterExpression": true, "expireAfterSeconds": true, "background": true,
 	"hidden": true, "collation": true, "ns": true, "storageEngine": true,
 	"weights": true, "default_language": true, "language_override": true, "textIndexVersion": true,
-	"wildcardProjection": true,
-	"dropDups":           true, // ignored since MongoDB 3.0 (setSpecField)
+	"wildcardProjection": true, "prepareUnique": true,
+	"dropDups": true, // ignored since MongoDB 3.0 (setSpecField)
 }
 
 // parseSpec validates a createIndexes spec and returns the index it

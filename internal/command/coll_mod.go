@@ -11,9 +11,11 @@ import (
 // validationLevel, validationAction) and a capped collection's limits
 // (cappedSize, cappedMax), an index's hidden and expireAfterSeconds
 // (index: {name|keyPattern, ...}; the reply holds the old and new values),
+// its conversion to unique (prepareUnique, then unique: true; dryRun only
+// checks, coll_mod_unique.go),
 // or a view's viewOn and pipeline; the change replicates as a collMod oplog entry
-// holding the stored options. TODO(#14): other collMod options (index
-// unique/prepareUnique, expireAfterSeconds), and
+// holding the stored options. TODO(#14): other collMod options
+// (expireAfterSeconds), and
 // collMod of a sharded collection through the router (it reaches only the
 // database's primary shard).
 func collMod(c *Ctx, p *request.CollMod) (bson.D, error) {
@@ -29,6 +31,7 @@ func collMod(c *Ctx, p *request.CollMod) (bson.D, error) {
 		return c.collModView(coll, col.Options, p.Options)
 	}
 	changes := make(bson.D, 0, len(p.Options))
+	dryRun := false
 	for _, e := range p.Options {
 		switch {
 		case validationOptions[e.Key]:
@@ -36,6 +39,11 @@ func collMod(c *Ctx, p *request.CollMod) (bson.D, error) {
 				return nil, err
 			}
 		case e.Key == "index": // validated by the catalog (modIndexes)
+		case e.Key == "dryRun": // coll_mod_unique.go
+			if err := checkDryRun(e.Value, &dryRun); err != nil {
+				return nil, err
+			}
+			continue
 		case e.Key == "changeStreamPreAndPostImages":
 			if err := checkPreAndPostImages("collMod", e.Value); err != nil { // changestream_images.go
 				return nil, err
@@ -49,6 +57,9 @@ func collMod(c *Ctx, p *request.CollMod) (bson.D, error) {
 			return nil, mongoerr.New(mongoerr.NotImplemented, "relaydb does not support collMod option '%s' yet", e.Key)
 		}
 		changes = append(changes, e)
+	}
+	if dryRun {
+		return c.collModDryRun(coll, changes)
 	}
 	_, mod, err := c.D.eng.Catalog().CollModIndex(c.DB, coll, changes)
 	if err != nil {

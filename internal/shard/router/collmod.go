@@ -11,7 +11,8 @@ import (
 // to every shard; a shard that holds no copy of the collection is
 // skipped (a shard that receives its first chunk later creates the
 // collection with the donor's options, migrecipient_clone.go). The primary
-// shard's reply (or the first) is the answer.
+// shard's reply (or the first) is the answer. A conversion to unique is
+// checked on every shard first (checkUniqueOnShards).
 func (r *Router) shardedCollMod(c *call, ns string, _ *routing.ChunkManager) (bson.D, error) {
 	ids, err := r.allShardIDs(c)
 	if err != nil {
@@ -19,6 +20,9 @@ func (r *Router) shardedCollMod(c *call, ns string, _ *routing.ChunkManager) (bs
 	}
 	db, _, err := r.database(c.ctx, c.db, false)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.checkUniqueOnShards(c, ids); err != nil { // collmod_unique.go
 		return nil, err
 	}
 	var reply bson.D
