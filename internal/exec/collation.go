@@ -137,3 +137,14 @@ func sameViewCollation(view *catalog.Collection, spec *collation.Spec) error {
 	return mongoerr.New(mongoerr.OptionNotSupportedOnView,
 		"Cannot override a view's default collation %s", view.NS())
 }
+
+// partialUsable reports whether the partial index idx may answer a query
+// whose predicates idx can use are preds (predsFor): they must imply its
+// filter. A string predicate another collation leaves out cannot imply
+// it. A collated partial index is not planned at all: its filter is
+// matched binary when documents are indexed while its key holds sort
+// keys, so implication cannot be decided here.
+// TODO(#14): partial filters under the index's collation.
+func partialUsable(idx *catalog.Index, preds map[string]*pred) bool {
+	return idx.Collator() == nil && implies(preds, idx.Partial)
+}

@@ -17,7 +17,7 @@ func collTestEngine(t *testing.T) *Engine {
 	words := []string{"b", "A", "a", "B", "c"}
 	docs := make([]bson.D, len(words))
 	for i, w := range words {
-		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "s", Value: w}, {Key: "t", Value: w}, {Key: "n", Value: int32(i)}, {Key: "h", Value: w}}
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "s", Value: w}, {Key: "t", Value: w}, {Key: "n", Value: int32(i)}, {Key: "h", Value: w}, {Key: "p", Value: w}}
 	}
 	e := testEngine(t, docs)
 	col := e.cat.Collection("t", "c")
@@ -26,6 +26,8 @@ func collTestEngine(t *testing.T) *Engine {
 		{{Key: "key", Value: bson.D{{Key: "t", Value: 1}}}, {Key: "name", Value: "t_ci"}, {Key: "collation", Value: en2}},
 		{{Key: "key", Value: bson.D{{Key: "n", Value: 1}}}, {Key: "name", Value: "n_ci"}, {Key: "collation", Value: en2}},
 		{{Key: "key", Value: bson.D{{Key: "h", Value: "hashed"}}}, {Key: "name", Value: "h_ci"}, {Key: "collation", Value: en2}},
+		{{Key: "key", Value: bson.D{{Key: "p", Value: 1}}}, {Key: "name", Value: "p_partial"},
+			{Key: "partialFilterExpression", Value: bson.D{{Key: "p", Value: "a"}}}},
 	}
 	if _, _, err := e.cat.CreateIndexes(col, specs); err != nil {
 		t.Fatal(err)
@@ -63,6 +65,8 @@ func TestPlannerCollation(t *testing.T) {
 		{bson.D{{Key: "s", Value: bson.D{{Key: "$in", Value: bson.A{"C", "b"}}}}}, ci, "", []int32{0, 3, 4}},
 		{bson.D{{Key: "h", Value: "B"}}, ci, "h_ci", []int32{0, 3}},   // a collated hashed index
 		{bson.D{{Key: "h", Value: "B"}}, Collation{}, "", []int32{3}}, // not under another collation
+		{bson.D{{Key: "p", Value: "a"}}, Collation{}, "p_partial", []int32{2}},
+		{bson.D{{Key: "p", Value: "a"}}, ci, "", []int32{1, 2}}, // the partial index holds only the binary "a"
 	}
 	for _, tc := range cases {
 		it, plan, err := e.Find("t", "c", FindParams{Filter: tc.filter, Collation: tc.co})

@@ -74,10 +74,10 @@ func choosePlan(coll *catalog.Collection, in planInput) (*Plan, error) {
 		if idx.IsText() {
 			continue // only $text uses a text index (textPlan)
 		}
-		if idx.Partial != nil && !implies(preds, idx.Partial) {
+		ip, iin := in.forIndex(idx, preds)
+		if idx.Partial != nil && !partialUsable(idx, ip) {
 			continue
 		}
-		ip, iin := in.forIndex(idx, preds)
 		p := planIndex(idx, ip, iin, false)
 		if p == nil {
 			continue
