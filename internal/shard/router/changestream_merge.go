@@ -39,8 +39,7 @@ import (
 // per shard before the invalidate (mongos reports one).
 // TODO(#14): documentKey holds the shard key only when the event has
 // fullDocument (inserts, replaces, updateLookup): relaydb's oplog keeps
-// only _id for updates and deletes; database and cluster streams do not
-// add it (the router would need each event's collection's key).
+// only _id for updates and deletes.
 
 const (
 	shardBatch   = 64                     // events per shard getMore
@@ -72,8 +71,11 @@ type csMerge struct {
 	shards    []*csShard
 	shardColl string       // the shards' cursors' collection
 	pattern   *key.Pattern // the sharded collection's key, for documentKey
-	resume    rtoken       // the merged postBatchResumeToken
-	done      bool         // invalidated
+	// patternOf is a database or cluster stream's key lookup (nil key:
+	// the collection is not sharded): changestream_merge_key.go.
+	patternOf func(db, coll string) *key.Pattern
+	resume    rtoken // the merged postBatchResumeToken
+	done      bool   // invalidated
 }
 
 func (s *csShard) live() bool { return s.cursor != 0 }
@@ -165,8 +167,8 @@ func (m *csMerge) present(ev csEvent, shard string) bson.D {
 			doc[i].Value = rtoken{ev.tok, shard}.doc()
 		}
 	}
-	if m.pattern != nil {
-		doc = withShardKey(doc, *m.pattern)
+	if p := m.keyOf(doc); p != nil {
+		doc = withShardKey(doc, *p)
 	}
 	return doc
 }

@@ -41,6 +41,7 @@ func (r *Router) openMergedStream(c *call, coll string, p *key.Pattern) (bson.D,
 	m := &csMerge{shardColl: coll, pattern: p}
 	if coll == "" {
 		m.shardColl = "$cmd.aggregate"
+		m.patternOf = r.streamKeyLookup()
 	}
 	var aggName any = coll
 	if coll == "" {

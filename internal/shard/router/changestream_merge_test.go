@@ -1,0 +1,104 @@
+package router
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/relaydb/relaydb/internal/changestream"
+)
+
+func csTok(t uint32, i uint32) changestream.Token {
+	return changestream.Token{TS: bson.Timestamp{T: t, I: i}}
+}
+
+// TestRTokenRoundTrip: the router's tokens decode to what was encoded;
+// a shard's own token decodes with no shard.
+func TestRTokenRoundTrip(t *testing.T) {
+	for _, in := range []rtoken{
+		{csTok(10, 1), "sh0"},
+		{csTok(10, 1), ""},
+		{changestream.Token{TS: bson.Timestamp{T: 7, I: 2}, Fragment: 3}, "shard-1"},
+		{changestream.HighWaterMark(bson.Timestamp{T: 9, I: 9}), ""},
+	} {
+		got, err := parseRToken(in.doc())
+		if err != nil || got != in {
+			t.Errorf("parseRToken(%v) = %v, %v; want %v", in.doc(), got, err, in)
+		}
+	}
+	if _, err := parseRToken(bson.D{{Key: "_data", Value: "82FF"}}); err == nil {
+		t.Error("a malformed token parsed")
+	}
+}
+
+// TestRTokenStartFor: a resume from shard b's event starts shards up to
+// b after the event, the later ones just before its position.
+func TestRTokenStartFor(t *testing.T) {
+	rt := rtoken{csTok(10, 5), "b"}
+	cases := []struct {
+		shard string
+		want  changestream.Token
+	}{
+		{"a", csTok(10, 5)},
+		{"b", csTok(10, 5)},
+		{"c", changestream.HighWaterMark(bson.Timestamp{T: 10, I: 4})},
+	}
+	for _, c := range cases {
+		if got := rt.startFor(c.shard); got != c.want {
+			t.Errorf("startFor(%s) = %+v, want %+v", c.shard, got, c.want)
+		}
+	}
+	txn := rtoken{changestream.Token{TS: bson.Timestamp{T: 10, I: 5}, Index: 2}, "a"}
+	if got := txn.startFor("b"); got.Compare(txn.tok) >= 0 || got.Compare(changestream.Token{TS: txn.tok.TS, Index: 1}) <= 0 {
+		t.Errorf("startFor inside a transaction = %+v, want between index 1 and 2", got)
+	}
+	if got := (rtoken{tok: csTok(10, 5)}).startFor("z"); got != csTok(10, 5) {
+		t.Errorf("a token without a shard starts every shard after it, got %+v", got)
+	}
+}
+
+func csEv(tok changestream.Token) csEvent {
+	return csEvent{tok: tok, doc: bson.D{{Key: "_id", Value: tok.Doc()}, {Key: "operationType", Value: "insert"}}}
+}
+
+// TestMergeTake: events come in token order, and only once every shard
+// with nothing buffered has passed them; the mark never goes back.
+func TestMergeTake(t *testing.T) {
+	a := &csShard{id: "a", cursor: 1, pbrt: csTok(12, 0), buf: []csEvent{csEv(csTok(10, 1)), csEv(csTok(12, 0))}}
+	b := &csShard{id: "b", cursor: 2, pbrt: changestream.HighWaterMark(bson.Timestamp{T: 10, I: 5})}
+	m := &csMerge{shards: []*csShard{a, b}}
+	got := m.take(-1)
+	if len(got) != 1 {
+		t.Fatalf("took %d events, want 1 (b has not passed 12)", len(got))
+	}
+	if m.resume != (rtoken{csTok(10, 1), "a"}) {
+		t.Errorf("mark after the first event = %+v", m.resume)
+	}
+	if bl := m.blockers(csTok(12, 0)); len(bl) != 1 || bl[0] != b {
+		t.Errorf("blockers = %v, want b", bl)
+	}
+	b.buf = []csEvent{csEv(csTok(11, 0))}
+	b.pbrt = changestream.HighWaterMark(bson.Timestamp{T: 13})
+	got = m.take(-1)
+	if len(got) != 2 {
+		t.Fatalf("took %d events, want 2", len(got))
+	}
+	for i, want := range []rtoken{{csTok(11, 0), "b"}, {csTok(12, 0), "a"}} {
+		id, _ := got[i][0].Value.(bson.D)
+		if rt, err := parseRToken(id); err != nil || rt != want {
+			t.Errorf("event %d is %v, want %v", i, rt, want)
+		}
+	}
+	if m.resume.compare(rtoken{csTok(12, 0), "a"}) != 0 {
+		t.Errorf("mark = %+v, want a's last event (a's mark is the least)", m.resume)
+	}
+	a.pbrt = changestream.HighWaterMark(bson.Timestamp{T: 14})
+	m.take(-1)
+	if m.resume != (rtoken{tok: changestream.HighWaterMark(bson.Timestamp{T: 13})}) {
+		t.Errorf("idle mark = %+v, want b's high-water mark", m.resume)
+	}
+	m.advance(rtoken{tok: csTok(1, 0)})
+	if m.resume.tok.TS.T != 13 {
+		t.Error("the mark went back")
+	}
+}
