@@ -28,7 +28,8 @@ func (d *Dispatcher) txns() *txn.Manager {
 	}
 	m, loaded := txnManagers.LoadOrStore(d, txn.NewManager(d.eng.Catalog()))
 	if !loaded {
-		go m.(*txn.Manager).Run(d.done, time.Second)
+		primary := func() bool { return d.repl == nil || d.repl.CheckWrite("admin") == nil }
+		go m.(*txn.Manager).Run(d.done, time.Second, primary)
 	}
 	return m.(*txn.Manager)
 }

@@ -14,11 +14,12 @@
 //   - Once committed or aborted, a transaction's catalog.Txn is released
 //     (its document locks and snapshot go); its number and state stay so
 //     that a retried commit or abort gets MongoDB's answer.
+//   - Once this member is not primary, the transactions in progress are
+//     aborted within a reaper interval (a step-down, as MongoDB aborts
+//     them); their statements fail with NotWritablePrimary meanwhile.
 //
-// TODO(#14): a step-down does not abort the transactions in progress at
-// once (MongoDB does): their next statement or commit fails with
-// NotWritablePrimary, and the reaper ends them; no prepared transactions
-// (two-phase commit over several shards).
+// TODO(#14): no prepared transactions (two-phase commit over several
+// shards).
 package txn
 
 import (
@@ -204,8 +205,26 @@ func (m *Manager) Reap(now time.Time) int {
 	return n
 }
 
-// Run reaps every interval until done closes.
-func (m *Manager) Run(done <-chan struct{}, interval time.Duration) {
+// StepDown aborts the transactions in progress that no statement holds
+// (this member is no longer primary, as MongoDB aborts them on a
+// step-down); it returns how many it aborted.
+func (m *Manager) StepDown() int {
+	n := 0
+	for _, t := range m.list() {
+		if t.State() != InProgress || !t.mu.TryLock() {
+			continue
+		}
+		t.End(Aborted, "the primary stepped down")
+		t.Unlock()
+		n++
+	}
+	return n
+}
+
+// Run reaps every interval until done closes, and aborts the
+// transactions in progress whenever primary (nil: always) says this
+// member is not primary.
+func (m *Manager) Run(done <-chan struct{}, interval time.Duration, primary func() bool) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
@@ -214,6 +233,9 @@ func (m *Manager) Run(done <-chan struct{}, interval time.Duration) {
 			m.AbortAll("shutdown")
 			return
 		case now := <-tick.C:
+			if primary != nil && !primary() {
+				m.StepDown()
+			}
 			m.Reap(now)
 		}
 	}
