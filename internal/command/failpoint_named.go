@@ -11,7 +11,8 @@ import (
 // maxTimeAlwaysTimeOut before a command runs, and the connection close
 // onPrimaryTransactionalWrite asks for after a retryable write ran. The
 // dispatcher calls maxTimePoint before every command and
-// closeAfterTxnWrite after it, so the profiler hooks there too.
+// closeAfterTxnWrite after it, so the profiler and the fsync lock hook
+// there too.
 // TODO(#14): name them beforeCommand/afterCommand in dispatcher.go.
 
 // maxTimePoint is the maxTimeAlwaysTimeOut fail point: a client operation
@@ -20,6 +21,9 @@ import (
 // mongod's first interrupt check does.
 func maxTimePoint(ctx *Ctx) error {
 	if err := maxTimeFail(ctx); err != nil {
+		return err
+	}
+	if err := waitFsyncUnlock(ctx); err != nil { // fsync_lock.go
 		return err
 	}
 	// This is the dispatcher's hook before a command runs: the profiler

@@ -12,24 +12,38 @@ import (
 )
 
 // fsync makes every write committed so far durable (a WAL sync shared
-// with the group commit) and answers {numFiles: 1}, as mongod does.
-// lock: true (refuse writes until fsyncUnlock) is not implemented:
-// TODO(#14): fsync lock / fsyncUnlock with a write gate.
+// with the group commit) and answers {numFiles: 1}, as mongod does. With
+// lock: true it also takes the fsync lock (fsync_lock.go): client writes
+// wait until as many fsyncUnlock as locks were taken.
 func fsync(c *Ctx, p *request.Fsync) (bson.D, error) {
-	if lenient(p.Lock) {
-		return nil, mongoerr.New(mongoerr.NotImplemented, "relaydb does not support fsync with lock: true")
+	lock := lenient(p.Lock)
+	var count int64
+	if lock {
+		count = fsyncLock.lock()
 	}
 	cat := c.D.eng.Catalog()
 	if err := cat.WaitDurable(context.Background(), cat.LastWrite()); err != nil {
+		if lock {
+			fsyncLock.unlock()
+		}
 		return nil, mongoerr.New(mongoerr.InternalError, "fsync: %v", err)
 	}
-	return bson.D{{Key: "numFiles", Value: int32(1)}}, nil
+	reply := bson.D{{Key: "numFiles", Value: int32(1)}}
+	if lock {
+		reply = append(reply, bson.E{Key: "lockCount", Value: count},
+			bson.E{Key: "info", Value: "now locked against writes, use db.fsyncUnlock() to unlock"},
+			bson.E{Key: "seeAlso", Value: "http://dochub.mongodb.org/core/fsynccommand"})
+	}
+	return reply, nil
 }
 
-// fsyncUnlock answers as mongod does when no fsync lock is held (relaydb
-// never takes one).
+// fsyncUnlock releases one fsync lock; IllegalOperation when none is held.
 func fsyncUnlock(*Ctx, *request.FsyncUnlock) (bson.D, error) {
-	return nil, mongoerr.New(mongoerr.IllegalOperation, "fsyncUnlock called when not locked")
+	count, ok := fsyncLock.unlock()
+	if !ok {
+		return nil, mongoerr.New(mongoerr.IllegalOperation, "fsyncUnlock called when not locked")
+	}
+	return bson.D{{Key: "info", Value: "fsyncUnlock completed"}, {Key: "lockCount", Value: count}}, nil
 }
 
 // testVersion1 and testVersion2 are mongod's Stable API test commands

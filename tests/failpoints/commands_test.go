@@ -3,6 +3,7 @@ package failpoints
 import (
 	"context"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -12,9 +13,10 @@ import (
 	"github.com/relaydb/relaydb/tests/harness"
 )
 
-// TestFsync: fsync flushes and answers numFiles; lock is refused;
-// fsyncUnlock answers that nothing is locked; validate refuses
-// background with full (which pymongo's test relies on).
+// TestFsync: fsync flushes and answers numFiles; fsync lock holds writes
+// (not reads) until fsyncUnlock; fsyncUnlock with no lock is
+// IllegalOperation; validate refuses background with full (which
+// pymongo's test relies on).
 func TestFsync(t *testing.T) {
 	c := harness.Start(t).Client(t)
 	ctx := context.Background()
@@ -26,9 +28,7 @@ func TestFsync(t *testing.T) {
 	if err := admin.RunCommand(ctx, bson.D{{Key: "fsync", Value: 1}}).Decode(&reply); err != nil || reply["numFiles"] != int32(1) {
 		t.Errorf("fsync: %v %v", reply, err)
 	}
-	if err := admin.RunCommand(ctx, bson.D{{Key: "fsync", Value: 1}, {Key: "lock", Value: true}}).Err(); !isCode(err, 238) {
-		t.Errorf("fsync lock: %v, want NotImplemented (238)", err)
-	}
+	fsyncLockHoldsWrites(t, c)
 	if err := admin.RunCommand(ctx, bson.D{{Key: "fsyncUnlock", Value: 1}}).Err(); !isCode(err, 20) {
 		t.Errorf("fsyncUnlock: %v, want IllegalOperation (20)", err)
 	}
@@ -84,3 +84,45 @@ func TestStableAPIStrict(t *testing.T) {
 
 // optionsFor is a client for uri.
 func optionsFor(uri string) *options.ClientOptions { return options.Client().ApplyURI(uri) }
+
+// fsyncLockHoldsWrites: with the fsync lock held, an insert waits (a find
+// does not) until fsyncUnlock; lockCount nests.
+func fsyncLockHoldsWrites(t *testing.T, c *mongo.Client) {
+	t.Helper()
+	ctx := context.Background()
+	admin := c.Database("admin")
+	var r struct {
+		LockCount int64 `bson:"lockCount"`
+	}
+	for want := int64(1); want <= 2; want++ {
+		if err := admin.RunCommand(ctx, bson.D{{Key: "fsync", Value: 1}, {Key: "lock", Value: true}}).Decode(&r); err != nil || r.LockCount != want {
+			t.Fatalf("fsync lock: %+v %v, want lockCount %d", r, err, want)
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Database("fp").Collection("f").InsertOne(ctx, bson.D{{Key: "x", Value: 2}})
+		done <- err
+	}()
+	if err := c.Database("fp").Collection("f").FindOne(ctx, bson.D{}).Err(); err != nil {
+		t.Errorf("find under the fsync lock: %v", err)
+	}
+	for left := int64(1); left >= 0; left-- {
+		select {
+		case err := <-done:
+			t.Fatalf("insert finished under the fsync lock: %v", err)
+		case <-time.After(300 * time.Millisecond):
+		}
+		if err := admin.RunCommand(ctx, bson.D{{Key: "fsyncUnlock", Value: 1}}).Decode(&r); err != nil || r.LockCount != left {
+			t.Fatalf("fsyncUnlock: %+v %v, want lockCount %d", r, err, left)
+		}
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("insert after fsyncUnlock: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("insert still held after fsyncUnlock")
+	}
+}
