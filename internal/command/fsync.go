@@ -59,8 +59,8 @@ func testVersion2(*Ctx, *request.TestVersion2) (bson.D, error) { return bson.D{}
 // added here because commands.go carried another change in progress).
 func init() {
 	for _, c := range []*Command{
-		{Name: "fsync", AdminOnly: true, Help: "makes every write durable (lock: true is not supported)", Def: typed(fsync)},
-		{Name: "fsyncUnlock", AdminOnly: true, Help: "answers that no fsync lock is held", Def: typed(fsyncUnlock)},
+		{Name: "fsync", AdminOnly: true, Help: "makes every write durable; lock: true holds writes until fsyncUnlock", Def: typed(fsync)},
+		{Name: "fsyncUnlock", AdminOnly: true, Help: "releases one fsync lock", Def: typed(fsyncUnlock)},
 		{Name: "testVersion1", Help: "a Stable API test command in API Version 1", Def: typed(testVersion1)},
 		{Name: "testVersion2", Help: "a Stable API test command outside API Version 1", Def: typed(testVersion2)},
 	} {

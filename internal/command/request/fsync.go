@@ -3,7 +3,8 @@ package request
 import "github.com/relaydb/relaydb/internal/cmdspec"
 
 // Fsync is {fsync: 1, lock, fsyncLockAcquisitionTimeoutMillis}: flush
-// every write to durable storage (lock: true is refused, see fsync.go).
+// every write to durable storage; lock: true also holds writes until
+// fsyncUnlock (fsync.go). fsyncLockAcquisitionTimeoutMillis is accepted.
 type Fsync struct {
 	cmdspec.Cmd                       `cmd:"fsync" roles:"primary,secondary"`
 	Value                             any `cmd:",command"`
