@@ -88,3 +88,34 @@ func TestChangeStreamSharded(t *testing.T) {
 		_ = s.Close(ctx)
 	}
 }
+
+// TestChangeStreamNewShard: a cluster stream opened with one shard sees
+// the writes of a shard added after it opened.
+func TestChangeStreamNewShard(t *testing.T) {
+	tp := startTopo(t)
+	cl, _ := connectRouter(t, tp)
+	admin := cl.Database("admin")
+	ctx := ctxT(t)
+	must(t, admin.RunCommand(ctx, bson.D{{Key: "addShard", Value: seed(tp.shards["sh0"])}}).Err(), "addShard sh0")
+	cs, err := cl.Watch(ctx, mongo.Pipeline{})
+	must(t, err, "watch the cluster")
+	if cs.TryNext(ctx) {
+		t.Fatalf("an event before any write: %v", cs.Current)
+	}
+	must(t, admin.RunCommand(ctx, bson.D{{Key: "addShard", Value: seed(tp.shards["sh1"])}}).Err(), "addShard sh1")
+	must(t, admin.RunCommand(ctx, bson.D{{Key: "shardCollection", Value: "ns2.c"}, {Key: "key", Value: bson.D{{Key: "x", Value: 1}}}}).Err(), "shardCollection")
+	must(t, admin.RunCommand(ctx, bson.D{{Key: "split", Value: "ns2.c"}, {Key: "middle", Value: bson.D{{Key: "x", Value: int32(100)}}}}).Err(), "split")
+	must(t, admin.RunCommand(ctx, bson.D{{Key: "moveChunk", Value: "ns2.c"}, {Key: "find", Value: bson.D{{Key: "x", Value: int32(100)}}},
+		{Key: "to", Value: "sh1"}, {Key: "_waitForDelete", Value: true}}).Err(), "moveChunk to sh1")
+	coll := cl.Database("ns2").Collection("c")
+	for _, x := range []int32{1, 150} {
+		_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: x}, {Key: "x", Value: x}})
+		must(t, err, "insert x=%d", x)
+	}
+	for _, x := range []int32{1, 150} {
+		if ev := csNext(t, cs, 5*time.Second); ev["operationType"] != "insert" || csDocKey(ev, "x") != x {
+			t.Errorf("event %v, want the insert of x=%d (x=150 is on the shard added later)", ev, x)
+		}
+	}
+	_ = cs.Close(ctx)
+}

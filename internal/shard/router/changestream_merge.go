@@ -33,9 +33,9 @@ import (
 // changestream_merge_token.go. Shards' streams carry $_fromRouter: they
 // resume after positions their oplog does not hold and drop chunk
 // migrations' writes (fromMigrate).
-// TODO(#14): shards added while a stream is open are not watched (mongos
-// watches config.shards and opens a cursor on the new shard); a shard
-// removed ends its cursor. A dropped sharded collection reports one drop
+// Shards added while a stream is open join it within shardCheckEvery
+// (changestream_merge_shards.go). TODO(#14): a removed shard's cursor
+// fails the stream when it fails. A dropped sharded collection reports one drop
 // per shard before the invalidate (mongos reports one).
 // TODO(#14): documentKey holds the shard key only when the event has
 // fullDocument (inserts, replaces, updateLookup): relaydb's oplog keeps
@@ -74,8 +74,10 @@ type csMerge struct {
 	// patternOf is a database or cluster stream's key lookup (nil key:
 	// the collection is not sharded): changestream_merge_key.go.
 	patternOf func(db, coll string) *key.Pattern
-	resume    rtoken // the merged postBatchResumeToken
-	done      bool   // invalidated
+	resume    rtoken    // the merged postBatchResumeToken
+	done      bool      // invalidated
+	open      csOpen    // how a new shard's cursor is opened
+	checked   time.Time // when config.shards was last read
 }
 
 func (s *csShard) live() bool { return s.cursor != 0 }

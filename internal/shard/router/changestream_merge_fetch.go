@@ -47,6 +47,11 @@ func (r *Router) streamGetMore(c *call, mc *mergedCursor, n int64) (bson.D, erro
 	deadline := time.Now().Add(await)
 	var docs []bson.D
 	for round := 0; round < maxRounds; round++ {
+		if err := r.addNewShards(c, mc); err != nil {
+			r.killStreamShards(c, mc)
+			r.merged.remove(mc.id)
+			return nil, err
+		}
 		if docs = m.take(n); len(docs) > 0 || m.done || !m.anyLive() {
 			break
 		}

@@ -3,6 +3,7 @@ package router
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -48,10 +49,10 @@ func (r *Router) openMergedStream(c *call, coll string, p *key.Pattern) (bson.D,
 		aggName = int32(1)
 	}
 	m.resume = start.resume
+	specDoc, _ := spec.(bson.D)
+	m.open, m.checked = csOpen{aggName: aggName, spec: specDoc, stages: stages[1:]}, time.Now()
 	replies := r.sendAll(c, ids, true, func(id string) bson.D {
-		st := append(bson.A{bson.D{{Key: "$changeStream", Value: start.shardSpec(spec, id)}}}, stages[1:]...)
-		return r.withClusterTime(bson.D{{Key: "aggregate", Value: aggName}, {Key: "pipeline", Value: st},
-			{Key: "cursor", Value: bson.D{{Key: "batchSize", Value: int32(shardBatch)}}}})
+		return r.withClusterTime(m.open.cmdFor(start.shardSpec(spec, id)))
 	})
 	for _, sr := range replies {
 		if sr.err == nil {
