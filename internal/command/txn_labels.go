@@ -15,14 +15,15 @@ var transientCodes = map[mongoerr.Code]bool{
 	mongoerr.SnapshotUnavailable: true, mongoerr.StaleDbVersion: true,
 }
 
-// withTxnLabels gives a transaction statement's error (a command carrying
+// WithTxnLabels gives a transaction statement's error (a command carrying
 // autocommit) the labels mongod computes: TransientTransactionError for
 // the transient codes, NoSuchTransaction and a statement's not-primary or
 // shutdown errors, UnknownTransactionCommitResult
 // for a commitTransaction whose outcome is unknown (a retryable error, a
 // time limit or a write concern failure). An error that already carries
-// labels (possibly an empty list from a fail point) keeps them.
-func withTxnLabels(name string, cmd bson.D, err error) error {
+// labels (possibly an empty list from a fail point) keeps them. A router
+// applies it to the errors it answers itself (its fail point).
+func WithTxnLabels(name string, cmd bson.D, err error) error {
 	if _, inTxn := bsonx.Get(cmd, "autocommit"); !inTxn || err == nil {
 		return err
 	}

@@ -29,7 +29,7 @@ func TestWithTxnLabels(t *testing.T) {
 		{"insert", bson.D{{Key: "x", Value: 1}}, mongoerr.New(mongoerr.WriteConflict, "x"), nil},
 		{"insert", inTxn, &mongoerr.Error{Code: mongoerr.WriteConflict, Labels: []string{}}, []string{}},
 	} {
-		got := mongoerr.From(withTxnLabels(tc.name, tc.cmd, tc.err)).Labels
+		got := mongoerr.From(WithTxnLabels(tc.name, tc.cmd, tc.err)).Labels
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s %v: labels %v, want %v", tc.name, tc.err, got, tc.want)
 		}

@@ -74,4 +74,19 @@ func TestThroughRouter(t *testing.T) {
 			t.Fatalf("after commit=%v: %v, want %v", commit, got, want)
 		}
 	}
+	// An error the router answers itself (its fail point) carries the
+	// transaction labels a shard's would.
+	fp := bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: bson.D{{Key: "times", Value: 1}}},
+		{Key: "data", Value: bson.D{{Key: "failCommands", Value: bson.A{"insert"}}, {Key: "errorCode", Value: 112}}}}
+	if err := cl.Database("admin").RunCommand(ctx, fp).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.StartTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = coll.InsertOne(mongo.NewSessionContext(ctx, sess), bson.D{{Key: "_id", Value: int32(9)}})
+	if codeOf(err) != 112 || !hasLabel(err, "TransientTransactionError") {
+		t.Fatalf("a router fail point's WriteConflict in a transaction: %v, want 112 with TransientTransactionError", err)
+	}
+	_ = sess.AbortTransaction(ctx)
 }

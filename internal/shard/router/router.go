@@ -237,7 +237,7 @@ func (r *Router) invoke(conn *command.Conn, db string, cmd bson.D, req *command.
 	}
 	if fp != nil {
 		if err := fp.before(req); err != nil {
-			return nil, err
+			return nil, command.WithTxnLabels(c.name, cmd, err)
 		}
 	}
 	if h, ok := localCommands[c.name]; ok {
