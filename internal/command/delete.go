@@ -8,6 +8,9 @@ import (
 )
 
 func deleteCmd(c *Ctx, p *request.Delete) (bson.D, error) {
+	if c.timeseriesOf(string(p.Collection)) != nil {
+		return deleteTimeseries(c, p) // timeseries_modify.go
+	}
 	coll, wc, err := c.writeTarget(p.Collection, len(p.Deletes))
 	if err != nil {
 		return nil, err

@@ -9,6 +9,9 @@ import (
 )
 
 func update(c *Ctx, p *request.Update) (bson.D, error) {
+	if ts := c.timeseriesOf(string(p.Collection)); ts != nil {
+		return updateTimeseries(c, p, ts) // timeseries_modify.go
+	}
 	coll, wc, err := c.writeTarget(p.Collection, len(p.Updates))
 	if err != nil {
 		return nil, err
