@@ -45,6 +45,7 @@ const (
 	shardBatch   = 64                     // events per shard getMore
 	nudgeEvery   = 200 * time.Millisecond // least time between two nudges of a shard
 	pollAwait    = 250 * time.Millisecond // a shard getMore's longest await
+	blockedAwait = 30 * time.Millisecond  // a nudged shard's getMore's await
 	defaultAwait = time.Second            // a getMore's await without maxAwaitTimeMS
 	maxRounds    = 200                    // shard getMore rounds per client request
 )

@@ -101,6 +101,9 @@ func (r *Router) pollShards(c *call, mc *mergedCursor, await time.Duration) erro
 	if h := m.head(); h != nil {
 		need = m.blockers(h.buf[0].tok) // the others cannot unblock it
 		r.nudge(c, need, h.buf[0].tok.TS)
+		// A shard's getMore that finds only no-ops still waits out its
+		// await; a short one reports the nudged mark at once.
+		await = min(await, blockedAwait)
 	}
 	errs := make([]error, len(need))
 	var wg sync.WaitGroup
