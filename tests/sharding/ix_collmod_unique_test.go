@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -150,4 +151,32 @@ func ixWriteCode(err error) int {
 		return int(ce.Code)
 	}
 	return 0
+}
+
+// TestIxRouterTimeseriesWrites: an unsharded time-series collection's
+// deletes and metaField updates go through the router unchanged.
+func TestIxRouterTimeseriesWrites(t *testing.T) {
+	tp := startTopo(t)
+	cl, _ := connectRouter(t, tp)
+	must(t, cl.Database("admin").RunCommand(ctxT(t), bson.D{{Key: "addShard", Value: seed(tp.shards["sh0"])}}).Err(), "addShard")
+	ctx := ctxT(t)
+	db := cl.Database("ixts")
+	must(t, db.RunCommand(ctx, bson.D{{Key: "create", Value: "m"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}}}}).Err(), "create")
+	coll := db.Collection("m")
+	now := bson.NewDateTimeFromTime(time.Now())
+	var docs []any
+	for i, k := range []string{"a", "a", "b"} {
+		docs = append(docs, bson.D{{Key: "t", Value: now}, {Key: "m", Value: k}, {Key: "v", Value: i}})
+	}
+	_, err := coll.InsertMany(ctx, docs)
+	must(t, err, "insert")
+	if r, err := coll.UpdateMany(ctx, bson.D{{Key: "m", Value: "a"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "m", Value: "c"}}}}); err != nil || r.ModifiedCount != 2 {
+		t.Fatalf("updateMany through the router = %+v, %v", r, err)
+	}
+	if r, err := coll.DeleteMany(ctx, bson.D{{Key: "v", Value: bson.D{{Key: "$lt", Value: 2}}}}); err != nil || r.DeletedCount != 2 {
+		t.Fatalf("deleteMany through the router = %+v, %v", r, err)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{{Key: "m", Value: "b"}}); err != nil || n != 1 {
+		t.Fatalf("left: %d, %v", n, err)
+	}
 }
