@@ -13,9 +13,9 @@ import (
 // it. relaydb's "bucket" holds one measurement ({_id, data: measurement}),
 // so measurements may share an _id, as in MongoDB; there is no bucketing
 // compression. expireAfterSeconds is a TTL index on data.<timeField>.
-// TODO(#14): buckets of many measurements, secondary indexes, updates and
-// deletes (MongoDB 7.0 allows them on the metaField), retryable inserts,
-// the timeseries collMod options.
+// Deletes and updates: timeseries_modify.go. TODO(#14): buckets of many
+// measurements, secondary indexes, findAndModify, retryable inserts, the
+// timeseries collMod options.
 
 // bucketsPrefix names a time-series collection's buckets.
 const bucketsPrefix = "system.buckets."
