@@ -35,22 +35,22 @@ func TestOverlayIter(t *testing.T) {
 		walk func(it *Iter) []string
 		want []string
 	}{
-		{"forward", func(it *Iter) []string { return collect(it, it.First, it.Next) }, want},
-		{"backward", func(it *Iter) []string { return collect(it, it.Last, it.Prev) }, reversed(want)},
+		{"forward", func(it *Iter) []string { return ovCollect(it, it.First, it.Next) }, want},
+		{"backward", func(it *Iter) []string { return ovCollect(it, it.Last, it.Prev) }, ovReversed(want)},
 		{"seekGE d", func(it *Iter) []string {
-			return collect(it, func() bool { return it.SeekGE([]byte{PrefixRepl, 'd'}) }, it.Next)
+			return ovCollect(it, func() bool { return it.SeekGE([]byte{PrefixRepl, 'd'}) }, it.Next)
 		}, want[2:]},
 		{"seekLT g", func(it *Iter) []string {
-			return collect(it, func() bool { return it.SeekLT([]byte{PrefixRepl, 'g'}) }, it.Prev)
-		}, reversed(want[:3])},
+			return ovCollect(it, func() bool { return it.SeekLT([]byte{PrefixRepl, 'g'}) }, it.Prev)
+		}, ovReversed(want[:3])},
 		{"switch", func(it *Iter) []string {
 			it.First()
 			it.Next()
 			it.Next() // d
 			it.Prev() // b
-			out := []string{entry(it)}
+			out := []string{ovEntry(it)}
 			it.Next() // d
-			return append(out, entry(it))
+			return append(out, ovEntry(it))
 		}, []string{"b=base-b", "d=ov-d"}},
 	} {
 		it, err := v.NewIter(lo, hi)
@@ -73,17 +73,17 @@ func TestOverlayIter(t *testing.T) {
 	}
 }
 
-func entry(it *Iter) string { return fmt.Sprintf("%c=%s", it.Key()[1], it.Value()) }
+func ovEntry(it *Iter) string { return fmt.Sprintf("%c=%s", it.Key()[1], it.Value()) }
 
-func collect(it *Iter, first, next func() bool) []string {
+func ovCollect(it *Iter, first, next func() bool) []string {
 	var out []string
 	for ok := first(); ok && len(out) < 20; ok = next() {
-		out = append(out, entry(it))
+		out = append(out, ovEntry(it))
 	}
 	return out
 }
 
-func reversed(s []string) []string {
+func ovReversed(s []string) []string {
 	out := slices.Clone(s)
 	slices.Reverse(out)
 	return out
