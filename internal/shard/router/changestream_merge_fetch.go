@@ -62,7 +62,7 @@ func (r *Router) streamGetMore(c *call, mc *mergedCursor, n int64) (bson.D, erro
 		if err := r.pollShards(c, mc, min(left, pollAwait)); err != nil {
 			r.killStreamShards(c, mc)
 			r.merged.remove(mc.id)
-			return nil, err
+			return nil, streamError(err) // changestream_merge_errors.go
 		}
 	}
 	id := mc.id

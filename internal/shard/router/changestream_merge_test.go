@@ -1,11 +1,13 @@
 package router
 
 import (
+	"slices"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/changestream"
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 func csTok(t uint32, i uint32) changestream.Token {
@@ -100,5 +102,25 @@ func TestMergeTake(t *testing.T) {
 	m.advance(rtoken{tok: csTok(1, 0)})
 	if m.resume.tok.TS.T != 13 {
 		t.Error("the mark went back")
+	}
+}
+
+// TestStreamError: a shard's resumable errors reach the client labelled
+// ResumableChangeStreamError; others unlabelled.
+func TestStreamError(t *testing.T) {
+	cases := []struct {
+		err  error
+		want bool
+	}{
+		{mongoerr.New(mongoerr.CursorNotFound, "cursor id 5 not found"), true},
+		{mongoerr.New(mongoerr.NotWritablePrimary, "not primary"), true},
+		{mongoerr.New(mongoerr.ChangeStreamFatalError, "fatal"), false},
+		{mongoerr.New(mongoerr.BadValue, "bad"), false},
+	}
+	for _, c := range cases {
+		me := mongoerr.From(streamError(c.err))
+		if got := slices.Contains(me.Labels, mongoerr.LabelResumableChangeStream); got != c.want || me.Code != mongoerr.From(c.err).Code {
+			t.Errorf("streamError(%v) = %v labels %v, want resumable %v", c.err, me, me.Labels, c.want)
+		}
 	}
 }
