@@ -18,7 +18,7 @@ const maxIntervals = 1000
 // the sort (unless forced by a hint, which scans the whole index).
 func indexPlan(idx *catalog.Index, preds map[string]*pred, sort bson.D, forced bool) *Plan {
 	if _, ok := idx.WildcardPrefix(); ok {
-		return wildcardPlan(idx, preds, nil, forced)
+		return wildcardPlan(idx, preds, nil, sort, forced)
 	}
 	prefixes := [][]byte{nil}
 	var ranged []interval

@@ -166,7 +166,7 @@ func score(p *Plan, idx *catalog.Index, preds map[string]*pred, sort bson.D) int
 // planIndex is indexPlan, with the filter a wildcard index also reads.
 func planIndex(idx *catalog.Index, preds map[string]*pred, in planInput, forced bool) *Plan {
 	if _, ok := idx.WildcardPrefix(); ok {
-		return wildcardPlan(idx, preds, in.filter, forced)
+		return wildcardPlan(idx, preds, in.filter, in.sort, forced)
 	}
 	return indexPlan(idx, preds, in.sort, forced)
 }

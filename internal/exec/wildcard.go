@@ -19,16 +19,23 @@ import (
 // the index cannot bound), else {field: {$exists: true}}; a path with a
 // numeric component (maybe an array position) is not eligible. It returns
 // nil when no field is.
-// TODO(#14): sorts on non-multikey paths, $or branches, and
-// choosing among several wildcard fields by cost (the first eligible wins).
-func wildcardPlan(idx *catalog.Index, preds map[string]*pred, filter bson.D, forced bool) *Plan {
+// The scan also provides the sort when it is on that field alone and the
+// index is not multikey (wildcardSort).
+// TODO(#14): $or branches, and choosing among several wildcard fields by
+// cost (the first eligible wins).
+func wildcardPlan(idx *catalog.Index, preds map[string]*pred, filter, sort bson.D, forced bool) *Plan {
 	field := wildcardField(idx, preds)
 	if field == "" {
 		return wildcardExistsPlan(idx, filter)
 	}
 	view := idx.WildcardField(field)
 	vp := map[string]*pred{"$_path": {eq: []any{field}}, field: preds[field]}
-	return indexPlan(view, vp, nil, forced)
+	ws := wildcardSort(idx, field, sort) // wildcard_sort.go
+	p := indexPlan(view, vp, ws, forced)
+	if p != nil && len(sort) > 0 && ws == nil {
+		p.SortCovered = false
+	}
+	return p
 }
 
 // wildcardField picks the eligible field: a single equality first, then
