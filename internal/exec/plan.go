@@ -59,7 +59,7 @@ func choosePlan(coll *catalog.Collection, in planInput) (*Plan, error) {
 			return nil, err
 		}
 		ip, iin := in.forIndex(idx, preds)
-		if p := planIndex(idx, ip, iin, true); p != nil {
+		if p := uncoverSort(planIndex(idx, ip, iin, true), in, iin); p != nil {
 			return p, nil
 		}
 		// A wildcard index answers only a predicate on a field it covers.
@@ -78,7 +78,7 @@ func choosePlan(coll *catalog.Collection, in planInput) (*Plan, error) {
 		if idx.Partial != nil && !partialUsable(idx, ip) {
 			continue
 		}
-		p := planIndex(idx, ip, iin, false)
+		p := uncoverSort(planIndex(idx, ip, iin, false), in, iin)
 		if p == nil {
 			continue
 		}

@@ -21,3 +21,13 @@ func wildcardSort(idx *catalog.Index, field string, sort bson.D) bson.D {
 	}
 	return bson.D{{Key: "$_path", Value: sort[0].Value}, sort[0]}
 }
+
+// uncoverSort marks p as not providing the query's sort when the index
+// cannot provide it under the query's collation (forIndex dropped the
+// sort from iin): a plan asked for no sort reports it "covered".
+func uncoverSort(p *Plan, in, iin planInput) *Plan {
+	if p != nil && len(in.sort) > 0 && len(iin.sort) == 0 {
+		p.SortCovered = false
+	}
+	return p
+}
