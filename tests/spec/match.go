@@ -108,6 +108,11 @@ func (m *matcher) special(op string, arg, act any, root bool, path string) error
 		return matchType(arg, act, path)
 	case "$$unsetOrMatches":
 		return m.match(arg, act, root, path)
+	case "$$exists": // reached with a value: {$$unsetOrMatches: {$$exists: true}}
+		if want, _ := arg.(bool); !want {
+			return fmt.Errorf("at %s: expected $$exists false, got %s", path, show(act))
+		}
+		return nil
 	case "$$matchAsRoot":
 		return m.match(arg, act, true, path)
 	case "$$matchesEntity":

@@ -226,6 +226,9 @@ func opCreateCommandCursor(ctx context.Context, r *testRun, op Operation) (any, 
 }
 
 func opIterateUntilDocumentOrError(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
+	if cs, ok := changeStream(r, op.Object); ok { // ops_changestream.go
+		return csIterate(ctx, cs, true)
+	}
 	cur, err := getAs[*mongo.Cursor](r.ents, op.Object)
 	if err != nil {
 		return nil, false, err
@@ -240,6 +243,9 @@ func opIterateUntilDocumentOrError(ctx context.Context, r *testRun, op Operation
 }
 
 func opIterateOnce(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
+	if cs, ok := changeStream(r, op.Object); ok {
+		return csIterate(ctx, cs, false)
+	}
 	cur, err := getAs[*mongo.Cursor](r.ents, op.Object)
 	if err != nil {
 		return nil, false, err
@@ -257,6 +263,8 @@ func opClose(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
 	}
 	switch x := v.(type) {
 	case *mongo.Cursor:
+		return nil, false, x.Close(ctx)
+	case *mongo.ChangeStream:
 		return nil, false, x.Close(ctx)
 	case *clientEntity:
 		return nil, false, x.c.Disconnect(ctx)

@@ -3,6 +3,7 @@ package spec
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -13,11 +14,12 @@ import (
 // operation's error.
 type opFunc func(ctx context.Context, r *testRun, op Operation) (any, bool, error)
 
-// operations is the registry of supported operation names.
-var operations map[string]opFunc
+// operations is the registry of supported operation names; other files'
+// init functions add theirs (they may run before this file's).
+var operations = map[string]opFunc{}
 
 func init() {
-	operations = map[string]opFunc{
+	maps.Copy(operations, map[string]opFunc{
 		"aggregate":                            opAggregate,
 		"assertCollectionExists":               opAssertCollection,
 		"assertCollectionNotExists":            opAssertCollection,
@@ -63,9 +65,8 @@ func init() {
 		"runCursorCommand":                     opRunCursorCommand,
 		"updateMany":                           opUpdateMany,
 		"updateOne":                            opUpdateOne,
-	}
+	})
 	// TODO(#2): search index helpers,
-	// transactions (withTransaction, startTransaction, ...), change streams,
 	// assertNumberConnectionsCheckedOut (needs a pool monitor).
 }
 

@@ -136,7 +136,7 @@ func (rn *Runner) execute(ctx context.Context, f *File, t *Test) error {
 	if err := rn.loadInitialData(ctx, f.InitialData); err != nil {
 		return fmt.Errorf("initialData: %w", err)
 	}
-	if err := createEntities(r.ents, f.CreateEntities, rn.URI); err != nil {
+	if err := createEntities(r.ents, f.CreateEntities, entityBaseURI(rn.URI, f.CreateEntities)); err != nil {
 		return fmt.Errorf("createEntities: %w", err)
 	}
 	for i, d := range t.Operations {
