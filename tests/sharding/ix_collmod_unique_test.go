@@ -118,6 +118,9 @@ func TestIxRouterCollModUnique(t *testing.T) {
 	if _, err = ixCollMod(ctx, db, "s", unique); ixViolationGroups(err) != 2 {
 		t.Fatalf("convert with duplicates on both shards = %v, want 359 with two violations", err)
 	}
+	if _, err = ixCollMod(ctx, db, "s", unique, bson.E{Key: "dryRun", Value: true}); ixViolationGroups(err) != 2 {
+		t.Fatalf("dryRun with duplicates on both shards = %v, want 359 with two violations", err)
+	}
 	_, err = coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: 1}})
 	must(t, err, "delete _id 1")
 	if _, err = ixCollMod(ctx, db, "s", unique); ixViolationGroups(err) != 1 {

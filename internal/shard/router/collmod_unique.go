@@ -34,13 +34,13 @@ func (e *violationsError) ExtraInfo() bson.D {
 }
 
 // convertsToUnique reports whether cmd is a collMod {index: {unique:
-// true}} that is not a dry run.
+// true}} (a dry run included: its answer gathers every shard's
+// violations too).
 func convertsToUnique(cmd bson.D) bool {
 	idx, _ := bsonx.Get(cmd, "index")
 	doc, _ := idx.(bson.D)
 	u, _ := bsonx.Get(doc, "unique")
-	dry, _ := bsonx.Get(cmd, "dryRun")
-	return u == true && dry != true
+	return u == true
 }
 
 // checkUniqueOnShards runs c's collMod as a dry run on shards ids when it
