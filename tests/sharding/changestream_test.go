@@ -90,7 +90,9 @@ func TestChangeStreamSharded(t *testing.T) {
 }
 
 // TestChangeStreamNewShard: a cluster stream opened with one shard sees
-// the writes of a shard added after it opened.
+// the writes of a shard added after it opened; so does a stream on a
+// collection opened before the collection was sharded and its chunk
+// moved to the new shard.
 func TestChangeStreamNewShard(t *testing.T) {
 	tp := startTopo(t)
 	cl, _ := connectRouter(t, tp)
@@ -102,6 +104,8 @@ func TestChangeStreamNewShard(t *testing.T) {
 	if cs.TryNext(ctx) {
 		t.Fatalf("an event before any write: %v", cs.Current)
 	}
+	collStream, err := cl.Database("ns2").Collection("c").Watch(ctx, mongo.Pipeline{})
+	must(t, err, "watch ns2.c (not sharded yet)")
 	must(t, admin.RunCommand(ctx, bson.D{{Key: "addShard", Value: seed(tp.shards["sh1"])}}).Err(), "addShard sh1")
 	must(t, admin.RunCommand(ctx, bson.D{{Key: "shardCollection", Value: "ns2.c"}, {Key: "key", Value: bson.D{{Key: "x", Value: 1}}}}).Err(), "shardCollection")
 	must(t, admin.RunCommand(ctx, bson.D{{Key: "split", Value: "ns2.c"}, {Key: "middle", Value: bson.D{{Key: "x", Value: int32(100)}}}}).Err(), "split")
@@ -112,10 +116,12 @@ func TestChangeStreamNewShard(t *testing.T) {
 		_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: x}, {Key: "x", Value: x}})
 		must(t, err, "insert x=%d", x)
 	}
-	for _, x := range []int32{1, 150} {
-		if ev := csNext(t, cs, 5*time.Second); ev["operationType"] != "insert" || csDocKey(ev, "x") != x {
-			t.Errorf("event %v, want the insert of x=%d (x=150 is on the shard added later)", ev, x)
+	for name, s := range map[string]*mongo.ChangeStream{"cluster": cs, "collection": collStream} {
+		for _, x := range []int32{1, 150} {
+			if ev := csNext(t, s, 5*time.Second); ev["operationType"] != "insert" || csDocKey(ev, "x") != x {
+				t.Errorf("%s stream: event %v, want the insert of x=%d (x=150 is on the shard added later)", name, ev, x)
+			}
 		}
+		_ = s.Close(ctx)
 	}
-	_ = cs.Close(ctx)
 }

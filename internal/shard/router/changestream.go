@@ -7,15 +7,14 @@ import (
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// Change streams through the router: a stream on an unsharded collection
-// is its primary shard's (forwarded like any aggregate, its cursor's
-// getMores too, replies unchanged, postBatchResumeToken included).
-// Streams on a sharded collection, a database or the cluster merge the
-// shards' streams (changestream_merge.go).
+// Change streams through the router: every stream (on a collection,
+// sharded or not, a database or the cluster) merges the streams of every
+// shard (changestream_merge.go), as mongos's: a collection sharded after
+// the stream opened, and its chunks moved, stay watched. The explain of a
+// stream on an unsharded collection is its primary shard's.
 
 // routeChangeStream opens the merged streams; handled is false for every
-// other command (and for a stream on an unsharded collection, which is
-// forwarded).
+// other command.
 func (r *Router) routeChangeStream(c *call) (reply bson.D, handled bool, err error) {
 	if c.name != "aggregate" || !opensChangeStream(c.cmd) {
 		return nil, false, nil
@@ -32,12 +31,18 @@ func (r *Router) routeChangeStream(c *call) (reply bson.D, handled bool, err err
 	if err != nil {
 		return nil, true, err
 	}
-	if cm != nil {
-		p := cm.Pattern()
-		reply, err := r.openMergedStream(c, coll, &p)
+	if cm == nil {
+		if _, explain := bsonx.Get(c.cmd, "explain"); explain {
+			return nil, false, nil // the primary shard explains it
+		}
+		// As mongos: every shard, so the stream goes on when the
+		// collection is sharded later and chunks move.
+		reply, err := r.openMergedStream(c, coll, nil)
 		return reply, true, err
 	}
-	return nil, false, nil
+	p := cm.Pattern()
+	reply, err = r.openMergedStream(c, coll, &p)
+	return reply, true, err
 }
 
 // opensChangeStream reports an aggregate whose pipeline opens with

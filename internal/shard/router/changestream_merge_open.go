@@ -42,7 +42,9 @@ func (r *Router) openMergedStream(c *call, coll string, p *key.Pattern) (bson.D,
 	m := &csMerge{shardColl: coll, pattern: p}
 	if coll == "" {
 		m.shardColl = "$cmd.aggregate"
-		m.patternOf = r.streamKeyLookup()
+	}
+	if p == nil {
+		m.patternOf = r.streamKeyLookup() // sharded later, or a db's collections
 	}
 	var aggName any = coll
 	if coll == "" {
