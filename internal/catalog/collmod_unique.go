@@ -254,6 +254,9 @@ func (c *Catalog) CheckUniqueConversion(db, name string, mod bson.D) error {
 	if !idx.PrepareUnique() {
 		return errNotPrepared()
 	}
+	if _, err := parseSpec(setSpecOption(append(bson.D{}, idx.Spec...), "unique", true)); err != nil {
+		return err // an index that cannot be unique (wildcard, hashed...): as the conversion answers
+	}
 	b := c.eng.NewBatch()
 	defer b.Close()
 	return findDuplicates(b, coll, idx)

@@ -112,3 +112,22 @@ func TestPrepareUniqueOneBatch(t *testing.T) {
 		t.Fatalf("one batch: %v", err)
 	}
 }
+
+// TestDryRunRefusesIndexThatCannotBeUnique: a prepareUnique wildcard index
+// answers the dry run as the conversion does (CannotCreateIndex), without
+// scanning entries whose keys are not the key pattern's.
+func TestDryRunRefusesIndexThatCannotBeUnique(t *testing.T) {
+	c := openMem(t)
+	coll := mustColl(t, c, "db", "c")
+	if _, _, err := c.CreateIndexes(coll, []bson.D{spec("w", d("$**", 1), "prepareUnique", true)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Insert(c.Collection("db", "c"), d("_id", int32(1), "a", int32(1))); err != nil {
+		t.Fatal(err)
+	}
+	err := c.CheckUniqueConversion("db", "c", d("name", "w", "unique", true))
+	_, _, err2 := c.CollModIndex("db", "c", bson.D{{Key: "index", Value: d("name", "w", "unique", true)}})
+	if !mongoerr.Is(err, mongoerr.CannotCreateIndex) || !mongoerr.Is(err2, mongoerr.CannotCreateIndex) {
+		t.Fatalf("dry run %v, conversion %v; want CannotCreateIndex for both", err, err2)
+	}
+}
