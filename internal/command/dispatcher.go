@@ -137,7 +137,7 @@ func (d *Dispatcher) run(conn *Conn, db string, cmd bson.D, req *Request) (out [
 	fp := failCommand.check(ctx)
 	if fp != nil {
 		if err := fp.before(req); err != nil {
-			return d.ErrorReply(WithTxnLabels(name, cmd, err)) // txn_labels.go
+			return d.txnErrorReply(name, cmd, err) // txn_labels.go
 		}
 	}
 	if err := maxTimePoint(ctx); err != nil { // failpoint_named.go
@@ -156,7 +156,7 @@ func (d *Dispatcher) run(conn *Conn, db string, cmd bson.D, req *Request) (out [
 	}
 	d.metrics.observe(c, time.Since(start), err)
 	if err != nil {
-		return d.ErrorReply(WithTxnLabels(name, cmd, err)) // txn_labels.go
+		return d.txnErrorReply(name, cmd, err) // txn_labels.go
 	}
 	reply = append(reply, bson.E{Key: "ok", Value: 1.0})
 	b, merr := bsonx.Encode(reply)

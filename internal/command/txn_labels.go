@@ -52,3 +52,20 @@ func WithTxnLabels(name string, cmd bson.D, err error) error {
 	cp.Labels = labels
 	return &cp
 }
+
+// txnErrorReply is ErrorReply for a command's error, with a transaction
+// statement's labels (WithTxnLabels) and, as mongod answers them, its
+// operationTime and $clusterTime: a driver starting the next attempt of
+// a transaction reads after the time it learnt (afterClusterTime).
+func (d *Dispatcher) txnErrorReply(name string, cmd bson.D, err error) []byte {
+	if _, inTxn := bsonx.Get(cmd, "autocommit"); !inTxn || d.repl == nil {
+		return d.ErrorReply(err)
+	}
+	err = WithTxnLabels(name, cmd, err)
+	doc := append(ErrorDoc(err), d.stateChangeFields(mongoerr.From(err).Code, mongoerr.OK)...)
+	b, merr := bson.Marshal(d.opTimeFields(doc))
+	if merr != nil {
+		return d.ErrorReply(err)
+	}
+	return b
+}
