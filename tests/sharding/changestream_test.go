@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -123,5 +124,33 @@ func TestChangeStreamNewShard(t *testing.T) {
 			}
 		}
 		_ = s.Close(ctx)
+	}
+}
+
+// TestChangeStreamShardedDrop: dropping a collection sharded over two
+// shards ends its stream with one drop and the invalidate.
+func TestChangeStreamShardedDrop(t *testing.T) {
+	_, cl := csWatchSetup(t)
+	coll := cl.Database("cs").Collection("c")
+	ctx := ctxT(t)
+	cs, err := coll.Watch(ctx, mongo.Pipeline{})
+	must(t, err, "watch")
+	for _, x := range []int32{1, 150} {
+		_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: x}, {Key: "x", Value: x}})
+		must(t, err, "insert")
+	}
+	must(t, coll.Drop(ctx), "drop")
+	var ops []any
+	for len(ops) < 4 {
+		ops = append(ops, csNext(t, cs, 5*time.Second)["operationType"])
+		if ops[len(ops)-1] == "invalidate" {
+			break
+		}
+	}
+	if want := []any{"insert", "insert", "drop", "invalidate"}; fmt.Sprint(ops) != fmt.Sprint(want) {
+		t.Errorf("events %v, want %v", ops, want)
+	}
+	if cs.Next(ctx) || cs.ID() != 0 {
+		t.Errorf("the stream goes on after the invalidate (id %d, err %v)", cs.ID(), cs.Err())
 	}
 }

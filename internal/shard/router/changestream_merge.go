@@ -35,8 +35,7 @@ import (
 // migrations' writes (fromMigrate).
 // Shards added while a stream is open join it within shardCheckEvery
 // (changestream_merge_shards.go). TODO(#14): a removed shard's cursor
-// fails the stream when it fails. A dropped sharded collection reports one drop
-// per shard before the invalidate (mongos reports one).
+// fails the stream when it fails.
 // TODO(#14): documentKey holds the shard key only when the event has
 // fullDocument (inserts, replaces, updateLookup): relaydb's oplog keeps
 // only _id for updates and deletes.
@@ -79,6 +78,7 @@ type csMerge struct {
 	done      bool      // invalidated
 	open      csOpen    // how a new shard's cursor is opened
 	checked   time.Time // when config.shards was last read
+	ddlSeen   map[string]bool
 }
 
 func (s *csShard) live() bool { return s.cursor != 0 }
@@ -119,6 +119,11 @@ func (m *csMerge) take(n int64) []bson.D {
 			break
 		}
 		ev := s.buf[0]
+		if m.duplicateDDL(ev.doc) { // changestream_merge_ddl.go
+			s.buf = s.buf[1:]
+			m.advance(rtoken{ev.tok, s.id})
+			continue
+		}
 		doc := m.present(ev, s.id)
 		b, _ := bsonx.Encode(doc)
 		if size += len(b); size > maxBatchBytes && len(out) > 0 {

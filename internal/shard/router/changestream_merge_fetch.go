@@ -66,7 +66,7 @@ func (r *Router) streamGetMore(c *call, mc *mergedCursor, n int64) (bson.D, erro
 		}
 	}
 	id := mc.id
-	if (m.done && m.head() == nil) || !m.anyLive() && m.head() == nil {
+	if m.done || (!m.anyLive() && m.head() == nil) { // nothing follows an invalidate
 		r.killStreamShards(c, mc)
 		r.merged.remove(mc.id)
 		id = 0

@@ -124,3 +124,20 @@ func TestStreamError(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateDDL: the second shard's drop of a namespace is dropped;
+// a drop after another event on the namespace is not.
+func TestDuplicateDDL(t *testing.T) {
+	ev := func(op string) bson.D {
+		return bson.D{{Key: "operationType", Value: op}, {Key: "ns", Value: bson.D{{Key: "db", Value: "d"}, {Key: "coll", Value: "c"}}}}
+	}
+	m := &csMerge{}
+	for i, c := range []struct {
+		op   string
+		want bool
+	}{{"drop", false}, {"drop", true}, {"insert", false}, {"drop", false}, {"rename", false}, {"rename", true}} {
+		if got := m.duplicateDDL(ev(c.op)); got != c.want {
+			t.Errorf("step %d (%s): duplicate %v, want %v", i, c.op, got, c.want)
+		}
+	}
+}
