@@ -40,6 +40,9 @@ func indexKeys(idx *Index, doc bson.D) (keys [][]byte, multikey bool, err error)
 		keys, multikey := wildcardKeys(idx, doc)
 		return keys, multikey, nil
 	}
+	if w := idx.CompoundWildcard(); w >= 0 {
+		return compoundWildcardKeys(idx, doc, w) // indexwildcard_compound.go
+	}
 	fields := make([][]any, len(idx.Key))
 	var arrays []string
 	allMissing := true

@@ -60,6 +60,9 @@ func parseSpec(spec bson.D) (*Index, error) {
 		}
 		idx.wcProj = p
 	}
+	if err := idx.validateCompoundWildcard(); err != nil { // indexwildcard_compound.go
+		return nil, err
+	}
 	rest = geoSpecDefaults(idx, rest)
 	idx.Spec = append(bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: idx.Key}, {Key: "name", Value: idx.Name}}, rest...)
 	return idx, idx.validateCollation()

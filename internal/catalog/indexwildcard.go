@@ -18,7 +18,7 @@ import (
 // as a value of its own. "$**" leaves _id out, and holds only the paths
 // its wildcardProjection keeps (indexwildcard_proj.go). The planner reads
 // it through WildcardField, an index of key {$_path: 1, <field>: 1}.
-// TODO(#14): compound wildcard indexes.
+// Compound wildcard indexes: indexwildcard_compound.go.
 
 // wildcardSuffix ends a wildcard key pattern field.
 const wildcardSuffix = "$**"
@@ -45,12 +45,7 @@ func (idx *Index) WildcardPrefix() (string, bool) {
 // validateWildcard refuses the options and shapes relaydb's wildcard
 // indexes lack, as MongoDB does for unique, sparse and TTL.
 func (idx *Index) validateWildcard() error {
-	for _, f := range idx.Key {
-		if (f.Key == wildcardSuffix || strings.HasSuffix(f.Key, "."+wildcardSuffix)) && len(idx.Key) > 1 {
-			return mongoerr.New(mongoerr.CannotCreateIndex, "relaydb does not support compound wildcard indexes yet")
-		}
-	}
-	if _, ok := idx.WildcardPrefix(); !ok {
+	if _, ok := idx.WildcardPrefix(); !ok { // compound: validateCompoundWildcard
 		return nil
 	}
 	switch {

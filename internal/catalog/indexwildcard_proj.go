@@ -32,7 +32,9 @@ func parseWildcardProj(idx *Index, v any) (*wildcardProj, error) {
 	if !ok {
 		return nil, mongoerr.New(mongoerr.TypeMismatch, "The field 'wildcardProjection' must be an object")
 	}
-	if len(idx.Key) != 1 || idx.Key[0].Key != wildcardSuffix {
+	if w := idx.CompoundWildcard(); w >= 0 && idx.Key[w].Key == wildcardSuffix {
+		// a compound wildcard index's "$**" term (indexwildcard_compound.go)
+	} else if len(idx.Key) != 1 || idx.Key[0].Key != wildcardSuffix {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "The field 'wildcardProjection' is only allowed in an index whose key is {\"$**\": ±1}")
 	}
 	if len(doc) == 0 {

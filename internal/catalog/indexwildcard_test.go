@@ -60,7 +60,7 @@ func TestWildcardSpecValidation(t *testing.T) {
 		{spec("w", d("$**", 1), "unique", true), mongoerr.CannotCreateIndex},
 		{spec("w", d("$**", 1), "sparse", true), mongoerr.CannotCreateIndex},
 		{spec("w", d("$**", 1), "expireAfterSeconds", 5), mongoerr.CannotCreateIndex},
-		{spec("w", d("a", 1, "b.$**", 1)), mongoerr.CannotCreateIndex},
+		{spec("w", d("a.$**", 1, "b.$**", 1)), mongoerr.CannotCreateIndex}, // compound: indexwildcard_compound_test.go
 		{spec("w", d("a.$**", 1)), 0},
 		{spec("w", d("$**", "text")), 0},
 		{spec("w", d("a.$**", 1), "wildcardProjection", d("b", 1)), mongoerr.FailedToParse},

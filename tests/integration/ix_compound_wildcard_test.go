@@ -1,0 +1,85 @@
+package integration
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// TestIxCompoundWildcardIndex: MongoDB 7.0's compound wildcard indexes are
+// created (listIndexes shows them), refuse what MongoDB refuses (a "$**"
+// term covering a regular field, two wildcard terms: 67; an array in a
+// regular field: the write fails), keep one entry per document and
+// wildcard value (validate agrees with the documents, after updates and
+// deletes and a restart), and queries return what a collection scan does.
+func TestIxCompoundWildcardIndex(t *testing.T) {
+	srv, c := startServer(t)
+	coll := freshColl(t, c, "ixcwi")
+	ctx := tctx(t, opTimeout)
+	bad := []mongo.IndexModel{
+		{Keys: bson.D{{Key: "$**", Value: 1}, {Key: "a", Value: 1}}},
+		{Keys: bson.D{{Key: "p.$**", Value: 1}, {Key: "q.$**", Value: 1}}},
+		{Keys: bson.D{{Key: "p.$**", Value: 1}, {Key: "p.x", Value: 1}}},
+	}
+	for _, m := range bad {
+		_, err := coll.Indexes().CreateOne(ctx, m)
+		wantCode(t, err, 67, "invalid compound wildcard "+asJSON(m.Keys))
+	}
+	good := []mongo.IndexModel{
+		{Keys: bson.D{{Key: "a", Value: 1}, {Key: "p.$**", Value: 1}}, Options: options.Index().SetName("a_p")},
+		{Keys: bson.D{{Key: "$**", Value: 1}, {Key: "a", Value: -1}}, Options: options.Index().SetName("all_a").
+			SetWildcardProjection(bson.D{{Key: "a", Value: 0}})},
+	}
+	if _, err := coll.Indexes().CreateMany(ctx, good); err != nil {
+		t.Fatal(err)
+	}
+	if spec := indexSpec(t, coll, "all_a"); spec == nil || asJSON(field(spec, "key")) != `{"$**":1,"a":-1}` {
+		t.Fatalf("listIndexes all_a = %s", asJSON(spec))
+	}
+	var docs []any
+	for i := range int32(40) {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "a", Value: i % 4}, {Key: "p", Value: bson.D{{Key: "x", Value: i % 3}, {Key: "y", Value: bson.A{i, i + 1}}}}})
+	}
+	docs = append(docs, bson.D{{Key: "_id", Value: int32(100)}, {Key: "a", Value: 1}})
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(200)}, {Key: "a", Value: bson.A{1, 2}}, {Key: "p", Value: bson.D{{Key: "x", Value: 1}}}})
+	if err == nil {
+		t.Errorf("an array in a regular field of a compound wildcard index was accepted")
+	}
+	if _, err := coll.UpdateMany(ctx, bson.D{{Key: "a", Value: 2}}, bson.D{{Key: "$set", Value: bson.D{{Key: "p.x", Value: 9}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.DeleteMany(ctx, bson.D{{Key: "a", Value: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	ixValidate(t, coll, map[string]string{"a_p": "91", "all_a": "91"})
+	filter := bson.D{{Key: "a", Value: 1}, {Key: "p.x", Value: 1}}
+	if n, err := coll.CountDocuments(ctx, filter); err != nil || n != 4 {
+		t.Fatalf("count %s = %d, %v; want 4", asJSON(filter), n, err)
+	}
+	wantStage(t, coll, filter, nil, "COLLSCAN")
+	err = coll.FindOne(ctx, filter, options.FindOne().SetHint("a_p")).Err()
+	wantCode(t, err, 2, "hint to a compound wildcard index (not planned yet)")
+	srv.Restart(t)
+	ixValidate(t, srv.Client(t).Database("ixcwi").Collection(coll.Name()), map[string]string{"a_p": "91", "all_a": "91"})
+}
+
+// ixValidate runs validate and checks it is valid with the given key
+// counts per index.
+func ixValidate(t *testing.T, coll *mongo.Collection, keys map[string]string) {
+	t.Helper()
+	var v bson.D
+	if err := coll.Database().RunCommand(tctx(t, opTimeout), bson.D{{Key: "validate", Value: coll.Name()}}).Decode(&v); err != nil || field(v, "valid") != true {
+		t.Fatalf("validate = %s, %v", asJSON(v), err)
+	}
+	per, _ := field(v, "keysPerIndex").(bson.D)
+	for name, want := range keys {
+		if got := asJSON(bson.D{{Key: "n", Value: field(per, name)}}); got != `{"n":`+want+`}` {
+			t.Errorf("keysPerIndex %s = %s, want %s (%s)", name, got, want, asJSON(per))
+		}
+	}
+}
