@@ -85,6 +85,27 @@ func TestChangeStreamSharded(t *testing.T) {
 	if ev := csNext(t, cs, 5*time.Second); csDocKey(ev, "_id") != "after" {
 		t.Errorf("after a chunk migration the next event is %v, want the insert of _id 'after'", ev)
 	}
+	// Resume from the router's postBatchResumeToken (a high-water mark of
+	// no event): the writes after it come, once each.
+	if cs.TryNext(ctx) {
+		t.Fatalf("an unexpected event: %v", cs.Current)
+	}
+	mark := cs.ResumeToken()
+	for _, x := range []int32{8, 180} {
+		_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 200 + x}, {Key: "x", Value: x}})
+		must(t, err, "insert x=%d", x)
+	}
+	rs, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetResumeAfter(mark))
+	must(t, err, "resume after the postBatchResumeToken %v", mark)
+	for _, x := range []int32{8, 180} {
+		if ev := csNext(t, rs, 5*time.Second); csDocKey(ev, "x") != x {
+			t.Errorf("resumed after the mark: %v, want the insert of x=%d", ev, x)
+		}
+	}
+	if rs.TryNext(ctx) {
+		t.Errorf("resumed after the mark: an extra event %v", rs.Current)
+	}
+	_ = rs.Close(ctx)
 	for _, s := range streams {
 		_ = s.Close(ctx)
 	}
