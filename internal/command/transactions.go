@@ -138,7 +138,8 @@ func checkTxnCommand(ctx *Ctx, start bool) error {
 // snapshotReads are the commands that take readConcern level "snapshot"
 // outside a transaction (MongoDB 5.0+, snapshot_read.go); the rest refuse
 // it.
-var snapshotReads = map[string]bool{"find": true, "aggregate": true, "distinct": true}
+var snapshotReads = map[string]bool{"find": true, "aggregate": true, "distinct": true,
+	"getMore": true} // a snapshot session's getMore reads its cursor's snapshot
 
 // checkSnapshotReadConcern refuses readConcern {level: "snapshot"} on a
 // command that supports it only in a transaction (writes, list commands,
