@@ -37,8 +37,9 @@ import (
 // (changestream_merge_shards.go). TODO(#14): a removed shard's cursor
 // fails the stream when it fails.
 // TODO(#14): documentKey holds the shard key only when the event has
-// fullDocument (inserts, replaces, updateLookup): relaydb's oplog keeps
-// only _id for updates and deletes.
+// fullDocument or fullDocumentBeforeChange (inserts, replaces,
+// updateLookup, pre-images): relaydb's oplog keeps only _id for updates
+// and deletes.
 
 const (
 	shardBatch   = 64                     // events per shard getMore
@@ -181,11 +182,16 @@ func (m *csMerge) present(ev csEvent, shard string) bson.D {
 	return doc
 }
 
-// withShardKey adds the shard key's fields (from fullDocument) before _id
-// in documentKey, as MongoDB's documentKey on a sharded collection.
+// withShardKey adds the shard key's fields (from fullDocument, else
+// fullDocumentBeforeChange) before _id in documentKey, as MongoDB's
+// documentKey on a sharded collection.
 func withShardKey(doc bson.D, p key.Pattern) bson.D {
 	full, _ := bsonx.Get(doc, "fullDocument")
 	fd, ok := full.(bson.D)
+	if !ok { // a delete's or an update's pre-image holds the key too
+		full, _ = bsonx.Get(doc, "fullDocumentBeforeChange")
+		fd, ok = full.(bson.D)
+	}
 	dkv, _ := bsonx.Get(doc, "documentKey")
 	dk, isDoc := dkv.(bson.D)
 	if !ok || !isDoc {

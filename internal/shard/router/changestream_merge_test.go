@@ -1,13 +1,16 @@
 package router
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/changestream"
 	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/shard/key"
 )
 
 func csTok(t uint32, i uint32) changestream.Token {
@@ -138,6 +141,32 @@ func TestDuplicateDDL(t *testing.T) {
 	}{{"drop", false}, {"drop", true}, {"insert", false}, {"drop", false}, {"rename", false}, {"rename", true}} {
 		if got := m.duplicateDDL(ev(c.op)); got != c.want {
 			t.Errorf("step %d (%s): duplicate %v, want %v", i, c.op, got, c.want)
+		}
+	}
+}
+
+// TestWithShardKey: documentKey gets the shard key's fields, from
+// fullDocument or the pre-image, before _id; without either it stays.
+func TestWithShardKey(t *testing.T) {
+	p, err := key.Parse(bson.D{{Key: "a.b", Value: 1}, {Key: "_id", Value: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dk := bson.D{{Key: "_id", Value: 7}}
+	full := bson.D{{Key: "_id", Value: 7}, {Key: "a", Value: bson.D{{Key: "b", Value: "x"}}}}
+	want := bson.D{{Key: "a.b", Value: "x"}, {Key: "_id", Value: 7}}
+	for _, c := range []struct {
+		name string
+		ev   bson.D
+		want bson.D
+	}{
+		{"insert", bson.D{{Key: "fullDocument", Value: full}, {Key: "documentKey", Value: dk}}, want},
+		{"delete with pre-image", bson.D{{Key: "documentKey", Value: dk}, {Key: "fullDocumentBeforeChange", Value: full}}, want},
+		{"update without images", bson.D{{Key: "documentKey", Value: dk}}, dk},
+	} {
+		got, _ := bsonx.Get(withShardKey(slices.Clone(c.ev), p), "documentKey")
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: documentKey %v, want %v", c.name, got, c.want)
 		}
 	}
 }
