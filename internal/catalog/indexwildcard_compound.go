@@ -20,8 +20,7 @@ import (
 // descending values that are never arrays, they may not fall under the
 // wildcard term ("$**" needs a wildcardProjection leaving them out), no
 // unique, sparse or TTL.
-// TODO(#14): the planner does not use compound wildcard indexes yet
-// (queries scan the collection; a hint is BadValue).
+// The planner reads it through CompoundWildcardField (exec).
 
 // isWildcardTerm reports whether a key pattern field is a wildcard term.
 func isWildcardTerm(f bson.E) bool {
@@ -118,4 +117,32 @@ func crossKeys(keys, suffixes [][]byte) [][]byte {
 		}
 	}
 	return out
+}
+
+// wildcardValueSlot names the value slot of a compound wildcard view that
+// no predicate bounds (compoundWildcardView with field "").
+const wildcardValueSlot = "$_value"
+
+// WildcardTerm returns compound wildcard index idx reduced to its wildcard
+// term (a single wildcard index with the same projection: Covers).
+func (idx *Index) WildcardTerm() *Index {
+	v := *idx
+	v.Key = bson.D{idx.Key[idx.CompoundWildcard()]}
+	return &v
+}
+
+// CompoundWildcardField returns the view of compound wildcard index idx
+// the planner scans for field (a path the term covers; "" for none): same
+// storage, the wildcard term replaced by {$_path: 1, field: 1}.
+func (idx *Index) CompoundWildcardField(field string) *Index {
+	w := idx.CompoundWildcard()
+	if field == "" {
+		field = wildcardValueSlot
+	}
+	v := *idx
+	v.Key = make(bson.D, 0, len(idx.Key)+1)
+	v.Key = append(v.Key, idx.Key[:w]...)
+	v.Key = append(v.Key, bson.E{Key: "$_path", Value: int32(1)}, bson.E{Key: field, Value: idx.Key[w].Value})
+	v.Key = append(v.Key, idx.Key[w+1:]...)
+	return &v
 }

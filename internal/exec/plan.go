@@ -71,8 +71,8 @@ func choosePlan(coll *catalog.Collection, in planInput) (*Plan, error) {
 	var best *Plan
 	bestScore := 0
 	for _, idx := range coll.VisibleIndexes() {
-		if idx.IsText() || idx.CompoundWildcard() >= 0 {
-			continue // only $text uses a text index (textPlan); TODO(#14): compound wildcard plans
+		if idx.IsText() {
+			continue // only $text uses a text index (textPlan)
 		}
 		ip, iin := in.forIndex(idx, preds)
 		if idx.Partial != nil && !partialUsable(idx, ip) {
@@ -139,6 +139,9 @@ func score(p *Plan, idx *catalog.Index, preds map[string]*pred, sort bson.D) int
 		}
 	}
 	for _, f := range keys {
+		if f.Key == "$_path" {
+			continue // a compound wildcard view's path slot (wildcard_compound.go)
+		}
 		pr := preds[f.Key]
 		if pr == nil {
 			break
@@ -166,7 +169,7 @@ func score(p *Plan, idx *catalog.Index, preds map[string]*pred, sort bson.D) int
 // planIndex is indexPlan, with the filter a wildcard index also reads.
 func planIndex(idx *catalog.Index, preds map[string]*pred, in planInput, forced bool) *Plan {
 	if idx.CompoundWildcard() >= 0 {
-		return nil // TODO(#14): compound wildcard plans (a hint is BadValue meanwhile)
+		return compoundWildcardPlan(idx, preds, in.sort, forced) // wildcard_compound.go
 	}
 	if _, ok := idx.WildcardPrefix(); ok {
 		return wildcardPlan(idx, preds, in.filter, in.sort, forced)
