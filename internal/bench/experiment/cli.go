@@ -2,12 +2,8 @@ package experiment
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
 	"time"
 )
@@ -54,34 +50,26 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if from != "" {
 		return rerender(from, out, name, stdout, stderr)
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer cancel()
-	r, err := Execute(ctx, cfg, "relaydb bench experiment "+strings.Join(args, " "), stderr)
-	if r == nil {
-		fmt.Fprintf(stderr, "relaydb bench experiment: %v\n", err)
-		return 1
-	}
-	paths, werr := Write(r, out, name)
-	for _, p := range paths {
-		fmt.Fprintln(stdout, p)
-	}
-	for _, g := range r.Goal {
-		fmt.Fprintf(stdout, "%s nodes=%d w=%s: throughput %s, CPU/op %s (%s)\n",
-			latencyLabel(g.LatencyUs), g.Nodes, g.W, g.Throughput, g.CPU, g.Detail)
-	}
-	if err = errors.Join(err, werr); err != nil {
-		fmt.Fprintf(stderr, "relaydb bench experiment: %v\n", err)
-		return 1
-	}
-	return 0
+	return Run("relaydb bench experiment", stdout, stderr, func(ctx context.Context) (*Outcome, error) {
+		r, err := Execute(ctx, cfg, "relaydb bench experiment "+strings.Join(args, " "), stderr)
+		if r == nil {
+			return nil, err
+		}
+		paths, werr := Write(r, out, name)
+		var goals strings.Builder
+		for _, g := range r.Goal {
+			fmt.Fprintf(&goals, "%s nodes=%d w=%s: throughput %s, CPU/op %s (%s)\n",
+				latencyLabel(g.LatencyUs), g.Nodes, g.W, g.Throughput, g.CPU, g.Detail)
+		}
+		return &Outcome{Paths: paths, Text: goals.String(), WriteErr: werr}, err
+	})
 }
 
 // parseFlags returns the config, results dir and name, or an exit code
 // >= 0 when Main should stop.
 func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, from string, code int) {
 	var nodes, modes, ws, lats string
-	fs := flag.NewFlagSet("relaydb bench experiment chaining", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := NewFlagSet("relaydb bench experiment chaining", "", stderr)
 	fs.StringVar(&nodes, "nodes", "3,7,15", "topologies by member count (3, 7, 15)")
 	fs.StringVar(&modes, "modes", "on,off,auto", "chaining modes (on, off, auto)")
 	fs.StringVar(&ws, "w", "majority,1", "write concerns (1, majority)")
@@ -100,46 +88,27 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, from st
 	fs.StringVar(&out, "out", "bench/results", "results directory")
 	fs.StringVar(&name, "name", "chaining", "results file name stem")
 	fs.StringVar(&from, "from", "", "render NAME.md and the chart again from this JSON report instead of running")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cfg, "", "", "", 0
+	return cfg, out, name, from, ParseFlags("relaydb bench experiment", fs, args, func() (err error) {
+		if cfg.Nodes, err = ParseInts(nodes); err == nil {
+			cfg.Latencies, err = ParseDurations(lats)
 		}
-		return cfg, "", "", "", 2
-	}
-	var err error
-	if cfg.Nodes, err = ParseInts(nodes); err == nil {
-		cfg.Latencies, err = ParseDurations(lats)
-	}
-	cfg.Modes, cfg.W = ParseList(modes), ParseList(ws)
-	if err == nil && fs.NArg() > 0 {
-		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if err == nil {
-		err = cfg.Validate()
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "relaydb bench experiment: %v\n", err)
-		return cfg, "", "", "", 2
-	}
-	return cfg, out, name, from, -1
+		cfg.Modes, cfg.W = ParseList(modes), ParseList(ws)
+		if err != nil {
+			return err
+		}
+		return cfg.Validate()
+	})
 }
 
 // rerender rewrites the results of a JSON report (warnings recomputed).
 func rerender(from, out, name string, stdout, stderr io.Writer) int {
 	r, err := ReadReport(from)
+	var paths []string
 	if err == nil {
 		r = NewReport(r.Config, r.Command, r.Machine, r.Cells, time.Duration(r.DurationSecs*float64(time.Second)))
-		var paths []string
 		paths, err = Write(r, out, name)
-		for _, p := range paths {
-			fmt.Fprintln(stdout, p)
-		}
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "relaydb bench experiment: %v\n", err)
-		return 1
-	}
-	return 0
+	return Finish("relaydb bench experiment", paths, "", err, nil, stdout, stderr)
 }
 
 // Execute runs the matrix of cfg with real clusters and returns the
@@ -147,16 +116,12 @@ func rerender(from, out, name string, stdout, stderr io.Writer) int {
 // far as it got). log receives one line per run.
 func Execute(ctx context.Context, cfg Config, command string, log io.Writer) (*Report, error) {
 	cfg = cfg.WithDefaults()
-	if cfg.Dir == "" {
-		dir, err := os.MkdirTemp("", "relaydb-experiment-")
-		if err != nil {
-			return nil, fmt.Errorf("experiment: %w", err)
-		}
-		if !cfg.Keep {
-			defer os.RemoveAll(dir)
-		}
-		cfg.Dir = dir
+	dir, done, err := WorkDir(cfg.Dir, "relaydb-experiment-", cfg.Keep)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
 	}
+	defer done()
+	cfg.Dir = dir
 	start := time.Now()
 	r := &Runner{Config: cfg, Log: log}
 	cells, err := r.Run(ctx)

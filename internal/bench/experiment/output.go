@@ -3,8 +3,6 @@ package experiment
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/relaydb/relaydb/internal/bench/svg"
@@ -40,27 +38,9 @@ func Chart(r *Report) string {
 // Write writes NAME.md, NAME.json and NAME-throughput.svg into dir and
 // returns their paths.
 func Write(r *Report, dir, name string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("experiment: results directory: %w", err)
-	}
-	js, err := json.MarshalIndent(r, "", "  ")
+	paths, err := WriteResults(dir, name, Markdown(r), r, File{Suffix: "-throughput.svg", Body: Chart(r)})
 	if err != nil {
-		return nil, fmt.Errorf("experiment: encode report: %w", err)
-	}
-	files := []struct {
-		path string
-		body []byte
-	}{
-		{filepath.Join(dir, name+".md"), []byte(Markdown(r))},
-		{filepath.Join(dir, name+".json"), append(js, '\n')},
-		{filepath.Join(dir, name+"-throughput.svg"), []byte(Chart(r))},
-	}
-	var paths []string
-	for _, f := range files {
-		if err := os.WriteFile(f.path, f.body, 0o644); err != nil {
-			return paths, fmt.Errorf("experiment: write %s: %w", f.path, err)
-		}
-		paths = append(paths, f.path)
+		return paths, fmt.Errorf("experiment: %w", err)
 	}
 	return paths, nil
 }

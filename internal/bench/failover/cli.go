@@ -2,14 +2,13 @@ package failover
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
+
+	"github.com/relaydb/relaydb/internal/bench/experiment"
 )
 
 const usage = `Usage: relaydb bench failover [flags]
@@ -20,14 +19,15 @@ client-observed write unavailability and rejoin time (median/min/max and
 every trial), then the secondaries' replication lag under YCSB workload A.
 `
 
+// cmdName names the command in its flag set and errors.
+const cmdName = "relaydb bench failover"
+
 // Main is "relaydb bench failover [flags]".
 func Main(args []string, stdout, stderr io.Writer) int {
 	var cfg Config
 	var jsonOut bool
 	var md string
-	fs := flag.NewFlagSet("relaydb bench failover", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs := experiment.NewFlagSet(cmdName, usage, stderr)
 	fs.IntVar(&cfg.Trials, "trials", 10, "kill -9 failovers")
 	fs.IntVar(&cfg.Writers, "writers", 2, "writer goroutines")
 	fs.StringVar(&cfg.Dir, "dir", "", "cluster directory (default: a temporary one, removed after)")
@@ -41,30 +41,17 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.LagW, "lag-w", "", "write concern w of the lag run (default 1)")
 	fs.BoolVar(&jsonOut, "json", false, "print the report as JSON")
 	fs.StringVar(&md, "md", "", "also write the markdown report to this file (e.g. bench/results/failover.md)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+	if code := experiment.ParseFlags(cmdName, fs, args, nil); code >= 0 {
+		return code
+	}
+	return experiment.Run(cmdName, stdout, stderr, func(ctx context.Context) (*experiment.Outcome, error) {
+		r, err := Execute(ctx, cfg, stderr)
+		if r == nil {
+			return nil, err
 		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "relaydb bench failover: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer cancel()
-	r, err := Execute(ctx, cfg, stderr)
-	if r == nil {
-		fmt.Fprintf(stderr, "relaydb bench failover: %v\n", err)
-		return 1
-	}
-	r.Command = "relaydb bench failover " + strings.Join(args, " ")
-	werr := output(r, jsonOut, md, stdout)
-	if err = errors.Join(err, werr); err != nil {
-		fmt.Fprintf(stderr, "relaydb bench failover: %v\n", err)
-		return 1
-	}
-	return 0
+		r.Command = cmdName + " " + strings.Join(args, " ")
+		return &experiment.Outcome{WriteErr: output(r, jsonOut, md, stdout)}, err
+	})
 }
 
 func output(r *Report, jsonOut bool, md string, stdout io.Writer) error {

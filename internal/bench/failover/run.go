@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
+	"github.com/relaydb/relaydb/internal/bench/experiment"
 	"github.com/relaydb/relaydb/internal/cluster"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -39,19 +39,15 @@ func Execute(ctx context.Context, cfg Config, progress io.Writer) (*Report, erro
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	dir := cfg.Dir
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "relaydb-bench-failover-")
-		if err != nil {
-			return nil, fmt.Errorf("failover: %w", err)
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
+	dir, done, err := experiment.WorkDir(cfg.Dir, "relaydb-bench-failover-", false)
+	if err != nil {
+		return nil, fmt.Errorf("failover: %w", err)
 	}
+	defer done()
 	r := newReport(cfg)
 	s := &sets{cfg: cfg, dir: dir, progress: progress}
 	defer s.down()
-	err := runTrials(ctx, s, cfg, r, progress)
+	err = runTrials(ctx, s, cfg, r, progress)
 	if cfg.LagDuration > 0 && ctx.Err() == nil {
 		lag, lerr := runLagFresh(ctx, s, cfg, progress)
 		r.Lag = lag

@@ -3,16 +3,13 @@ package rebalance
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
-	"github.com/relaydb/relaydb/internal/bench/experiment"
 	"io"
 	"os"
-	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/relaydb/relaydb/internal/bench/experiment"
 )
 
 const usage = `Usage: relaydb bench experiment rebalance [flags]
@@ -25,6 +22,9 @@ during and after, and the migrations' MB/s. Writes OUT/NAME.md,
 OUT/NAME.json and OUT/NAME-addN.svg.
 `
 
+// cmdName names the command in its flag set and errors.
+const cmdName = "relaydb bench experiment rebalance"
+
 // Main is "relaydb bench experiment rebalance [flags]".
 func Main(args []string, stdout, stderr io.Writer) int {
 	cfg, out, name, note, from, code := parseFlags(args, stderr)
@@ -34,23 +34,20 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if from != "" {
 		return rerender(from, out, name, note, stdout, stderr)
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer cancel()
-	r, err := Execute(ctx, cfg, strings.TrimSpace("relaydb bench experiment rebalance "+experiment.ShellJoin(args)), stderr)
-	if r == nil {
-		fmt.Fprintf(stderr, "relaydb bench experiment rebalance: %v\n", err)
-		return 1
-	}
-	r.Note = note
-	paths, werr := Write(r, out, name)
-	return experiment.Finish("relaydb bench experiment rebalance", paths, "", err, werr, stdout, stderr)
+	return experiment.Run(cmdName, stdout, stderr, func(ctx context.Context) (*experiment.Outcome, error) {
+		r, err := Execute(ctx, cfg, strings.TrimSpace(cmdName+" "+experiment.ShellJoin(args)), stderr)
+		if r == nil {
+			return nil, err
+		}
+		r.Note = note
+		paths, werr := Write(r, out, name)
+		return &experiment.Outcome{Paths: paths, WriteErr: werr}, err
+	})
 }
 
 func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, note, from string, code int) {
 	var adds string
-	fs := flag.NewFlagSet("relaydb bench experiment rebalance", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs := experiment.NewFlagSet(cmdName, usage, stderr)
 	fs.StringVar(&adds, "add", "1", "cases: shards added at once, comma-separated (2 = two recipients, migrations in parallel)")
 	fs.IntVar(&cfg.Shards, "shards", 2, "shards before the during phase")
 	fs.IntVar(&cfg.ShardMembers, "shard-members", 1, "data members per shard")
@@ -79,26 +76,14 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, note, f
 	fs.StringVar(&name, "name", "rebalance", "results file name stem")
 	fs.StringVar(&note, "note", "", "a sentence on the run's conditions, printed under the command")
 	fs.StringVar(&from, "from", "", "render OUT/NAME.md and the charts again from this JSON report instead of running")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cfg, "", "", "", "", 0
+	return cfg, out, name, note, from, experiment.ParseFlags(cmdName, fs, args, func() (err error) {
+		cfg.Adds, err = parseInts(adds)
+		cfg = cfg.WithDefaults()
+		if err != nil {
+			return err
 		}
-		return cfg, "", "", "", "", 2
-	}
-	var err error
-	cfg.Adds, err = parseInts(adds)
-	cfg = cfg.WithDefaults()
-	if err == nil && fs.NArg() > 0 {
-		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if err == nil {
-		err = cfg.Validate()
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "relaydb bench experiment rebalance: %v\n", err)
-		return cfg, "", "", "", "", 2
-	}
-	return cfg, out, name, note, from, -1
+		return cfg.Validate()
+	})
 }
 
 // parseInts reads "1,2".
@@ -119,26 +104,15 @@ func parseInts(s string) ([]int, error) {
 
 // Write puts OUT/NAME.md, OUT/NAME.json and a chart per case.
 func Write(r *Report, dir, name string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("rebalance: %w", err)
-	}
-	js, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("rebalance: encode: %w", err)
-	}
-	files := []struct{ path, body string }{
-		{filepath.Join(dir, name+".md"), Markdown(r)}, {filepath.Join(dir, name+".json"), string(js) + "\n"}}
+	var charts []experiment.File
 	for _, k := range r.Cases {
 		if s := Chart(k); s != "" {
-			files = append(files, struct{ path, body string }{filepath.Join(dir, fmt.Sprintf("%s-add%d.svg", name, k.Add)), s})
+			charts = append(charts, experiment.File{Suffix: fmt.Sprintf("-add%d.svg", k.Add), Body: s})
 		}
 	}
-	var paths []string
-	for _, f := range files {
-		if err := os.WriteFile(f.path, []byte(f.body), 0o644); err != nil {
-			return paths, fmt.Errorf("rebalance: %w", err)
-		}
-		paths = append(paths, f.path)
+	paths, err := experiment.WriteResults(dir, name, Markdown(r), r, charts...)
+	if err != nil {
+		return paths, fmt.Errorf("rebalance: %w", err)
 	}
 	return paths, nil
 }
@@ -160,6 +134,7 @@ func ReadReport(path string) (*Report, error) {
 // recomputed).
 func rerender(from, out, name, note string, stdout, stderr io.Writer) int {
 	r, err := ReadReport(from)
+	var paths []string
 	if err == nil {
 		if note != "" {
 			r.Note = note
@@ -168,15 +143,7 @@ func rerender(from, out, name, note string, stdout, stderr io.Writer) int {
 			r.Cases[i].Remeasure()
 			r.Cases[i].Summarize()
 		}
-		var paths []string
 		paths, err = Write(r, out, name)
-		for _, p := range paths {
-			fmt.Fprintln(stdout, p)
-		}
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "relaydb bench experiment rebalance: %v\n", err)
-		return 1
-	}
-	return 0
+	return experiment.Finish(cmdName, paths, "", err, nil, stdout, stderr)
 }

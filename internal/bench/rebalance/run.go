@@ -24,16 +24,12 @@ func Execute(ctx context.Context, cfg Config, command string, log io.Writer) (*R
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Dir == "" {
-		dir, err := os.MkdirTemp("", "relaydb-rebalance-")
-		if err != nil {
-			return nil, fmt.Errorf("rebalance: %w", err)
-		}
-		if !cfg.Keep {
-			defer os.RemoveAll(dir)
-		}
-		cfg.Dir = dir
+	dir, done, err := experiment.WorkDir(cfg.Dir, "relaydb-rebalance-", cfg.Keep)
+	if err != nil {
+		return nil, fmt.Errorf("rebalance: %w", err)
 	}
+	defer done()
+	cfg.Dir = dir
 	start := time.Now()
 	rep := &Report{Command: command, Machine: experiment.ThisMachine(experiment.BuildCommit, start), Config: cfg}
 	rep.Config.Dir = ""

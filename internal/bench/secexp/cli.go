@@ -2,14 +2,9 @@ package secexp
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"path/filepath"
 	"strings"
 
 	"github.com/relaydb/relaydb/internal/bench/experiment"
@@ -29,31 +24,31 @@ Example:
 Flags:
 `
 
+// cmdName names the command in its flag set and errors.
+const cmdName = "relaydb bench experiment security"
+
 // Main is "relaydb bench experiment security [flags]".
 func Main(args []string, stdout, stderr io.Writer) int {
 	cfg, out, name, note, code := parseFlags(args, stderr)
 	if code >= 0 {
 		return code
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer cancel()
-	cfg.Log = stderr
-	r, err := Execute(ctx, cfg)
-	if r == nil {
-		fmt.Fprintf(stderr, "relaydb bench experiment security: %v\n", err)
-		return 1
-	}
-	r.Command = strings.TrimSpace("relaydb bench experiment security " + experiment.ShellJoin(args))
-	r.Notes = note
-	paths, werr := write(r, out, name)
-	return experiment.Finish("relaydb bench experiment security", paths, Markdown(r), err, werr, stdout, stderr)
+	return experiment.Run(cmdName, stdout, stderr, func(ctx context.Context) (*experiment.Outcome, error) {
+		cfg.Log = stderr
+		r, err := Execute(ctx, cfg)
+		if r == nil {
+			return nil, err
+		}
+		r.Command = strings.TrimSpace(cmdName + " " + experiment.ShellJoin(args))
+		r.Notes = note
+		paths, werr := write(r, out, name)
+		return &experiment.Outcome{Paths: paths, Text: Markdown(r), WriteErr: werr}, err
+	})
 }
 
 func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, note string, code int) {
 	var variants string
-	fs := flag.NewFlagSet("relaydb bench experiment security", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs := experiment.NewFlagSet(cmdName, usage, stderr)
 	fs.StringVar(&variants, "variants", strings.Join([]string{Plain, Auth, TLS, AuthTLS}, ","), "variants to measure (plain is always measured)")
 	fs.IntVar(&cfg.Runs, "runs", 3, "runs (each measures every variant once)")
 	fs.Int64Var(&cfg.Records, "records", 20000, "YCSB records loaded per node")
@@ -64,11 +59,8 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, note st
 	fs.StringVar(&out, "out", "bench/results", "results directory")
 	fs.StringVar(&name, "name", "security", "results file name stem")
 	fs.StringVar(&note, "note", "", "a sentence added to the markdown (e.g. what else ran on the machine)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cfg, "", "", "", 0
-		}
-		return cfg, "", "", "", 2
+	if code = experiment.ParseFlags(cmdName, fs, args, nil); code >= 0 {
+		return cfg, out, name, note, code
 	}
 	for _, v := range strings.Split(variants, ",") {
 		if v = strings.TrimSpace(v); v != "" {
@@ -78,7 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, note st
 	if cfg.Binary == "" {
 		exe, err := os.Executable()
 		if err != nil {
-			fmt.Fprintf(stderr, "relaydb bench experiment security: %v\n", err)
+			fmt.Fprintf(stderr, "%s: %v\n", cmdName, err)
 			return cfg, "", "", "", 1
 		}
 		cfg.Binary = exe
@@ -88,19 +80,5 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, note st
 
 // write writes NAME.md and NAME.json into dir.
 func write(r *Report, dir, name string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("results directory: %w", err)
-	}
-	js, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("encode report: %w", err)
-	}
-	md, jsp := filepath.Join(dir, name+".md"), filepath.Join(dir, name+".json")
-	if err := os.WriteFile(md, []byte(Markdown(r)), 0o644); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(jsp, append(js, '\n'), 0o644); err != nil {
-		return []string{md}, err
-	}
-	return []string{md, jsp}, nil
+	return experiment.WriteResults(dir, name, Markdown(r), r)
 }

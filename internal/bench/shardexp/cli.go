@@ -2,17 +2,16 @@ package shardexp
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
 	"time"
 
 	"github.com/relaydb/relaydb/internal/bench/experiment"
 )
+
+// cmdName names the command in its flag set and errors.
+const cmdName = "relaydb bench experiment sharding"
 
 // cliOptions are the flags besides Config.
 type cliOptions struct {
@@ -29,23 +28,15 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if o.from != "" {
 		return rerender(o, stdout, stderr)
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer cancel()
-	r, err := Execute(ctx, cfg, "relaydb bench experiment sharding "+strings.Join(args, " "), stderr)
-	if r == nil {
-		fmt.Fprintf(stderr, "relaydb bench experiment sharding: %v\n", err)
-		return 1
-	}
-	r.Note = o.note
-	paths, werr := Write(r, o.out, o.name)
-	for _, p := range paths {
-		fmt.Fprintln(stdout, p)
-	}
-	if err = errors.Join(err, werr); err != nil {
-		fmt.Fprintf(stderr, "relaydb bench experiment sharding: %v\n", err)
-		return 1
-	}
-	return 0
+	return experiment.Run(cmdName, stdout, stderr, func(ctx context.Context) (*experiment.Outcome, error) {
+		r, err := Execute(ctx, cfg, cmdName+" "+strings.Join(args, " "), stderr)
+		if r == nil {
+			return nil, err
+		}
+		r.Note = o.note
+		paths, werr := Write(r, o.out, o.name)
+		return &experiment.Outcome{Paths: paths, WriteErr: werr}, err
+	})
 }
 
 // parseFlags returns the config and options, or an exit code >= 0 when
@@ -54,8 +45,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, cliOptions, int) {
 	var cfg Config
 	var o cliOptions
 	var series, workloads, durability, scaleout string
-	fs := flag.NewFlagSet("relaydb bench experiment sharding", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := experiment.NewFlagSet(cmdName, "", stderr)
 	fs.StringVar(&series, "series", strings.Join(AllSeries, ","), "tables to run: baseline, durability, topology, scaleout")
 	fs.StringVar(&workloads, "workloads", "a,b", "YCSB core workloads (a, b)")
 	fs.IntVar(&cfg.Shards, "shards", 2, "shards of the baseline, durability and topology series")
@@ -80,36 +70,25 @@ func parseFlags(args []string, stderr io.Writer) (Config, cliOptions, int) {
 	fs.StringVar(&o.name, "name", "sharding", "results file name stem: NAME.md, NAME.json, NAME.svg")
 	fs.StringVar(&o.note, "note", "", "a sentence on the run's conditions (e.g. a busy machine), printed under the command")
 	fs.StringVar(&o.from, "from", "", "render NAME.md and the chart again from this JSON report instead of running")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cfg, o, 0
+	return cfg, o, experiment.ParseFlags(cmdName, fs, args, func() (err error) {
+		cfg.Series, cfg.Workloads, cfg.Durability = ParseList(series), ParseList(workloads), ParseList(durability)
+		cfg.Scaleout, err = ParseInts(scaleout)
+		if o.quick {
+			cfg = cfg.Quick()
 		}
-		return cfg, o, 2
-	}
-	var err error
-	cfg.Series, cfg.Workloads, cfg.Durability = ParseList(series), ParseList(workloads), ParseList(durability)
-	cfg.Scaleout, err = ParseInts(scaleout)
-	if o.quick {
-		cfg = cfg.Quick()
-	}
-	cfg = cfg.WithDefaults()
-	if err == nil && fs.NArg() > 0 {
-		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if err == nil {
-		err = cfg.Validate()
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "relaydb bench experiment sharding: %v\n", err)
-		return cfg, o, 2
-	}
-	return cfg, o, -1
+		cfg = cfg.WithDefaults()
+		if err != nil {
+			return err
+		}
+		return cfg.Validate()
+	})
 }
 
 // rerender rewrites the results of a JSON report (checks and warnings
 // recomputed).
 func rerender(o cliOptions, stdout, stderr io.Writer) int {
 	r, err := ReadReport(o.from)
+	var paths []string
 	if err == nil {
 		note := r.Note
 		if o.note != "" {
@@ -117,17 +96,9 @@ func rerender(o cliOptions, stdout, stderr io.Writer) int {
 		}
 		r = NewReport(r.Config, r.Command, r.Machine, r.Clusters, r.Cells, time.Duration(r.DurationSecs*float64(time.Second)))
 		r.Note = note
-		var paths []string
 		paths, err = Write(r, o.out, o.name)
-		for _, p := range paths {
-			fmt.Fprintln(stdout, p)
-		}
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "relaydb bench experiment sharding: %v\n", err)
-		return 1
-	}
-	return 0
+	return experiment.Finish(cmdName, paths, "", err, nil, stdout, stderr)
 }
 
 // Execute runs cfg on real clusters and returns the report; the error
@@ -138,16 +109,12 @@ func Execute(ctx context.Context, cfg Config, command string, log io.Writer) (*R
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Dir == "" {
-		dir, err := os.MkdirTemp("", "relaydb-shardexp-")
-		if err != nil {
-			return nil, fmt.Errorf("shardexp: %w", err)
-		}
-		if !cfg.Keep {
-			defer os.RemoveAll(dir)
-		}
-		cfg.Dir = dir
+	dir, done, err := experiment.WorkDir(cfg.Dir, "relaydb-shardexp-", cfg.Keep)
+	if err != nil {
+		return nil, fmt.Errorf("shardexp: %w", err)
 	}
+	defer done()
+	cfg.Dir = dir
 	start := time.Now()
 	clusters, cells, err := (&Runner{Config: cfg, Log: log}).Run(ctx)
 	rep := NewReport(cfg, command, experiment.ThisMachine(experiment.BuildCommit, start), clusters, cells, time.Since(start))

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/relaydb/relaydb/internal/bench/experiment"
 	"github.com/relaydb/relaydb/internal/bench/svg"
 )
 
@@ -54,27 +54,9 @@ func groupLabel(k Key) string {
 // Write writes NAME.md, NAME.json and NAME.svg into dir and returns
 // their paths.
 func Write(r *Report, dir, name string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("shardexp: results directory: %w", err)
-	}
-	js, err := json.MarshalIndent(r, "", "  ")
+	paths, err := experiment.WriteResults(dir, name, Markdown(r), r, experiment.File{Suffix: ".svg", Body: Chart(r)})
 	if err != nil {
-		return nil, fmt.Errorf("shardexp: encode report: %w", err)
-	}
-	files := []struct {
-		path string
-		body []byte
-	}{
-		{filepath.Join(dir, name+".md"), []byte(Markdown(r))},
-		{filepath.Join(dir, name+".json"), append(js, '\n')},
-		{filepath.Join(dir, name+".svg"), []byte(Chart(r))},
-	}
-	var paths []string
-	for _, f := range files {
-		if err := os.WriteFile(f.path, f.body, 0o644); err != nil {
-			return paths, fmt.Errorf("shardexp: write %s: %w", f.path, err)
-		}
-		paths = append(paths, f.path)
+		return paths, fmt.Errorf("shardexp: %w", err)
 	}
 	return paths, nil
 }

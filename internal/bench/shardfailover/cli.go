@@ -2,15 +2,11 @@ package shardfailover
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
-	"github.com/relaydb/relaydb/internal/bench/experiment"
 	"io"
-	"os"
-	"os/signal"
-	"path/filepath"
 	"strings"
+
+	"github.com/relaydb/relaydb/internal/bench/experiment"
 )
 
 const usage = `Usage: relaydb bench experiment shard-failover [flags]
@@ -23,32 +19,32 @@ the errors the clients saw and whether any acknowledged write was lost.
 Writes OUT/NAME.md and OUT/NAME.json.
 `
 
+// cmdName names the command in its flag set and errors.
+const cmdName = "relaydb bench experiment shard-failover"
+
 // Main is "relaydb bench experiment shard-failover [flags]".
 func Main(args []string, stdout, stderr io.Writer) int {
 	cfg, out, name, note, code := parseFlags(args, stderr)
 	if code >= 0 {
 		return code
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer cancel()
-	r, err := Execute(ctx, cfg, stderr)
-	if r == nil {
-		fmt.Fprintf(stderr, "relaydb bench experiment shard-failover: %v\n", err)
-		return 1
-	}
-	r.Command = strings.TrimSpace("relaydb bench experiment shard-failover " + experiment.ShellJoin(args))
-	r.Notes = note
-	paths, werr := write(r, out, name)
-	return experiment.Finish("relaydb bench experiment shard-failover", paths, Text(r), err, werr, stdout, stderr)
+	return experiment.Run(cmdName, stdout, stderr, func(ctx context.Context) (*experiment.Outcome, error) {
+		r, err := Execute(ctx, cfg, stderr)
+		if r == nil {
+			return nil, err
+		}
+		r.Command = strings.TrimSpace(cmdName + " " + experiment.ShellJoin(args))
+		r.Notes = note
+		paths, werr := write(r, out, name)
+		return &experiment.Outcome{Paths: paths, Text: Text(r), WriteErr: werr}, err
+	})
 }
 
 // parseFlags returns the config, results dir, name and note, or an exit
 // code >= 0 when Main should stop.
 func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, note string, code int) {
 	var modes string
-	fs := flag.NewFlagSet("relaydb bench experiment shard-failover", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs := experiment.NewFlagSet(cmdName, usage, stderr)
 	fs.StringVar(&modes, "modes", ModeReplicaSet+","+ModeSingle, "shard kinds: rs (replica-set shards), single (single-member shards)")
 	fs.IntVar(&cfg.Trials, "trials", 3, "kill -9 trials per mode")
 	fs.IntVar(&cfg.Shards, "shards", 2, "shards")
@@ -72,45 +68,21 @@ func parseFlags(args []string, stderr io.Writer) (cfg Config, out, name, note st
 	fs.StringVar(&out, "out", "bench/results", "results directory")
 	fs.StringVar(&name, "name", "shard-failover", "results file name stem")
 	fs.StringVar(&note, "note", "", "a sentence added to the markdown (e.g. what else ran on the machine)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cfg, "", "", "", 0
+	return cfg, out, name, note, experiment.ParseFlags(cmdName, fs, args, func() error {
+		for _, m := range strings.Split(modes, ",") {
+			if m = strings.TrimSpace(m); m != "" {
+				cfg.Modes = append(cfg.Modes, m)
+			}
 		}
-		return cfg, "", "", "", 2
-	}
-	for _, m := range strings.Split(modes, ",") {
-		if m = strings.TrimSpace(m); m != "" {
-			cfg.Modes = append(cfg.Modes, m)
-		}
-	}
-	err := cfg.Validate()
-	if err == nil && fs.NArg() > 0 {
-		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "relaydb bench experiment shard-failover: %v\n", err)
-		return cfg, "", "", "", 2
-	}
-	return cfg, out, name, note, -1
+		return cfg.Validate()
+	})
 }
 
 // write puts OUT/NAME.md and OUT/NAME.json and returns their paths.
 func write(r *Report, out, name string) ([]string, error) {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, fmt.Errorf("shardfailover: %w", err)
-	}
-	md := filepath.Join(out, name+".md")
-	if err := os.WriteFile(md, []byte(Markdown(r)), 0o644); err != nil {
-		return nil, fmt.Errorf("shardfailover: %w", err)
-	}
-	js := filepath.Join(out, name+".json")
-	f, err := os.Create(js)
+	paths, err := experiment.WriteResults(out, name, Markdown(r), r)
 	if err != nil {
-		return []string{md}, fmt.Errorf("shardfailover: %w", err)
+		return paths, fmt.Errorf("shardfailover: %w", err)
 	}
-	if err := WriteJSON(f, r); err != nil {
-		f.Close()
-		return []string{md}, fmt.Errorf("shardfailover: write %s: %w", js, err)
-	}
-	return []string{md, js}, f.Close()
+	return paths, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/relaydb/relaydb/internal/bench"
+	"github.com/relaydb/relaydb/internal/bench/experiment"
 	"github.com/relaydb/relaydb/internal/cluster"
 )
 
@@ -34,14 +34,12 @@ func Execute(ctx context.Context, cfg Config, progress io.Writer) (*Report, erro
 		return nil, err
 	}
 	cfg = cfg.WithDefaults()
-	if cfg.Dir == "" {
-		tmp, err := os.MkdirTemp("", "relaydb-shard-failover-")
-		if err != nil {
-			return nil, fmt.Errorf("shardfailover: %w", err)
-		}
-		defer os.RemoveAll(tmp)
-		cfg.Dir = tmp
+	dir, done, err := experiment.WorkDir(cfg.Dir, "relaydb-shard-failover-", false)
+	if err != nil {
+		return nil, fmt.Errorf("shardfailover: %w", err)
 	}
+	defer done()
+	cfg.Dir = dir
 	start := time.Now()
 	r := newReport(cfg)
 	var errs []error

@@ -3,13 +3,13 @@ package soak
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
+
+	"github.com/relaydb/relaydb/internal/bench/experiment"
 )
 
 const usage = `Usage: relaydb bench soak [flags]
@@ -22,14 +22,15 @@ report. Exits 1 if an acknowledged op was lost, RSS exceeded --rss-limit
 or relaydb tool verify failed. Not part of CI.
 `
 
+// cmdName names the command in its flag set and errors.
+const cmdName = "relaydb bench soak"
+
 // Main is "relaydb bench soak [flags]".
 func Main(args []string, stdout, stderr io.Writer) int {
 	var cfg Config
 	var rss, md string
 	var quiet bool
-	fs := flag.NewFlagSet("relaydb bench soak", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs := experiment.NewFlagSet(cmdName, usage, stderr)
 	fs.DurationVar(&cfg.Duration, "duration", 0, "how long to run (default 30m)")
 	fs.DurationVar(&cfg.KillInterval, "kill-interval", 0, "kill -9 and restart every (default 2m)")
 	fs.StringVar(&rss, "rss-limit", "1GiB", "bound on the server's RSS (bytes, or with KiB/MiB/GiB)")
@@ -42,47 +43,31 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "random seed (default: time)")
 	fs.StringVar(&md, "md", "", "also write the markdown report to this file")
 	fs.BoolVar(&quiet, "q", false, "no progress lines on stderr")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	code := experiment.ParseFlags(cmdName, fs, args, func() (err error) {
+		cfg.RSSLimit, err = parseSize(rss)
+		return err
+	})
+	if code >= 0 {
+		return code
 	}
-	limit, err := parseSize(rss)
-	if err == nil && fs.NArg() > 0 {
-		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "relaydb bench soak: %v\n", err)
-		return 2
-	}
-	cfg.RSSLimit = limit
 	if !quiet {
 		cfg.Log = stderr
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer cancel()
-	r, err := Run(ctx, cfg)
-	if r == nil {
-		fmt.Fprintf(stderr, "relaydb bench soak: %v\n", err)
-		return 1
-	}
-	r.Command = "relaydb bench soak " + strings.Join(args, " ")
-	werr := WriteMarkdown(stdout, r)
-	if md != "" && werr == nil {
-		f, ferr := os.Create(md)
-		if werr = ferr; ferr == nil {
-			werr = errors.Join(WriteMarkdown(f, r), f.Close())
+	return experiment.Run(cmdName, stdout, stderr, func(ctx context.Context) (*experiment.Outcome, error) {
+		r, err := Run(ctx, cfg)
+		if r == nil {
+			return nil, err
 		}
-	}
-	if err = errors.Join(err, werr); err != nil {
-		fmt.Fprintf(stderr, "relaydb bench soak: %v\n", err)
-		return 1
-	}
-	if !r.OK() {
-		return 1
-	}
-	return 0
+		r.Command = cmdName + " " + strings.Join(args, " ")
+		werr := WriteMarkdown(stdout, r)
+		if md != "" && werr == nil {
+			f, ferr := os.Create(md)
+			if werr = ferr; ferr == nil {
+				werr = errors.Join(WriteMarkdown(f, r), f.Close())
+			}
+		}
+		return &experiment.Outcome{WriteErr: werr, Failed: !r.OK()}, err
+	})
 }
 
 // parseSize reads "1073741824", "512MiB", "1GiB", "64KiB" (also MB/GB as

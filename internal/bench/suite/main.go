@@ -2,29 +2,29 @@ package suite
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 
 	"github.com/relaydb/relaydb/internal/bench"
+	"github.com/relaydb/relaydb/internal/bench/experiment"
 )
 
 // BuildCommit is the commit the binary was built from (main.gitCommit);
 // empty or "unknown" falls back to the Go build's VCS stamp, then to git.
 var BuildCommit string
 
+// cmdName names the command in its flag set and errors.
+const cmdName = "relaydb bench suite"
+
 // Main is "relaydb bench suite [flags]".
 func Main(args []string, stdout, stderr io.Writer) int {
 	var cfg Config
 	var threads, workloads string
 	var quiet bool
-	fs := flag.NewFlagSet("relaydb bench suite", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := experiment.NewFlagSet(cmdName, "", stderr)
 	fs.StringVar(&cfg.URI, "uri", "", "target mongodb:// URI (default "+bench.DefaultURI+")")
 	fs.BoolVar(&cfg.StartServer, "start-server", false, "start this relaydb binary on a free loopback port with a temp dbpath, and stop it afterwards")
 	fs.StringVar(&cfg.Binary, "relaydb", "", "relaydb binary for --start-server (default: this executable)")
@@ -37,22 +37,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&workloads, "workloads", "a,b,c,f", "comma-separated YCSB core workloads")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "random seed (0 = random)")
 	fs.BoolVar(&quiet, "q", false, "no status lines during phases")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return bench.ExitOK
+	code := experiment.ParseFlags(cmdName, fs, args, func() (err error) {
+		if cfg.Threads, err = parseInts(threads); err == nil && cfg.StartServer && cfg.Binary == "" {
+			cfg.Binary, err = os.Executable()
 		}
-		return bench.ExitBadOptions
-	}
-	var err error
-	if cfg.Threads, err = parseInts(threads); err == nil && fs.NArg() > 0 {
-		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if err == nil && cfg.StartServer && cfg.Binary == "" {
-		cfg.Binary, err = os.Executable()
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "relaydb bench suite: %v\n", err)
-		return bench.ExitBadOptions
+		return err
+	})
+	if code >= 0 {
+		return code
 	}
 	cfg.Workloads = strings.Split(workloads, ",")
 	cfg.Log = stderr
@@ -60,22 +52,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if !quiet {
 		cfg.Status = stderr
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer cancel()
-	rep, err := Run(ctx, cfg)
-	if err != nil {
-		fmt.Fprintf(stderr, "relaydb bench suite: %v\n", err)
-		return bench.ExitError
-	}
-	paths, err := Write(rep, cfg.OutDir, "relaydb bench suite "+strings.Join(args, " "))
-	if err != nil {
-		fmt.Fprintf(stderr, "relaydb bench suite: %v\n", err)
-		return bench.ExitError
-	}
-	for _, p := range paths {
-		fmt.Fprintln(stdout, p)
-	}
-	return bench.ExitOK
+	return experiment.Run(cmdName, stdout, stderr, func(ctx context.Context) (*experiment.Outcome, error) {
+		rep, err := Run(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		paths, err := Write(rep, cfg.OutDir, cmdName+" "+strings.Join(args, " "))
+		return &experiment.Outcome{Paths: paths, WriteErr: err}, nil
+	})
 }
 
 func parseInts(s string) ([]int, error) {

@@ -1,44 +1,22 @@
 package suite
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/relaydb/relaydb/internal/bench"
+	"github.com/relaydb/relaydb/internal/bench/experiment"
 	"github.com/relaydb/relaydb/internal/bench/svg"
 )
 
 // Write stores the report as <dir>/<name>.md, .json, -throughput.svg and
 // -latency.svg, and returns the paths written.
 func Write(rep *Report, dir, command string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("results dir: %w", err)
-	}
-	js, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("encode report: %w", err)
-	}
-	stem := filepath.Join(dir, rep.Name)
-	files := map[string]string{
-		stem + ".json":           string(js) + "\n",
-		stem + "-throughput.svg": throughputChart(rep),
-		stem + "-latency.svg":    latencyChart(rep),
-		stem + ".md":             Markdown(rep, command),
-	}
-	var paths []string
-	for _, suffix := range []string{".md", ".json", "-throughput.svg", "-latency.svg"} {
-		p := stem + suffix
-		if err := os.WriteFile(p, []byte(files[p]), 0o644); err != nil {
-			return paths, fmt.Errorf("write %s: %w", p, err)
-		}
-		paths = append(paths, p)
-	}
-	return paths, nil
+	return experiment.WriteResults(dir, rep.Name, Markdown(rep, command), rep,
+		experiment.File{Suffix: "-throughput.svg", Body: throughputChart(rep)},
+		experiment.File{Suffix: "-latency.svg", Body: latencyChart(rep)})
 }
 
 // label names an entry's series: "A" for workload a, "load w:0" for loads.
