@@ -105,8 +105,8 @@ func checkYAMLCase(t *testing.T, path string, c yamlCase, before, after Serve, e
 	}
 }
 
-// serveFromYAML parses a file holding base plus path: value.
-func serveFromYAML(base map[string]string, path, value string) (Serve, error) {
+// yamlDoc is a file holding base plus path: value (none when path is "").
+func yamlDoc(base map[string]string, path, value string) []byte {
 	var b strings.Builder
 	for k, v := range base {
 		if k != path {
@@ -116,9 +116,14 @@ func serveFromYAML(base map[string]string, path, value string) (Serve, error) {
 	if path != "" {
 		b.WriteString(nested(path, value))
 	}
+	return []byte(b.String())
+}
+
+// serveFromYAML parses a file holding base plus path: value.
+func serveFromYAML(base map[string]string, path, value string) (Serve, error) {
 	var s Serve
 	s.EnsureDefaults()
-	err := parseYAML([]byte(b.String()), &s)
+	err := parseYAML(yamlDoc(base, path, value), &s)
 	return s, err
 }
 
@@ -193,17 +198,9 @@ func TestEveryRouterYAMLKey(t *testing.T) {
 	}
 }
 
+// routerFromYAML parses a router's file holding base plus path: value.
 func routerFromYAML(base map[string]string, path, value string) (Router, error) {
-	var b strings.Builder
-	for k, v := range base {
-		if k != path {
-			b.WriteString(nested(k, v))
-		}
-	}
-	if path != "" {
-		b.WriteString(nested(path, value))
-	}
 	var r Router
 	r.EnsureDefaults()
-	return r, parseRouterYAML([]byte(b.String()), &r)
+	return r, parseRouterYAML(yamlDoc(base, path, value), &r)
 }

@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -340,42 +339,13 @@ func checkHistory(t *testing.T, h *harness.History) {
 	}
 	base := filepath.Join(dir, fmt.Sprintf("relaydb-linearizability-%d", time.Now().Unix()))
 	_ = porcupine.VisualizePath(registerModel, info, base+".html")
-	bad := failingPartition(ops, info)
+	bad := harness.FailingPartition(registerModel, ops)
 	b, _ := json.MarshalIndent(bad, "", "  ")
 	_ = os.WriteFile(base+".json", b, 0o644)
 	t.Fatalf("linearizability violation: porcupine rejects the history (%d ops). The failing key's %d "+
 		"operations are in %s.json (call/return in ns since start; return %d = unknown outcome), "+
 		"the visualization in %s.html. Operations of that key:\n%s",
-		len(ops), len(bad), base, int64(math.MaxInt64), base, describeOps(bad))
-}
-
-// failingPartition returns the operations of the first key whose history
-// alone is not linearizable, sorted by call time.
-func failingPartition(ops []porcupine.Operation, _ porcupine.LinearizationInfo) []porcupine.Operation {
-	for _, part := range registerModel.Partition(ops) {
-		if !porcupine.CheckOperations(registerModel, part) {
-			sort.Slice(part, func(i, j int) bool { return part[i].Call < part[j].Call })
-			return part
-		}
-	}
-	return nil
-}
-
-func describeOps(ops []porcupine.Operation) string {
-	var s string
-	for i, op := range ops {
-		if i == 200 {
-			s += fmt.Sprintf("... %d more\n", len(ops)-i)
-			break
-		}
-		ret := "∞"
-		if op.Return != math.MaxInt64 {
-			ret = time.Duration(op.Return).String()
-		}
-		s += fmt.Sprintf("c%d [%v, %s] %s\n", op.ClientId, time.Duration(op.Call), ret,
-			registerModel.DescribeOperation(op.Input, op.Output))
-	}
-	return s
+		len(ops), len(bad), base, int64(math.MaxInt64), base, harness.DescribeOps(registerModel, bad))
 }
 
 // TestRegisterModelRejects checks that the checker can fail: histories
