@@ -89,7 +89,7 @@ func compoundWildcardKeys(idx *Index, doc bson.D, w int) ([][]byte, bool, error)
 	wkeys, multikey := wildcardKeys(&term, doc)
 	if len(wkeys) == 0 {
 		k := keystring.AppendValue(nil, bson.MinKey{}, false)
-		wkeys = [][]byte{keystring.AppendValue(k, bson.MinKey{}, false)}
+		wkeys = [][]byte{keystring.AppendValue(k, bson.MinKey{}, isDesc(idx.Key[w].Value))} // as wildcardWalk.add
 	}
 	keys := [][]byte{nil}
 	for i, f := range idx.Key {

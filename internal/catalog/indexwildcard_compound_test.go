@@ -51,4 +51,16 @@ func TestCompoundWildcardKeys(t *testing.T) {
 	if _, _, err = indexKeys(idx, d("a", bson.A{1, 2}, "p", d("x", 1))); !mongoerr.Is(err, mongoerr.BadValue) {
 		t.Fatalf("array in a regular field: %v", err)
 	}
+	// a descending term's placeholder decodes through the planner's view
+	desc, err := parseSpec(spec("w", d("p.$**", -1, "b", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _, err = indexKeys(desc, d("b", 1))
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("descending placeholder: %d keys, %v", len(keys), err)
+	}
+	if _, err := keyValueDoc(desc.CompoundWildcardField(""), keys[0]); err != nil {
+		t.Fatalf("descending placeholder does not decode: %v", err)
+	}
 }
