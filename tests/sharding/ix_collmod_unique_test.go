@@ -183,3 +183,39 @@ func TestIxRouterTimeseriesWrites(t *testing.T) {
 		t.Fatalf("left: %d, %v", n, err)
 	}
 }
+
+// TestIxRouterCompoundWildcard: a compound wildcard index is built on
+// every shard of a sharded collection and queries through the router
+// return what they return without it.
+func TestIxRouterCompoundWildcard(t *testing.T) {
+	tp := startTopo(t)
+	cl, _ := connectRouter(t, tp)
+	admin := cl.Database("admin")
+	for _, name := range []string{"sh0", "sh1"} {
+		must(t, admin.RunCommand(ctxT(t), bson.D{{Key: "addShard", Value: seed(tp.shards[name])}}).Err(), "addShard %s", name)
+	}
+	ctx := ctxT(t)
+	must(t, admin.RunCommand(ctx, bson.D{{Key: "shardCollection", Value: "ixcw.s"}, {Key: "key", Value: bson.D{{Key: "k", Value: "hashed"}}}}).Err(), "shardCollection")
+	coll := cl.Database("ixcw").Collection("s")
+	_, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}, {Key: "p.$**", Value: 1}}})
+	must(t, err, "create compound wildcard index")
+	var docs []any
+	for i := int32(0); i < 60; i++ {
+		docs = append(docs, bson.D{{Key: "k", Value: i}, {Key: "a", Value: i % 3}, {Key: "p", Value: bson.D{{Key: "x", Value: i % 5}}}})
+	}
+	_, err = coll.InsertMany(ctx, docs)
+	must(t, err, "insert")
+	for _, sh := range []string{"sh0", "sh1"} {
+		cur, err := tp.shardClient(t, sh).Database("ixcw").Collection("s").Indexes().List(ctx)
+		must(t, err, "listIndexes on %s", sh)
+		var specs []bson.M
+		must(t, cur.All(ctx, &specs), "decode")
+		if len(specs) != 3 {
+			t.Errorf("%s indexes: %v", sh, specs)
+		}
+	}
+	n, err := coll.CountDocuments(ctx, bson.D{{Key: "a", Value: 1}, {Key: "p.x", Value: 2}})
+	if err != nil || n != 4 {
+		t.Fatalf("count {a: 1, p.x: 2} = %d, %v; want 4", n, err)
+	}
+}
