@@ -80,6 +80,7 @@ type csMerge struct {
 	open      csOpen    // how a new shard's cursor is opened
 	checked   time.Time // when config.shards was last read
 	ddlSeen   map[string]bool
+	r         *Router // closes the shards' cursors of a reaped stream
 }
 
 func (s *csShard) live() bool { return s.cursor != 0 }

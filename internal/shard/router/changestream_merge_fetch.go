@@ -1,6 +1,8 @@
 package router
 
 import (
+	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -181,6 +183,17 @@ func (r *Router) killStreamShards(c *call, mc *mergedCursor) {
 		_, _ = r.runOnCursorHost(c, cursorEntry{t: s.t, host: s.host}, cmd)
 		s.cursor, s.buf = 0, nil
 	}
+}
+
+// closeIdleStream closes the shards' cursors of a stream reaped idle
+// (mergedCursors.add), bounded by keyLookupTimeout.
+func (mc *mergedCursor) closeIdleStream() {
+	mc.mu.Lock()
+	defer mc.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), keyLookupTimeout)
+	defer cancel()
+	db, _, _ := strings.Cut(mc.ns, ".")
+	mc.stream.r.killStreamShards(&call{r: mc.stream.r, db: db, ctx: ctx, name: "killCursors"}, mc)
 }
 
 // latestClusterTime is the newest cluster time the router has seen.

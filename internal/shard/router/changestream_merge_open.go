@@ -39,7 +39,7 @@ func (r *Router) openMergedStream(c *call, coll string, p *key.Pattern) (bson.D,
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	m := &csMerge{shardColl: coll, pattern: p}
+	m := &csMerge{shardColl: coll, pattern: p, r: r}
 	if coll == "" {
 		m.shardColl = "$cmd.aggregate"
 	}

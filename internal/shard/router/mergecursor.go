@@ -86,6 +86,9 @@ func (mc *mergedCursors) add(c *mergedCursor) {
 			if old.pipe != nil {
 				go old.closeIdlePipe() // not under mc.mu: it may talk to shards
 			}
+			if old.stream != nil {
+				go old.closeIdleStream() // changestream_merge_fetch.go
+			}
 		}
 	}
 	for c.id == 0 || mc.byID[c.id] != nil {
