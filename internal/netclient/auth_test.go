@@ -15,7 +15,6 @@ import (
 
 	"github.com/relaydb/relaydb/internal/auth"
 	"github.com/relaydb/relaydb/internal/bsonx"
-	"github.com/relaydb/relaydb/internal/wire"
 )
 
 // saslServer answers saslStart/saslContinue with the real server-side
@@ -35,38 +34,16 @@ func startSASL(t testing.TB, mode string, keys ...string) *saslServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &saslServer{ln: ln, creds: creds, mode: mode}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go s.serve(nc)
-		}
-	}()
+	s := &saslServer{creds: creds, mode: mode}
+	s.ln = listenOpMsg(t, s.conn)
 	return s
 }
 
-func (s *saslServer) serve(nc net.Conn) {
-	defer nc.Close()
+// conn is a connection's handler: its SASL conversation and login.
+func (s *saslServer) conn() opMsgHandler {
 	var conv *auth.Conversation
 	authed := false
-	for {
-		h, body, err := wire.ReadMessage(nc, 0)
-		if err != nil {
-			return
-		}
-		m, err := wire.ParseMsg(body)
-		if err != nil {
-			return
-		}
-		cmd, _ := bsonx.Decode(m.Body)
+	return func(cmd bson.D) (bson.D, bool) {
 		reply := bson.D{{Key: "ok", Value: 0.0}, {Key: "code", Value: int32(13)}, {Key: "errmsg", Value: "requires authentication"}}
 		switch cmd[0].Key {
 		case "ping":
@@ -76,7 +53,7 @@ func (s *saslServer) serve(nc net.Conn) {
 		case "saslStart", "saslContinue":
 			if s.mode == "hang" {
 				time.Sleep(5 * time.Second)
-				return
+				return nil, false
 			}
 			if conv == nil {
 				conv, _ = auth.NewConversation(auth.MechSHA256, func(u string) (auth.Credentials, error) {
@@ -102,10 +79,7 @@ func (s *saslServer) serve(nc net.Conn) {
 			}
 			reply = bson.D{{Key: "conversationId", Value: int32(1)}, {Key: "done", Value: done}, {Key: "payload", Value: bson.Binary{Data: out}}, {Key: "ok", Value: 1.0}}
 		}
-		raw, _ := bsonx.Encode(reply)
-		if _, err := nc.Write(wire.AppendMsg(nil, 1, h.RequestID, 0, raw)); err != nil {
-			return
-		}
+		return reply, true
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/mongoerr"
-	"github.com/relaydb/relaydb/internal/wire"
 )
 
 // fakeServer answers OP_MSG commands: ping -> ok, fail -> ok:0 code 10107
@@ -24,58 +23,31 @@ type fakeServer struct {
 
 func startFake(t *testing.T) *fakeServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &fakeServer{ln: ln}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.conns.Add(1)
-			go s.serve(nc)
-		}
-	}()
+	s := &fakeServer{}
+	s.ln = listenOpMsg(t, func() opMsgHandler {
+		s.conns.Add(1)
+		return s.answer
+	})
 	return s
 }
 
 func (s *fakeServer) addr() string { return s.ln.Addr().String() }
 
-func (s *fakeServer) serve(nc net.Conn) {
-	defer nc.Close()
-	for {
-		h, body, err := wire.ReadMessage(nc, 0)
-		if err != nil {
-			return
-		}
-		m, err := wire.ParseMsg(body)
-		if err != nil {
-			return
-		}
-		cmd, _ := bsonx.Decode(m.Body)
-		var reply bson.D
-		switch cmd[0].Key {
-		case "ping":
-			db, _ := bsonx.Get(cmd, "$db")
-			reply = bson.D{{Key: "db", Value: db}, {Key: "ok", Value: 1.0}}
-		case "fail":
-			reply = bson.D{{Key: "ok", Value: 0.0}, {Key: "errmsg", Value: "not primary"},
-				{Key: "code", Value: int32(10107)}, {Key: "errorLabels", Value: bson.A{"RetryableWriteError"}}}
-		case "close":
-			return
-		case "sleep":
-			time.Sleep(2 * time.Second)
-			return
-		}
-		raw, _ := bsonx.Encode(reply)
-		if _, err := nc.Write(wire.AppendMsg(nil, 1, h.RequestID, 0, raw)); err != nil {
-			return
-		}
+func (s *fakeServer) answer(cmd bson.D) (bson.D, bool) {
+	switch cmd[0].Key {
+	case "ping":
+		db, _ := bsonx.Get(cmd, "$db")
+		return bson.D{{Key: "db", Value: db}, {Key: "ok", Value: 1.0}}, true
+	case "fail":
+		return bson.D{{Key: "ok", Value: 0.0}, {Key: "errmsg", Value: "not primary"},
+			{Key: "code", Value: int32(10107)}, {Key: "errorLabels", Value: bson.A{"RetryableWriteError"}}}, true
+	case "close":
+		return nil, false
+	case "sleep":
+		time.Sleep(2 * time.Second)
+		return nil, false
 	}
+	return nil, true
 }
 
 func TestPoolRun(t *testing.T) {

@@ -12,7 +12,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
-	"github.com/relaydb/relaydb/internal/wire"
 )
 
 // fakeSet is a replica set of fake members that answer hello with a
@@ -54,7 +53,10 @@ func startFakeSet(t testing.TB, n int) *fakeSet {
 					return
 				}
 				fs.open.Add(1)
-				go fs.serve(fs.hosts[i], nc)
+				go func() {
+					defer fs.open.Add(-1)
+					serveOpMsg(nc, func(cmd bson.D) (bson.D, bool) { return fs.answer(fs.hosts[i], cmd), true })
+				}()
 			}
 		}()
 	}
@@ -92,27 +94,16 @@ func (fs *fakeSet) hello(me string) bson.D {
 	return append(d, bson.E{Key: "ok", Value: 1.0})
 }
 
-func (fs *fakeSet) serve(me string, nc net.Conn) {
-	defer fs.open.Add(-1)
-	defer nc.Close()
-	for {
-		h, body, err := wire.ReadMessage(nc, 0)
-		if err != nil {
-			return
-		}
-		m, _ := wire.ParseMsg(body)
-		cmd, _ := bsonx.Decode(m.Body)
-		if tv, ok := bsonx.Get(cmd, "topologyVersion"); ok {
-			fs.awaits.Add(1)
-			fs.await(tv.(bson.D), cmd)
-		} else {
-			time.Sleep(time.Duration(fs.delay.Load()))
-		}
-		raw, _ := bsonx.Encode(fs.hello(me))
-		if _, err := nc.Write(wire.AppendMsg(nil, 1, h.RequestID, 0, raw)); err != nil {
-			return
-		}
+// answer holds an awaitable hello until the topology changes or its
+// maxAwaitTimeMS passes, a prompt one for the delay, then answers hello.
+func (fs *fakeSet) answer(me string, cmd bson.D) bson.D {
+	if tv, ok := bsonx.Get(cmd, "topologyVersion"); ok {
+		fs.awaits.Add(1)
+		fs.await(tv.(bson.D), cmd)
+	} else {
+		time.Sleep(time.Duration(fs.delay.Load()))
 	}
+	return fs.hello(me)
 }
 
 func (fs *fakeSet) await(tv, cmd bson.D) {
