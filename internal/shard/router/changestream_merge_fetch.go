@@ -9,21 +9,35 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // streamFirstReply answers the aggregate with what the shards' first
 // batches allow at once and registers the router cursor.
-func (r *Router) streamFirstReply(c *call, mc *mergedCursor) (bson.D, error) {
-	n := int64(-1)
-	if cur, ok := bsonx.Get(c.cmd, "cursor"); ok {
-		if v, ok := bsonx.Get(cur.(bson.D), "batchSize"); ok {
-			n, _ = bsonx.AsInt64(v)
-		}
-	}
+func (r *Router) streamFirstReply(mc *mergedCursor, n int64) bson.D {
 	m := mc.stream
 	docs := m.take(n)
 	r.merged.add(mc)
-	return r.streamReply(mc, "firstBatch", docs), nil
+	return r.streamReply(mc, "firstBatch", docs)
+}
+
+// streamBatchSize is the aggregate's cursor.batchSize (-1: a full
+// batch); the cursor option is required, as on mongod.
+func streamBatchSize(cmd bson.D) (int64, error) {
+	cur, ok := bsonx.Get(cmd, "cursor")
+	cd, isDoc := cur.(bson.D)
+	if !ok || !isDoc {
+		return 0, mongoerr.New(mongoerr.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
+	}
+	v, ok := bsonx.Get(cd, "batchSize")
+	if !ok {
+		return -1, nil
+	}
+	n, isNum := bsonx.AsInt64(v)
+	if !isNum || n < 0 {
+		return 0, mongoerr.New(mongoerr.BadValue, "cursor.batchSize must be a non-negative number")
+	}
+	return n, nil
 }
 
 // streamReply is a cursor reply with the merged postBatchResumeToken.

@@ -23,6 +23,10 @@ func (r *Router) openMergedStream(c *call, coll string, p *key.Pattern) (bson.D,
 	if err != nil {
 		return nil, err
 	}
+	n, err := streamBatchSize(c.cmd)
+	if err != nil {
+		return nil, err
+	}
 	if opts.FromRouter {
 		return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$changeStream.%s' is an unknown field.", changestream.FromRouterField)
 	}
@@ -70,7 +74,7 @@ func (r *Router) openMergedStream(c *call, coll string, p *key.Pattern) (bson.D,
 		}
 	}
 	mc := &mergedCursor{ns: c.db + "." + nsColl(coll), coll: m.shardColl, stream: m}
-	return r.streamFirstReply(c, mc)
+	return r.streamFirstReply(mc, n), nil
 }
 
 func nsColl(coll string) string {

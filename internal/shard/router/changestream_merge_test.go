@@ -170,3 +170,24 @@ func TestWithShardKey(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamBatchSize: the aggregate's cursor option is required and its
+// batchSize non-negative, as on mongod.
+func TestStreamBatchSize(t *testing.T) {
+	for _, c := range []struct {
+		cmd  bson.D
+		n    int64
+		code mongoerr.Code
+	}{
+		{bson.D{{Key: "cursor", Value: bson.D{}}}, -1, 0},
+		{bson.D{{Key: "cursor", Value: bson.D{{Key: "batchSize", Value: int32(3)}}}}, 3, 0},
+		{bson.D{}, 0, mongoerr.FailedToParse},
+		{bson.D{{Key: "cursor", Value: int32(1)}}, 0, mongoerr.FailedToParse},
+		{bson.D{{Key: "cursor", Value: bson.D{{Key: "batchSize", Value: int32(-1)}}}}, 0, mongoerr.BadValue},
+	} {
+		n, err := streamBatchSize(c.cmd)
+		if (c.code == 0 && (err != nil || n != c.n)) || (c.code != 0 && !mongoerr.Is(err, c.code)) {
+			t.Errorf("streamBatchSize(%v) = %d, %v; want %d, code %d", c.cmd, n, err, c.n, c.code)
+		}
+	}
+}
