@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/relaydb/relaydb/internal/bench/machine"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata golden files")
@@ -34,8 +36,8 @@ func goldenReport() *Report {
 		c.Summarize()
 		cells = append(cells, c)
 	}
-	m := Machine{Date: "2026-01-02T03:04:05Z", Cores: 2, CPUModel: "Test CPU", MemoryMB: 4096, OS: "linux/amd64",
-		Kernel: "6.0", GoVersion: "go1.26", Commit: "abc123"}
+	m := Machine{Facts: machine.Facts{Date: "2026-01-02T03:04:05Z", Cores: 2, CPUModel: "Test CPU", MemoryMB: 4096, OS: "linux/amd64",
+		Kernel: "6.0", GoVersion: "go1.26"}, Commit: "abc123"}
 	return NewReport(cfg, "relaydb bench experiment chaining --nodes 3,7", m, cells, 754*time.Second)
 }
 

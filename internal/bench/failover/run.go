@@ -84,21 +84,15 @@ func runTrial(ctx context.Context, c *cluster.Cluster, l *load, cfg Config, n in
 	tr := Trial{N: n}
 	ctx, cancel := context.WithTimeout(ctx, cfg.TrialTimeout)
 	defer cancel()
-	if err := sleepCtx(ctx, cfg.Settle); err != nil {
+	old, kill, err := KillPrimary(ctx, c, cfg.Settle)
+	if old != nil {
+		tr.Killed = old.Name
+	}
+	if err != nil {
 		tr.Err = err.Error()
 		return tr
 	}
-	old, err := c.WaitPrimary(ctx)
-	if err != nil {
-		tr.Err = "no primary before the kill: " + err.Error()
-		return tr
-	}
-	tr.Killed = old.Name
-	from, kill := time.Now().Add(-cfg.Settle/2), time.Now()
-	if _, err := c.Kill(ctx, old.Name); err != nil {
-		tr.Err = "kill -9: " + err.Error()
-		return tr
-	}
+	from := kill.Add(-cfg.Settle / 2)
 	if tr.NewPrimary, err = waitElection(ctx, c, old); err != nil {
 		tr.Err = err.Error()
 		return tr

@@ -1,6 +1,12 @@
 package failover
 
-import "time"
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/relaydb/relaydb/internal/cluster"
+)
 
 // The pure measurements below are exported for
 // internal/bench/shardfailover, which measures a shard's failover from the
@@ -20,3 +26,20 @@ func Summarize(ds []time.Duration) Stat { return summarize(ds) }
 
 // Percentile returns the p-th percentile (0..100, nearest rank) of ms.
 func Percentile(ms []float64, p float64) float64 { return percentile(ms, p) }
+
+// KillPrimary lets the load run settle, then kills c's primary with
+// kill -9 and returns it (nil when there was none) and the time of the
+// kill. The error is a trial's Err text.
+func KillPrimary(ctx context.Context, c *cluster.Cluster, settle time.Duration) (old *cluster.Member, kill time.Time, err error) {
+	if err := sleepCtx(ctx, settle); err != nil {
+		return nil, time.Time{}, err
+	}
+	if old, err = c.WaitPrimary(ctx); err != nil {
+		return nil, time.Time{}, fmt.Errorf("no primary before the kill: %w", err)
+	}
+	kill = time.Now()
+	if _, err := c.Kill(ctx, old.Name); err != nil {
+		return old, kill, fmt.Errorf("kill -9: %w", err)
+	}
+	return old, kill, nil
+}

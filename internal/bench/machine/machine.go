@@ -18,14 +18,15 @@ import (
 )
 
 // Facts are the facts every benchmark report records.
+// A report embeds them: their JSON names are the reports'.
 type Facts struct {
-	Date      string // RFC 3339, UTC
-	Cores     int
-	CPUModel  string
-	MemoryMB  int64
-	OS        string // GOOS/GOARCH
-	Kernel    string
-	GoVersion string
+	Date      string `json:"date"` // RFC 3339, UTC
+	Cores     int    `json:"cores"`
+	CPUModel  string `json:"cpuModel,omitempty"`
+	MemoryMB  int64  `json:"memoryMB,omitempty"`
+	OS        string `json:"os"` // GOOS/GOARCH
+	Kernel    string `json:"kernel,omitempty"`
+	GoVersion string `json:"goVersion"`
 }
 
 // This gathers the facts of the machine it runs on, dated now.

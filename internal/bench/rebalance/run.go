@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -103,7 +102,7 @@ func runOnce(ctx context.Context, cfg Config, add, n int, dir string, log io.Wri
 		return r, err
 	}
 	err = phases(ctx, cfg, sc, routers[0], pools, add, &r, log)
-	r.ErrorSample = sample.lines
+	r.ErrorSample = sample.Lines()
 	if c, cerr := chunks(ctx, sc); cerr == nil {
 		r.ChunksAfter = c
 	}
@@ -112,8 +111,8 @@ func runOnce(ctx context.Context, cfg Config, add, n int, dir string, log io.Wri
 
 // pools opens one bench.Mongo per router (w:1, j:true), all writing the
 // clients' failure messages to one sample.
-func pools(ctx context.Context, sc *cluster.Sharded) ([]*bench.Mongo, *errSample, error) {
-	sample := &errSample{}
+func pools(ctx context.Context, sc *cluster.Sharded) ([]*bench.Mongo, *experiment.LineSample, error) {
+	sample := &experiment.LineSample{Skip: "context canceled"}
 	var out []*bench.Mongo
 	for _, rt := range sc.Routers {
 		uri := sc.Spec().Secrets.URI("mongodb://"+rt.Host+"/"+Database+"?w=1&journal=true", true)
@@ -178,26 +177,6 @@ func loadAndProbe(ctx context.Context, cfg Config, pools []*bench.Mongo, r *Run,
 		return errors.New("probe: no operation completed")
 	}
 	return nil
-}
-
-// errSample keeps the first lines written to it.
-type errSample struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-// maxSample bounds errSample.
-const maxSample = 5
-
-func (e *errSample) Write(p []byte) (int, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, l := range strings.Split(strings.TrimSpace(string(p)), "\n") {
-		if len(e.lines) < maxSample && l != "" && !strings.Contains(l, "context canceled") {
-			e.lines = append(e.lines, l)
-		}
-	}
-	return len(p), nil
 }
 
 func runLine(add int, r Run) string {

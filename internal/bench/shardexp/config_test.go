@@ -1,7 +1,6 @@
 package shardexp
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -78,15 +77,7 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestErrSampleKeepsFirstLines(t *testing.T) {
-	var e errSample
-	fmt.Fprintf(&e, "a\nb\n")
-	for i := range 10 {
-		fmt.Fprintf(&e, "line %d\n", i)
-	}
-	if got := strings.Join(e.lines, "|"); got != "a|b|line 0|line 1|line 2" {
-		t.Errorf("%q", got)
-	}
+func TestSampleText(t *testing.T) {
 	if sampleText(nil) != "" || sampleText([]string{"x `y`"}) != ", e.g. `x 'y'`" {
 		t.Errorf("sampleText %q", sampleText([]string{"x `y`"}))
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/relaydb/relaydb/internal/bench/experiment"
+	"github.com/relaydb/relaydb/internal/bench/machine"
 )
 
 // reportOf is a report where every planned cell ran with f's figures.
@@ -22,7 +23,7 @@ func reportOf(cfg Config, f func(Key) Measure) *Report {
 			cells = append(cells, &Cell{Key: k, Records: top.Records, Threads: top.Threads, Median: f(k), Runs: []Measure{f(k)}})
 		}
 	}
-	return NewReport(cfg, "relaydb bench experiment sharding", experiment.Machine{Cores: 2}, clusters, cells, time.Minute)
+	return NewReport(cfg, "relaydb bench experiment sharding", experiment.Machine{Facts: machine.Facts{Cores: 2}}, clusters, cells, time.Minute)
 }
 
 func TestMarkdown(t *testing.T) {

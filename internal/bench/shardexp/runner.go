@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/relaydb/relaydb/internal/bench"
+	"github.com/relaydb/relaydb/internal/bench/experiment"
 	"github.com/relaydb/relaydb/internal/cluster"
 )
 
@@ -141,7 +141,7 @@ func (r *Runner) runTopology(ctx context.Context, t Topology) (ClusterResult, []
 func (r *Runner) load(ctx context.Context, cr *ClusterResult, hosts []string) error {
 	lctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
 	defer cancel()
-	var sample errSample
+	var sample experiment.LineSample
 	res, err := clients(lctx, bench.PhaseLoad, hosts, cr.Threads, func(i int) bench.Properties {
 		p := baseProps("a", cr.Records)
 		p["mongodb.url"] = r.sec.URI(uri(hosts[i], loadDurability(cr.Members)), true)
@@ -149,7 +149,7 @@ func (r *Runner) load(ctx context.Context, cr *ClusterResult, hosts []string) er
 		p["insertstart"], p["insertcount"] = strconv.FormatInt(from, 10), strconv.FormatInt(n, 10)
 		return p
 	}, r.Config.Seed, &sample)
-	cr.ErrorSample = sample.lines
+	cr.ErrorSample = sample.Lines()
 	m := Aggregate(res)
 	var secs float64
 	for _, x := range res {
@@ -201,7 +201,7 @@ func (r *Runner) runFor(ctx context.Context, c *Cell, hosts []string, run int, o
 	cfg := r.Config
 	cctx, cancel := context.WithTimeout(ctx, d+5*time.Minute)
 	defer cancel()
-	var sample errSample
+	var sample experiment.LineSample
 	res, err := clients(cctx, bench.PhaseRun, hosts, c.Threads, func(i int) bench.Properties {
 		p := baseProps(c.Workload, c.Records)
 		p["mongodb.url"] = r.sec.URI(uri(hosts[i], c.Durability), true)
@@ -215,8 +215,8 @@ func (r *Runner) runFor(ctx context.Context, c *Cell, hosts []string, run int, o
 		}
 		return p
 	}, cfg.Seed+uint64(run+1)*1000, &sample)
-	for _, l := range sample.lines {
-		if len(c.ErrorSample) < maxSample {
+	for _, l := range sample.Lines() {
+		if len(c.ErrorSample) < experiment.SampleLines {
 			c.ErrorSample = append(c.ErrorSample, l)
 		}
 	}
@@ -227,7 +227,7 @@ func (r *Runner) runFor(ctx context.Context, c *Cell, hosts []string, run int, o
 // evenly (the first ones take the remainder), client i seeded seed+i;
 // the first failed operations' messages go to sample.
 func clients(ctx context.Context, phase string, hosts []string, threads int,
-	props func(i int) bench.Properties, seed uint64, sample *errSample) ([]*bench.Result, error) {
+	props func(i int) bench.Properties, seed uint64, sample *experiment.LineSample) ([]*bench.Result, error) {
 	res := make([]*bench.Result, len(hosts))
 	errs := make([]error, len(hosts))
 	var wg sync.WaitGroup
@@ -279,25 +279,4 @@ func joinMsg(a, b string) string {
 		return b
 	}
 	return a + "; " + b
-}
-
-// errSample keeps the first lines written to it (the clients' messages
-// of failed operations), for the report.
-type errSample struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-// maxSample bounds errSample.
-const maxSample = 5
-
-func (e *errSample) Write(p []byte) (int, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, l := range strings.Split(strings.TrimSpace(string(p)), "\n") {
-		if len(e.lines) < maxSample && l != "" {
-			e.lines = append(e.lines, l)
-		}
-	}
-	return len(p), nil
 }

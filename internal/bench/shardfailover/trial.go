@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/relaydb/relaydb/internal/bench"
+	"github.com/relaydb/relaydb/internal/bench/failover"
 	"github.com/relaydb/relaydb/internal/cluster"
 )
 
@@ -70,21 +71,15 @@ func runTrial(parent context.Context, sc *cluster.Sharded, rec *recorder, cfg Co
 	tr := Trial{N: n, Shard: set.Spec().Name}
 	ctx, cancel := context.WithTimeout(parent, cfg.TrialTimeout)
 	defer cancel()
-	if err := sleepCtx(ctx, cfg.Settle); err != nil {
+	old, kill, err := failover.KillPrimary(ctx, set, cfg.Settle)
+	if old != nil {
+		tr.Killed = old.Name
+	}
+	if err != nil {
 		tr.Err = err.Error()
 		return tr
 	}
-	old, err := set.WaitPrimary(ctx)
-	if err != nil {
-		tr.Err = "no primary before the kill: " + err.Error()
-		return tr
-	}
-	tr.Killed = old.Name
-	from, kill := time.Now().Add(-cfg.Settle), time.Now()
-	if _, err := set.Kill(ctx, old.Name); err != nil {
-		tr.Err = "kill -9: " + err.Error()
-		return tr
-	}
+	from := kill.Add(-cfg.Settle)
 	if err := primaryAgain(ctx, set, old, mode, cfg, &tr); err != nil {
 		tr.Err = err.Error()
 	}

@@ -14,13 +14,7 @@ import (
 
 // Machine is what a reader needs to compare results between machines.
 type Machine struct {
-	Date          string `json:"date"`
-	Cores         int    `json:"cores"`
-	CPUModel      string `json:"cpuModel,omitempty"`
-	MemoryMB      int64  `json:"memoryMB,omitempty"`
-	OS            string `json:"os"`
-	Kernel        string `json:"kernel,omitempty"`
-	GoVersion     string `json:"goVersion"`
+	machine.Facts
 	GitCommit     string `json:"gitCommit,omitempty"`
 	ServerVersion string `json:"serverVersion,omitempty"`
 	Target        string `json:"target"`
@@ -28,9 +22,7 @@ type Machine struct {
 
 // machineFacts gathers the facts of this machine and the target server.
 func machineFacts(ctx context.Context, uri, commit string, now time.Time) Machine {
-	f := machine.This(now)
-	return Machine{Date: f.Date, Cores: f.Cores, CPUModel: f.CPUModel, MemoryMB: f.MemoryMB, OS: f.OS,
-		Kernel: f.Kernel, GoVersion: f.GoVersion, GitCommit: machine.Commit(commit),
+	return Machine{Facts: machine.This(now), GitCommit: machine.Commit(commit),
 		ServerVersion: serverVersion(ctx, uri), Target: redact(uri)}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/relaydb/relaydb/internal/bench"
+	"github.com/relaydb/relaydb/internal/bench/machine"
 )
 
 func TestWithWriteConcern(t *testing.T) {
@@ -47,7 +48,7 @@ func fakeReport() *Report {
 			Ops: []bench.OpSummary{{Name: bench.OpRead, Operations: 100, AvgMicros: 150, P50Micros: 100, P95Micros: 300, P99Micros: 900,
 				Returns: map[bench.Status]int64{bench.StatusOK: 99, bench.StatusNotFound: 1}}}}
 	}
-	rep := &Report{Name: "t", Machine: Machine{Cores: 2, GoVersion: "go1.26"}}
+	rep := &Report{Name: "t", Machine: Machine{Facts: machine.Facts{Cores: 2, GoVersion: "go1.26"}}}
 	rep.Entries = []Entry{
 		{Workload: "load", Durability: "default", Threads: 8, Result: res(1000)},
 		{Workload: "c", Durability: "default", Threads: 1, Result: res(2000)},
