@@ -1,7 +1,6 @@
 package repl
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,24 +10,14 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/relaydb/relaydb/internal/cluster"
+	"github.com/relaydb/relaydb/tests/harness"
 )
 
 // pingFrom pings host directly from the loopback address local.
 func pingFrom(host, local string) error {
-	d := &net.Dialer{Timeout: 2 * time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
-	cl, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + host + "/?directConnection=true").
-		SetDialer(d).SetServerSelectionTimeout(2 * time.Second))
-	if err != nil {
-		return err
-	}
-	defer cl.Disconnect(context.Background())
-	ctx, cancel := ctxT(5 * time.Second)
-	defer cancel()
-	return cl.Ping(ctx, nil)
+	return harness.PingFrom("mongodb://"+host+"/?directConnection=true", local)
 }
 
 // getAllowlist runs getIPAllowlist on m.

@@ -1,15 +1,12 @@
 package repl
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // TestUsersReplicate: createUser / updateUser / dropUser on the primary
@@ -55,12 +52,5 @@ func TestUsersReplicate(t *testing.T) {
 // scramPing logs in to host directly with SCRAM-SHA-256 and pings.
 func scramPing(host, user, pass string) error {
 	uri := fmt.Sprintf("mongodb://%s:%s@%s/?directConnection=true&authSource=admin&authMechanism=SCRAM-SHA-256&serverSelectionTimeoutMS=3000", user, pass, host)
-	cl, err := mongo.Connect(options.Client().ApplyURI(uri))
-	if err != nil {
-		return err
-	}
-	defer cl.Disconnect(context.Background())
-	ctx, cancel := ctxT(5 * time.Second)
-	defer cancel()
-	return cl.Ping(ctx, nil)
+	return pingWith(uri)
 }

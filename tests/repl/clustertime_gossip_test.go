@@ -2,7 +2,6 @@ package repl
 
 import (
 	"context"
-	"encoding/binary"
 	"net"
 	"testing"
 	"time"
@@ -25,10 +24,6 @@ const gossipWait = 10 * time.Second
 
 // rawCommandCtx is rawCommand bounded by ctx instead of a fixed 5 s.
 func rawCommandCtx(ctx context.Context, addr string, cmd bson.D) (bson.Raw, error) {
-	body, err := bson.Marshal(cmd)
-	if err != nil {
-		return nil, err
-	}
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -38,16 +33,7 @@ func rawCommandCtx(ctx context.Context, addr string, cmd bson.D) (bson.Raw, erro
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)
 	}
-	msg := make([]byte, 16, 16+5+len(body))
-	binary.LittleEndian.PutUint32(msg[4:], 1)     // requestID
-	binary.LittleEndian.PutUint32(msg[12:], 2013) // OP_MSG
-	msg = append(msg, 0, 0, 0, 0, 0)              // flagBits, section kind 0
-	msg = append(msg, body...)
-	binary.LittleEndian.PutUint32(msg[0:], uint32(len(msg)))
-	if _, err := conn.Write(msg); err != nil {
-		return nil, err
-	}
-	return readReply(conn)
+	return roundTrip(conn, cmd)
 }
 
 // replyTS returns the reply's operationTime or $clusterTime.clusterTime.

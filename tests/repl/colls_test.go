@@ -3,7 +3,6 @@ package repl
 import (
 	"context"
 	"fmt"
-	"os"
 	"reflect"
 	"testing"
 	"time"
@@ -114,18 +113,7 @@ func TestCollectionRulesReplicate(t *testing.T) {
 	eventually(t, 20*time.Second, "secondary has the rules", same(sec))
 
 	// Initial sync of a wiped secondary clones the view with its UUID.
-	if _, err := c.Stop(ctx, sec.Name); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(sec.DBPath); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(sec.DBPath, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Restart(ctx, sec.Name); err != nil {
-		t.Fatal(err)
-	}
+	wipeAndRestart(ctx, t, c, sec)
 	waitSecondary(ctx, t, c, sec)
 	eventually(t, 30*time.Second, "synced member has the rules", same(sec))
 	if err := db.Collection("vw").Drop(ctx); err != nil {

@@ -46,18 +46,7 @@ func TestInitialSyncOfWipedMember(t *testing.T) {
 		t.Fatal(err)
 	}
 	victim := secondaryOf(t, c, prim)
-	if _, err := c.Stop(ctx, victim.Name); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(victim.DBPath); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(victim.DBPath, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Restart(ctx, victim.Name); err != nil {
-		t.Fatal(err)
-	}
+	wipeAndRestart(ctx, t, c, victim)
 	// Writes while the member syncs: new documents, updates, deletes.
 	insertItems(ctx, t, items, 5000, 5200)
 	if _, err := items.UpdateMany(ctx, bson.D{{Key: "g", Value: 3}}, bson.D{{Key: "$set", Value: bson.D{{Key: "touched", Value: true}}}}); err != nil {
@@ -116,6 +105,24 @@ func secondaryOf(t *testing.T, c *cluster.Cluster, prim *cluster.Member) *cluste
 }
 
 // waitSecondary polls hello until m reports secondary (bounded by ctx).
+// wipeAndRestart stops m, empties its data directory and starts it
+// again: it comes back through initial sync.
+func wipeAndRestart(ctx context.Context, t *testing.T, c *cluster.Cluster, m *cluster.Member) {
+	t.Helper()
+	if _, err := c.Stop(ctx, m.Name); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(m.DBPath); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(m.DBPath, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Restart(ctx, m.Name); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func waitSecondary(ctx context.Context, t *testing.T, c *cluster.Cluster, m *cluster.Member) {
 	t.Helper()
 	var last cluster.HelloReply

@@ -1,7 +1,6 @@
 package repl
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -170,16 +169,7 @@ func checkAuthLogged(t *testing.T, ms []keyedMember, host string) {
 }
 
 // pingWith connects with uri and pings.
-func pingWith(uri string) error {
-	cl, err := mongo.Connect(options.Client().ApplyURI(uri))
-	if err != nil {
-		return err
-	}
-	defer cl.Disconnect(context.Background())
-	ctx, cancel := ctxT(5 * time.Second)
-	defer cancel()
-	return cl.Ping(ctx, nil)
-}
+func pingWith(uri string) error { return harness.Ping(options.Client().ApplyURI(uri)) }
 
 // TestKeyFileRefusedAtStart: a key file others can read, a key too short,
 // --auth with --replSet but no key file, and clusterAuthMode x509 without

@@ -14,16 +14,22 @@ import (
 // no $readPreference added (the driver always adds primaryPreferred on
 // direct connections, which would hide NotPrimaryNoSecondaryOk).
 func rawCommand(addr string, cmd bson.D) (bson.Raw, error) {
-	body, err := bson.Marshal(cmd)
-	if err != nil {
-		return nil, err
-	}
 	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	return roundTrip(conn, cmd)
+}
+
+// roundTrip writes cmd as one OP_MSG (requestID 1, no flags) to conn and
+// reads the reply.
+func roundTrip(conn net.Conn, cmd bson.D) (bson.Raw, error) {
+	body, err := bson.Marshal(cmd)
+	if err != nil {
+		return nil, err
+	}
 	msg := make([]byte, 16, 16+5+len(body))
 	binary.LittleEndian.PutUint32(msg[4:], 1)     // requestID
 	binary.LittleEndian.PutUint32(msg[12:], 2013) // OP_MSG
