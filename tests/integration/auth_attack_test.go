@@ -55,15 +55,6 @@ func stillServes(t *testing.T, s *harness.Server) {
 	mustPing(t, c)
 }
 
-func saslStartCmd(mech string, payload any) bson.D {
-	return bson.D{{Key: "saslStart", Value: 1}, {Key: "mechanism", Value: mech}, {Key: "payload", Value: payload},
-		{Key: "options", Value: bson.D{{Key: "skipEmptyExchange", Value: true}}}}
-}
-
-func saslContinueCmd(id, payload any) bson.D {
-	return bson.D{{Key: "saslContinue", Value: 1}, {Key: "conversationId", Value: id}, {Key: "payload", Value: payload}}
-}
-
 func binData(b []byte) bson.Binary { return bson.Binary{Data: b} }
 
 // payloadOf returns a SASL reply's payload and conversationId.
@@ -89,22 +80,22 @@ func TestAuthAttackReplay(t *testing.T) {
 	conv := client.NewConversation()
 	first, _ := conv.Step("")
 	a := oneConn(t, s)
-	sf, id := payloadOf(t, runOK(t, a, "admin", saslStartCmd("SCRAM-SHA-256", binData([]byte(first)))))
+	sf, id := payloadOf(t, runOK(t, a, "admin", harness.SaslStart("SCRAM-SHA-256", binData([]byte(first)))))
 	final, err := conv.Step(sf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := runOK(t, a, "admin", saslContinueCmd(id, binData([]byte(final)))); out["done"] != true {
+	if out := runOK(t, a, "admin", harness.SaslContinue(id, binData([]byte(final)))); out["done"] != true {
 		t.Fatalf("login not done: %v", out)
 	}
-	wantRoleErr(t, a, "admin", saslContinueCmd(id, binData([]byte(final))), 17, "No SASL session state")
+	wantRoleErr(t, a, "admin", harness.SaslContinue(id, binData([]byte(final))), 17, "No SASL session state")
 
 	b := oneConn(t, s)
-	sf2, id2 := payloadOf(t, runOK(t, b, "admin", saslStartCmd("SCRAM-SHA-256", binData([]byte(first)))))
+	sf2, id2 := payloadOf(t, runOK(t, b, "admin", harness.SaslStart("SCRAM-SHA-256", binData([]byte(first)))))
 	if sf2 == sf {
 		t.Fatal("the server reused its nonce")
 	}
-	wantRoleErr(t, b, "admin", saslContinueCmd(id2, binData([]byte(final))), 18, "Authentication failed")
+	wantRoleErr(t, b, "admin", harness.SaslContinue(id2, binData([]byte(final))), 18, "Authentication failed")
 	if _, err := runCmd(t, b, "app", bson.D{{Key: "find", Value: "c"}}); cmdCode(err) != 13 {
 		t.Fatalf("find after a replayed login: %v", err)
 	}
@@ -126,11 +117,11 @@ func TestAuthAttackOversized(t *testing.T) {
 		code int32
 		msg  string
 	}{
-		{"1 MB user name", saslStartCmd("SCRAM-SHA-256", binData([]byte("n,,n="+huge+",r=abc"))), "admin", 17, "exceeds"},
-		{"9 KiB of zeros", saslStartCmd("SCRAM-SHA-1", binData(make([]byte, 9<<10))), "admin", 17, "exceeds"},
-		{"1 MB string payload", saslStartCmd("SCRAM-SHA-256", huge), "admin", 17, "exceeds"},
+		{"1 MB user name", harness.SaslStart("SCRAM-SHA-256", binData([]byte("n,,n="+huge+",r=abc"))), "admin", 17, "exceeds"},
+		{"9 KiB of zeros", harness.SaslStart("SCRAM-SHA-1", binData(make([]byte, 9<<10))), "admin", 17, "exceeds"},
+		{"1 MB string payload", harness.SaslStart("SCRAM-SHA-256", huge), "admin", 17, "exceeds"},
 		{"1 MB x.509 user", bson.D{{Key: "authenticate", Value: 1}, {Key: "mechanism", Value: "MONGODB-X509"}, {Key: "user", Value: huge}}, "$external", 334, "MONGODB-X509"},
-		{"1 MB mechanism", saslStartCmd(huge, binData([]byte("n,,n=root,r=abc"))), "admin", 334, "not enabled"},
+		{"1 MB mechanism", harness.SaslStart(huge, binData([]byte("n,,n=root,r=abc"))), "admin", 334, "not enabled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := runCmd(t, c, tc.db, tc.cmd)
@@ -165,22 +156,22 @@ func TestAuthAttackGarbage(t *testing.T) {
 		code int32 // 0: must succeed
 	}
 	steps := []step{
-		{"mechanism garbage", "admin", saslStartCmd("SCRAM-SHA-512", valid), 334},
-		{"mechanism binary", "admin", saslStartCmd("\x00\xff\xfe", valid), 334},
-		{"mechanism lower case", "admin", saslStartCmd("scram-sha-256", valid), 334},
-		{"mechanism PLAIN", "admin", saslStartCmd("PLAIN", binData([]byte("\x00root\x00p"))), 334},
-		{"payload int", "admin", saslStartCmd("SCRAM-SHA-256", int32(5)), 14},
-		{"payload document", "admin", saslStartCmd("SCRAM-SHA-256", bson.D{{Key: "x", Value: 1}}), 14},
-		{"payload null", "admin", saslStartCmd("SCRAM-SHA-256", nil), 14},
-		{"continue without a conversation", "admin", saslContinueCmd(int32(1), valid), 17},
-		{"continue with garbage id", "admin", saslContinueCmd("x", randomBytes(32)), 17},
-		{"random payload", "admin", saslStartCmd("SCRAM-SHA-256", randomBytes(64)), 18},
-		{"channel binding asked", "admin", saslStartCmd("SCRAM-SHA-256", binData([]byte("p=tls-server-end-point,,n=root,r=abc"))), 18},
-		{"valid start", "admin", saslStartCmd("SCRAM-SHA-256", valid), 0},
-		{"continue with a wrong id", "admin", saslContinueCmd(int32(2), randomBytes(16)), 17},
-		{"continue on another database", "app", saslContinueCmd(int32(1), randomBytes(16)), 17},
-		{"continue with random bytes", "admin", saslContinueCmd(int32(1), randomBytes(200)), 18},
-		{"continue after the failure", "admin", saslContinueCmd(int32(1), randomBytes(16)), 17},
+		{"mechanism garbage", "admin", harness.SaslStart("SCRAM-SHA-512", valid), 334},
+		{"mechanism binary", "admin", harness.SaslStart("\x00\xff\xfe", valid), 334},
+		{"mechanism lower case", "admin", harness.SaslStart("scram-sha-256", valid), 334},
+		{"mechanism PLAIN", "admin", harness.SaslStart("PLAIN", binData([]byte("\x00root\x00p"))), 334},
+		{"payload int", "admin", harness.SaslStart("SCRAM-SHA-256", int32(5)), 14},
+		{"payload document", "admin", harness.SaslStart("SCRAM-SHA-256", bson.D{{Key: "x", Value: 1}}), 14},
+		{"payload null", "admin", harness.SaslStart("SCRAM-SHA-256", nil), 14},
+		{"continue without a conversation", "admin", harness.SaslContinue(int32(1), valid), 17},
+		{"continue with garbage id", "admin", harness.SaslContinue("x", randomBytes(32)), 17},
+		{"random payload", "admin", harness.SaslStart("SCRAM-SHA-256", randomBytes(64)), 18},
+		{"channel binding asked", "admin", harness.SaslStart("SCRAM-SHA-256", binData([]byte("p=tls-server-end-point,,n=root,r=abc"))), 18},
+		{"valid start", "admin", harness.SaslStart("SCRAM-SHA-256", valid), 0},
+		{"continue with a wrong id", "admin", harness.SaslContinue(int32(2), randomBytes(16)), 17},
+		{"continue on another database", "app", harness.SaslContinue(int32(1), randomBytes(16)), 17},
+		{"continue with random bytes", "admin", harness.SaslContinue(int32(1), randomBytes(200)), 18},
+		{"continue after the failure", "admin", harness.SaslContinue(int32(1), randomBytes(16)), 17},
 		{"authenticate garbage mechanism", "$external", bson.D{{Key: "authenticate", Value: 1}, {Key: "mechanism", Value: "\x01junk"}}, 334},
 		{"authenticate x.509 outside $external", "admin", bson.D{{Key: "authenticate", Value: 1}, {Key: "mechanism", Value: "MONGODB-X509"}}, 17},
 		{"authenticate x.509 without TLS", "$external", bson.D{{Key: "authenticate", Value: 1}, {Key: "mechanism", Value: "MONGODB-X509"}}, 334},
@@ -213,7 +204,7 @@ func TestAuthAttackUserExistenceTiming(t *testing.T) {
 	for i := 0; i < rounds; i++ {
 		for _, u := range []string{"root", "ghost"} {
 			start := time.Now()
-			runOK(t, c, "admin", saslStartCmd("SCRAM-SHA-256", binData([]byte("n,,n="+u+",r=fyko+d2lbbFgONRv9qkxdawL"))))
+			runOK(t, c, "admin", harness.SaslStart("SCRAM-SHA-256", binData([]byte("n,,n="+u+",r=fyko+d2lbbFgONRv9qkxdawL"))))
 			if d := time.Since(start); u == "root" {
 				real = append(real, d)
 			} else {

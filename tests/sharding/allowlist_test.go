@@ -18,19 +18,6 @@ import (
 	"github.com/relaydb/relaydb/tests/harness"
 )
 
-// routerPingFrom pings router r from the loopback address local.
-func routerPingFrom(r *harness.Router, local string) error {
-	d := &net.Dialer{Timeout: 2 * time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
-	cl, err := mongo.Connect(options.Client().ApplyURI(r.URI()).SetDialer(d).SetServerSelectionTimeout(2 * time.Second))
-	if err != nil {
-		return err
-	}
-	defer cl.Disconnect(context.Background())
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return cl.Ping(ctx, nil)
-}
-
 // adminRun runs cmd on admin through cl and decodes the reply.
 func adminRun(t *testing.T, cl *mongo.Client, cmd bson.D) (bson.M, error) {
 	t.Helper()
@@ -47,10 +34,10 @@ func adminRun(t *testing.T, cl *mongo.Client, cmd bson.D) (bson.M, error) {
 func TestRouterAllowlist(t *testing.T) {
 	cfg := startSets(t, []cluster.Spec{{Name: "cfg", ExtraArgs: []string{"--configsvr"}}})[0]
 	r1 := harness.StartRouter(t, seed(cfg), "--ipAllowlist=127.0.0.1,127.0.0.3")
-	if err := routerPingFrom(r1, "127.0.0.2"); err == nil {
+	if err := harness.PingFrom(r1.URI(), "127.0.0.2"); err == nil {
 		t.Fatal("router served 127.0.0.2, outside its --ipAllowlist")
 	}
-	if err := routerPingFrom(r1, "127.0.0.3"); err != nil {
+	if err := harness.PingFrom(r1.URI(), "127.0.0.3"); err != nil {
 		t.Fatalf("router refused 127.0.0.3: %v", err)
 	}
 	d := net.Dialer{Timeout: 2 * time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.3")}}
@@ -72,10 +59,10 @@ func TestRouterAllowlist(t *testing.T) {
 	if _, err := io.Copy(io.Discard, open); errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatal("the router kept an open connection from 127.0.0.3 after the list excluded it")
 	}
-	if err := routerPingFrom(r1, "127.0.0.3"); err == nil {
+	if err := harness.PingFrom(r1.URI(), "127.0.0.3"); err == nil {
 		t.Fatal("router still serves 127.0.0.3")
 	}
-	if err := routerPingFrom(r1, "127.0.0.2"); err != nil {
+	if err := harness.PingFrom(r1.URI(), "127.0.0.2"); err != nil {
 		t.Fatalf("router refuses 127.0.0.2 after setIPAllowlist: %v", err)
 	}
 	info, err := adminRun(t, admin, bson.D{{Key: "getIPAllowlist", Value: 1}})
@@ -101,17 +88,17 @@ func TestRouterAllowlist(t *testing.T) {
 	}
 
 	r2 := harness.StartRouter(t, seed(cfg))
-	if err := routerPingFrom(r2, "127.0.0.3"); err == nil {
+	if err := harness.PingFrom(r2.URI(), "127.0.0.3"); err == nil {
 		t.Fatal("a second router does not follow the stored list")
 	}
 
 	if _, err := adminRun(t, admin, bson.D{{Key: "setIPAllowlist", Value: 1}, {Key: "useConfig", Value: true}}); err != nil {
 		t.Fatalf("useConfig through the router: %v", err)
 	}
-	if err := routerPingFrom(r1, "127.0.0.3"); err != nil {
+	if err := harness.PingFrom(r1.URI(), "127.0.0.3"); err != nil {
 		t.Fatalf("after useConfig the router refuses 127.0.0.3: %v", err)
 	}
-	if err := routerPingFrom(r1, "127.0.0.2"); err == nil {
+	if err := harness.PingFrom(r1.URI(), "127.0.0.2"); err == nil {
 		t.Fatal("after useConfig the router serves 127.0.0.2")
 	}
 }

@@ -37,16 +37,16 @@ func TestRouterAuthAttacks(t *testing.T) {
 	conv := sc.NewConversation()
 	first, _ := conv.Step("")
 	a := oneRouterConn(t, r)
-	out, err := runDoc(ctx, a, "admin", routerSaslStart("SCRAM-SHA-256", bson.Binary{Data: []byte(first)}))
+	out, err := runDoc(ctx, a, "admin", harness.SaslStart("SCRAM-SHA-256", bson.Binary{Data: []byte(first)}))
 	must(t, err, "saslStart")
 	final, err := conv.Step(string(docPayload(t, out)))
 	must(t, err, "client final")
-	_, err = runDoc(ctx, a, "admin", routerSaslContinue(int32(1), bson.Binary{Data: []byte(final)}))
+	_, err = runDoc(ctx, a, "admin", harness.SaslContinue(int32(1), bson.Binary{Data: []byte(final)}))
 	must(t, err, "saslContinue")
 	b := oneRouterConn(t, r)
-	_, err = runDoc(ctx, b, "admin", routerSaslStart("SCRAM-SHA-256", bson.Binary{Data: []byte(first)}))
+	_, err = runDoc(ctx, b, "admin", harness.SaslStart("SCRAM-SHA-256", bson.Binary{Data: []byte(first)}))
 	must(t, err, "replayed saslStart")
-	_, err = runDoc(ctx, b, "admin", routerSaslContinue(int32(1), bson.Binary{Data: []byte(final)}))
+	_, err = runDoc(ctx, b, "admin", harness.SaslContinue(int32(1), bson.Binary{Data: []byte(final)}))
 	wantErr(t, err, 18, "Authentication failed", "replayed client-final")
 
 	c := oneRouterConn(t, r)
@@ -66,18 +66,18 @@ func TestRouterAuthAttacks(t *testing.T) {
 		cmd  bson.D
 		code int
 	}{
-		{"1 MB user name", "admin", routerSaslStart("SCRAM-SHA-256", bson.Binary{Data: []byte("n,,n=" + huge + ",r=abc")}), 17},
-		{"1 MB mechanism", "admin", routerSaslStart(huge, valid), 334},
-		{"mechanism garbage", "admin", routerSaslStart("\x00\xff", valid), 334},
+		{"1 MB user name", "admin", harness.SaslStart("SCRAM-SHA-256", bson.Binary{Data: []byte("n,,n=" + huge + ",r=abc")}), 17},
+		{"1 MB mechanism", "admin", harness.SaslStart(huge, valid), 334},
+		{"mechanism garbage", "admin", harness.SaslStart("\x00\xff", valid), 334},
 		{"mechanism not a string", "admin", bson.D{{Key: "saslStart", Value: 1}, {Key: "mechanism", Value: int32(1)}, {Key: "payload", Value: valid}}, 14},
-		{"payload int", "admin", routerSaslStart("SCRAM-SHA-256", int32(5)), 14},
-		{"continue without a conversation", "admin", routerSaslContinue(int32(1), valid), 17},
-		{"random payload", "admin", routerSaslStart("SCRAM-SHA-256", random(64)), 18},
-		{"valid start", "admin", routerSaslStart("SCRAM-SHA-256", valid), 0},
-		{"continue with a wrong id", "admin", routerSaslContinue(int32(7), random(16)), 17},
-		{"continue on another database", "app", routerSaslContinue(int32(1), random(16)), 17},
-		{"continue with random bytes", "admin", routerSaslContinue(int32(1), random(200)), 18},
-		{"continue after the failure", "admin", routerSaslContinue(int32(1), random(16)), 17},
+		{"payload int", "admin", harness.SaslStart("SCRAM-SHA-256", int32(5)), 14},
+		{"continue without a conversation", "admin", harness.SaslContinue(int32(1), valid), 17},
+		{"random payload", "admin", harness.SaslStart("SCRAM-SHA-256", random(64)), 18},
+		{"valid start", "admin", harness.SaslStart("SCRAM-SHA-256", valid), 0},
+		{"continue with a wrong id", "admin", harness.SaslContinue(int32(7), random(16)), 17},
+		{"continue on another database", "app", harness.SaslContinue(int32(1), random(16)), 17},
+		{"continue with random bytes", "admin", harness.SaslContinue(int32(1), random(200)), 18},
+		{"continue after the failure", "admin", harness.SaslContinue(int32(1), random(16)), 17},
 		{"authenticate garbage mechanism", "$external", bson.D{{Key: "authenticate", Value: 1}, {Key: "mechanism", Value: "\x01junk"}}, 334},
 	} {
 		_, err := runDoc(ctx, c, st.db, st.cmd)
@@ -100,15 +100,6 @@ func oneRouterConn(t *testing.T, r *harness.Router) *mongo.Client {
 	}
 	t.Cleanup(func() { _ = cl.Disconnect(context.Background()) })
 	return cl
-}
-
-func routerSaslStart(mech string, payload any) bson.D {
-	return bson.D{{Key: "saslStart", Value: 1}, {Key: "mechanism", Value: mech}, {Key: "payload", Value: payload},
-		{Key: "options", Value: bson.D{{Key: "skipEmptyExchange", Value: true}}}}
-}
-
-func routerSaslContinue(id, payload any) bson.D {
-	return bson.D{{Key: "saslContinue", Value: 1}, {Key: "conversationId", Value: id}, {Key: "payload", Value: payload}}
 }
 
 // docPayload is a SASL reply's payload bytes.
