@@ -43,3 +43,9 @@ func KillPrimary(ctx context.Context, c *cluster.Cluster, settle time.Duration) 
 	}
 	return old, kill, nil
 }
+
+// WaitUntil polls f every pollInterval until it is true or ctx is done.
+func WaitUntil(ctx context.Context, f func() bool) error { return waitUntil(ctx, f) }
+
+// SleepCtx sleeps d, or less when ctx is done (then its error).
+func SleepCtx(ctx context.Context, d time.Duration) error { return sleepCtx(ctx, d) }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/relaydb/relaydb/internal/bench"
 	"github.com/relaydb/relaydb/internal/bench/experiment"
+	"github.com/relaydb/relaydb/internal/bench/failover"
 	"github.com/relaydb/relaydb/internal/cluster"
 )
 
@@ -172,7 +173,7 @@ func readBack(ctx context.Context, cl *mongo.Client, l *ledger) Loss {
 		if docs, err = readAll(ctx, coll); err == nil {
 			return l.verify(docs)
 		}
-		_ = sleepCtx(ctx, time.Second)
+		_ = failover.SleepCtx(ctx, time.Second)
 	}
 	lo := l.verify(nil)
 	lo.Err = fmt.Sprintf("read-back failed: %v", err)
@@ -218,13 +219,4 @@ func ackFields(raw bson.Raw) (string, docFields, error) {
 		}
 	}
 	return id, f, nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
 }

@@ -12,9 +12,6 @@ import (
 	"github.com/relaydb/relaydb/internal/cluster"
 )
 
-// pollInterval is how often primaries and recovery are polled.
-const pollInterval = 10 * time.Millisecond
-
 // runTrials runs workload A in the background and the trials against it,
 // killing the primary of shard (i-1) mod Shards in trial i.
 func runTrials(ctx context.Context, sc *cluster.Sharded, rec *recorder, cfg Config, mode string, m *ModeReport, progress io.Writer) error {
@@ -84,10 +81,10 @@ func runTrial(parent context.Context, sc *cluster.Sharded, rec *recorder, cfg Co
 		tr.Err = err.Error()
 	}
 	tr.PrimaryMs = ms(time.Since(kill))
-	if err := waitUntil(ctx, func() bool { return rec.log.okSince(int16(idx), kill) }); err != nil && tr.Err == "" {
+	if err := failover.WaitUntil(ctx, func() bool { return rec.log.okSince(int16(idx), kill) }); err != nil && tr.Err == "" {
 		tr.Err = "the clients did not recover on " + tr.Shard + ": " + err.Error()
 	}
-	_ = sleepCtx(ctx, cfg.Tail)
+	_ = failover.SleepCtx(ctx, cfg.Tail)
 	to := time.Now()
 	ops, classes, _ := rec.log.snapshot(from, to)
 	tr.setFigures(measure(ops, classes, int16(idx), kill, from, to, cfg.StallFactor, cfg.MinStall))
@@ -108,7 +105,7 @@ func runTrial(parent context.Context, sc *cluster.Sharded, rec *recorder, cfg Co
 // RestartAfter and must become primary again.
 func primaryAgain(ctx context.Context, set *cluster.Cluster, old *cluster.Member, mode string, cfg Config, tr *Trial) error {
 	if mode == ModeSingle {
-		if err := sleepCtx(ctx, cfg.RestartAfter); err != nil {
+		if err := failover.SleepCtx(ctx, cfg.RestartAfter); err != nil {
 			return err
 		}
 		start := time.Now()
@@ -120,7 +117,7 @@ func primaryAgain(ctx context.Context, set *cluster.Cluster, old *cluster.Member
 		tr.RestartMs = ms(time.Since(start))
 	}
 	var p *cluster.Member
-	err := waitUntil(ctx, func() bool {
+	err := failover.WaitUntil(ctx, func() bool {
 		m, err := set.Primary(ctx)
 		if err == nil && (mode == ModeSingle || m != old) {
 			p = m
@@ -148,7 +145,7 @@ func restart(ctx context.Context, set *cluster.Cluster, name string) (attempts i
 		if _, err = set.Restart(ctx, name); err == nil || ctx.Err() != nil {
 			break
 		}
-		_ = sleepCtx(ctx, 200*time.Millisecond)
+		_ = failover.SleepCtx(ctx, 200*time.Millisecond)
 	}
 	if err != nil {
 		return attempts, fmt.Errorf("restart %s (%d attempts): %w", name, attempts, err)
@@ -162,7 +159,7 @@ func rejoin(ctx context.Context, set *cluster.Cluster, old *cluster.Member) (flo
 	if _, err := restart(ctx, set, old.Name); err != nil {
 		return 0, err
 	}
-	err := waitUntil(ctx, func() bool {
+	err := failover.WaitUntil(ctx, func() bool {
 		h, err := set.Hello(ctx, old)
 		return err == nil && h.Secondary
 	})
@@ -170,16 +167,6 @@ func rejoin(ctx context.Context, set *cluster.Cluster, old *cluster.Member) (flo
 		return 0, fmt.Errorf("%s did not rejoin as SECONDARY: %w", old.Name, err)
 	}
 	return ms(time.Since(start)), nil
-}
-
-// waitUntil polls f every pollInterval until it is true or ctx is done.
-func waitUntil(ctx context.Context, f func() bool) error {
-	for !f() {
-		if err := sleepCtx(ctx, pollInterval); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func trialLine(t Trial) string {
