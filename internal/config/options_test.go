@@ -2,6 +2,7 @@ package config
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -109,25 +110,37 @@ func checkOption(t *testing.T, c optionCase, run func(extra []string) (any, erro
 		t.Fatalf("base %v alone: %v", c.base, err)
 	}
 	after, err := run(args)
+	checkEffect(t, fmt.Sprint(args), c.errSub, c.warnSub, before, after, err)
+}
+
+// checkEffect checks what an option did (before and after are the
+// configurations without and with it, err the error with it): with
+// errSub the error must contain it; else there must be no error, and
+// with warnSub a warning must contain it, else the configuration must
+// differ.
+func checkEffect(t *testing.T, what, errSub, warnSub string, before, after any, err error) {
+	t.Helper()
 	switch {
-	case c.errSub != "":
-		if err == nil || !strings.Contains(err.Error(), c.errSub) {
-			t.Fatalf("%v: err %v, want one containing %q", args, err, c.errSub)
+	case errSub != "":
+		if err == nil || !strings.Contains(err.Error(), errSub) {
+			t.Fatalf("%s: err %v, want one containing %q", what, err, errSub)
 		}
 	case err != nil:
-		t.Fatalf("%v: %v", args, err)
-	case c.warnSub != "":
-		if w := warningsOf(after); !strings.Contains(strings.Join(w, "\n"), c.warnSub) {
-			t.Fatalf("%v: warnings %q, want one containing %q", args, w, c.warnSub)
+		t.Fatalf("%s: %v", what, err)
+	case warnSub != "":
+		if w := warningsOf(after); !strings.Contains(strings.Join(w, "\n"), warnSub) {
+			t.Fatalf("%s: warnings %q, want one containing %q", what, w, warnSub)
 		}
 	case reflect.DeepEqual(before, after):
-		t.Fatalf("%v changed nothing in the configuration", args)
+		t.Fatalf("%s changed nothing in the configuration", what)
 	}
 }
 
 func warningsOf(v any) []string {
 	switch c := v.(type) {
 	case Serve:
+		return c.Warnings
+	case Router:
 		return c.Warnings
 	}
 	return nil

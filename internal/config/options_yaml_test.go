@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -87,22 +86,9 @@ func TestEveryServeYAMLKey(t *testing.T) {
 	}
 }
 
-func checkYAMLCase(t *testing.T, path string, c yamlCase, before, after Serve, err error) {
+func checkYAMLCase(t *testing.T, path string, c yamlCase, before, after any, err error) {
 	t.Helper()
-	switch {
-	case c.errSub != "":
-		if err == nil || !strings.Contains(err.Error(), c.errSub) {
-			t.Fatalf("%s: err %v, want one containing %q", path, err, c.errSub)
-		}
-	case err != nil:
-		t.Fatalf("%s: %v", path, err)
-	case c.warnSub != "":
-		if !strings.Contains(strings.Join(after.Warnings, "\n"), c.warnSub) {
-			t.Fatalf("%s: warnings %q, want %q", path, after.Warnings, c.warnSub)
-		}
-	case reflect.DeepEqual(before, after):
-		t.Fatalf("%s: %s changed nothing", path, c.value)
-	}
+	checkEffect(t, path+": "+c.value, c.errSub, c.warnSub, before, after, err)
 }
 
 // yamlDoc is a file holding base plus path: value (none when path is "").
@@ -184,16 +170,7 @@ func TestEveryRouterYAMLKey(t *testing.T) {
 				t.Fatalf("base: %v", err)
 			}
 			after, err := routerFromYAML(c.base, path, c.value)
-			switch {
-			case c.errSub != "":
-				if err == nil || !strings.Contains(err.Error(), c.errSub) {
-					t.Fatalf("%s: err %v, want %q", path, err, c.errSub)
-				}
-			case err != nil:
-				t.Fatalf("%s: %v", path, err)
-			case c.warnSub == "" && reflect.DeepEqual(before, after):
-				t.Fatalf("%s: %s changed nothing", path, c.value)
-			}
+			checkYAMLCase(t, path, c, before, after, err)
 		})
 	}
 }
