@@ -70,14 +70,7 @@ func TestEveryServeYAMLKey(t *testing.T) {
 			t.Errorf("YAML key %s is not in serveYAMLCases: say what it does", path)
 			continue
 		}
-		t.Run(path, func(t *testing.T) {
-			before, err := serveFromYAML(c.base, "", "")
-			if err != nil {
-				t.Fatalf("base %v: %v", c.base, err)
-			}
-			after, err := serveFromYAML(c.base, path, c.value)
-			checkYAMLCase(t, path, c, before, after, err)
-		})
+		checkYAMLKey(t, path, c, serveFromYAML)
 	}
 	for _, path := range unsupportedSections {
 		if _, err := serveFromYAML(nil, path, "x"); err == nil || !strings.Contains(err.Error(), "unsupported option: "+path) {
@@ -86,9 +79,19 @@ func TestEveryServeYAMLKey(t *testing.T) {
 	}
 }
 
-func checkYAMLCase(t *testing.T, path string, c yamlCase, before, after any, err error) {
+// checkYAMLKey runs c as subtest path: parse (serveFromYAML or
+// routerFromYAML) must read c.base alone, and path: c.value must then
+// have c's effect (checkEffect).
+func checkYAMLKey[T any](t *testing.T, path string, c yamlCase, parse func(base map[string]string, path, value string) (T, error)) {
 	t.Helper()
-	checkEffect(t, path+": "+c.value, c.errSub, c.warnSub, before, after, err)
+	t.Run(path, func(t *testing.T) {
+		before, err := parse(c.base, "", "")
+		if err != nil {
+			t.Fatalf("base %v: %v", c.base, err)
+		}
+		after, err := parse(c.base, path, c.value)
+		checkEffect(t, path+": "+c.value, c.errSub, c.warnSub, before, after, err)
+	})
 }
 
 // yamlDoc is a file holding base plus path: value (none when path is "").
@@ -164,14 +167,7 @@ func TestEveryRouterYAMLKey(t *testing.T) {
 			t.Errorf("router YAML key %s has no case", path)
 			continue
 		}
-		t.Run(path, func(t *testing.T) {
-			before, err := routerFromYAML(c.base, "", "")
-			if err != nil {
-				t.Fatalf("base: %v", err)
-			}
-			after, err := routerFromYAML(c.base, path, c.value)
-			checkYAMLCase(t, path, c, before, after, err)
-		})
+		checkYAMLKey(t, path, c, routerFromYAML)
 	}
 }
 
