@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
+	"github.com/relaydb/relaydb/internal/bench/experiment"
 	"github.com/relaydb/relaydb/internal/cluster"
 )
 
@@ -22,16 +23,12 @@ const (
 	NS       = Database + "." + Table
 )
 
-// startCluster starts cfg's cluster in dir, a second time if the first
-// start fails (a free port picked can be taken before it is bound).
+// startCluster starts cfg's cluster in dir (experiment.UpSharded: a
+// second time if the first start fails).
 func startCluster(ctx context.Context, cfg Config, dir string) (*cluster.Sharded, error) {
 	spec := cluster.ShardedSpec{Dir: dir, Shards: cfg.Shards, ShardMembers: cfg.ShardMembers,
 		ConfigMembers: cfg.ConfigMembers, Routers: cfg.Routers, Bin: cfg.Bin, DieWithParent: true, Auth: cfg.Auth, TLS: cfg.TLS}
-	sc, err := cluster.UpSharded(ctx, spec)
-	if err != nil && ctx.Err() == nil {
-		_ = os.RemoveAll(dir)
-		sc, err = cluster.UpSharded(ctx, spec)
-	}
+	sc, err := experiment.UpSharded(ctx, spec, nil)
 	if err != nil {
 		return nil, fmt.Errorf("start the cluster: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
+	"github.com/relaydb/relaydb/internal/bench/experiment"
 	"github.com/relaydb/relaydb/internal/cluster"
 )
 
@@ -20,16 +21,18 @@ const (
 )
 
 // startCluster starts t's sharded cluster in dir: rs=1 is one data
-// member per shard; rs=N is N-1 data members and an arbiter.
-func startCluster(ctx context.Context, cfg Config, t Topology, dir string) (*cluster.Sharded, error) {
+// member per shard; rs=N is N-1 data members and an arbiter. A failed
+// start is retried once (experiment.UpSharded); retried hears why.
+func startCluster(ctx context.Context, cfg Config, t Topology, dir string, retried func(error)) (*cluster.Sharded, error) {
 	spec := cluster.ShardedSpec{Dir: dir, Shards: t.Shards, ShardMembers: 1, Routers: cfg.Routers,
 		Bin: cfg.Bin, DieWithParent: true, Auth: cfg.Auth, TLS: cfg.TLS}
 	if t.Members > 1 {
 		spec.ShardMembers, spec.ShardArbiter = t.Members-1, true
 	}
-	sc, err := cluster.UpSharded(ctx, spec)
+	wrap := func(err error) error { return fmt.Errorf("start %v: %w", t, err) }
+	sc, err := experiment.UpSharded(ctx, spec, func(err error) { retried(wrap(err)) })
 	if err != nil {
-		return nil, fmt.Errorf("start %v: %w", t, err)
+		return nil, wrap(err)
 	}
 	return sc, nil
 }

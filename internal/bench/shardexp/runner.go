@@ -75,15 +75,10 @@ func (r *Runner) runTopology(ctx context.Context, t Topology) (ClusterResult, []
 		defer os.RemoveAll(dir)
 	}
 	start := time.Now()
-	sc, err := startCluster(ctx, cfg, t, dir)
-	if err != nil && ctx.Err() == nil {
-		// A free port picked for a member can be taken by another process
-		// before the member binds it; a second start picks new ports.
+	sc, err := startCluster(ctx, cfg, t, dir, func(err error) {
 		cr.StartRetried = err.Error()
 		fmt.Fprintf(r.Log, "%v: %v; starting again\n", t, err)
-		_ = os.RemoveAll(dir)
-		sc, err = startCluster(ctx, cfg, t, dir)
-	}
+	})
 	if err != nil {
 		return fail(err)
 	}
