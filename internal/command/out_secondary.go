@@ -21,8 +21,9 @@ import (
 //
 // Bounded: the results may total outSecondaryMax bytes (more fails with
 // a clear error: TODO(#14): stream them in batches, for $merge at least).
-// TODO(#14): aggregates on views; routers (the router sends $out to the
-// primary shard).
+// An aggregate on a view (time-series collections included) reads the
+// view's source through the view's pipeline and under its collation.
+// TODO(#14): routers (the router sends $out to the primary shard).
 
 const (
 	outSecondaryMax     = 12 << 20
@@ -82,6 +83,8 @@ func (c *Ctx) outThroughPrimary(a *request.Aggregate, p exec.AggregateParams, co
 	target := coll
 	if coll == "$cmd.aggregate" {
 		target = ""
+	} else if target, err = c.outSourceOnSecondary(coll, &p); err != nil {
+		return nil, err
 	}
 	docs, err := c.readAll(p, target)
 	if err != nil {
@@ -147,4 +150,19 @@ func (c *Ctx) readAll(p exec.AggregateParams, target string) (bson.A, error) {
 			return docs, nil
 		}
 	}
+}
+
+// outSourceOnSecondary resolves coll for a secondary's $out/$merge read:
+// a collection reads itself; a view reads its source collection with the
+// view's pipeline put before p's stages and the view's collation.
+func (c *Ctx) outSourceOnSecondary(coll string, p *exec.AggregateParams) (string, error) {
+	def, err := c.view(coll)
+	if err != nil || def == nil {
+		return coll, err
+	}
+	if p.Collation, err = viewReadCollation(def, p.Collation); err != nil {
+		return "", err
+	}
+	p.Pipeline = append(append(bson.A{}, def.pipeline...), p.Pipeline...)
+	return def.source, nil
 }

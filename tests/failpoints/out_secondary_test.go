@@ -65,7 +65,36 @@ func TestOutOnSecondary(t *testing.T) {
 			t.Errorf("%s on the primary: %d documents (%v), want 2", coll, n, err)
 		}
 	}
+	testOutOnSecondaryView(ctx, t, c, sdb)
 	if err := agg(bson.D{{Key: "$out", Value: "dst3"}}, "primary"); !isCode(err, 13435) {
 		t.Errorf("$out on the secondary with a primary read preference: %v, want NotPrimaryNoSecondaryOk (13435)", err)
+	}
+}
+
+// testOutOnSecondaryView: a $out on a view sent to a secondary reads the
+// view's source through the view's pipeline (it once read the view's own,
+// empty, namespace and wrote an empty target).
+func testOutOnSecondaryView(ctx context.Context, t *testing.T, c *mongo.Client, sdb *mongo.Database) {
+	t.Helper()
+	view := bson.D{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "src"},
+		{Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$ne", Value: 2}}}}}}}},
+		{Key: "writeConcern", Value: bson.D{{Key: "w", Value: 2}}}}
+	if err := c.Database("fp").RunCommand(ctx, view).Err(); err != nil {
+		t.Fatal(err)
+	}
+	err := sdb.RunCommand(ctx, bson.D{{Key: "aggregate", Value: "v"},
+		{Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$gt", Value: 1}}}}}},
+			bson.D{{Key: "$out", Value: "dstv"}}}},
+		{Key: "cursor", Value: bson.D{}}, {Key: "$readPreference", Value: bson.D{{Key: "mode", Value: "secondary"}}}}).Err()
+	if err != nil {
+		t.Fatalf("$out of a view on the secondary: %v", err)
+	}
+	var got []bson.M
+	cur, err := c.Database("fp").Collection("dstv").Find(ctx, bson.D{})
+	if err == nil {
+		err = cur.All(ctx, &got)
+	}
+	if err != nil || len(got) != 1 || got[0]["_id"] != int32(3) {
+		t.Errorf("$out of a view on the secondary wrote %v (%v), want [{_id: 3}]", got, err)
 	}
 }
