@@ -13,7 +13,7 @@ import (
 // Folders are the spec-test folders the runner executes, relative to the
 // spec directory.
 var Folders = []string{"crud/unified", "index-management", "collection-management", "run-command/unified",
-	"change-streams/unified"}
+	"change-streams/unified", "sessions"}
 
 // maxSchemaVersion is the newest unified-format schema this runner accepts
 // (same major version, minor <= this).

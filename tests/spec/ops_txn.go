@@ -74,6 +74,15 @@ func sessionOptions(d bson.D) (*options.SessionOptionsBuilder, error) {
 				return nil, err
 			}
 			o.SetDefaultTransactionOptions(t)
+		case "snapshot":
+			b, _ := e.Value.(bool)
+			o.SetSnapshot(b)
+		case "snapshotTime": // a timestamp (createEntities resolves an entity id, ops_session.go)
+			ts, ok := e.Value.(bson.Timestamp)
+			if !ok {
+				return nil, runnerErrorf("runner: snapshotTime is %T, want a timestamp", e.Value)
+			}
+			o.SetSnapshotTime(ts)
 		default:
 			return nil, runnerErrorf("runner: unsupported session option %q", e.Key)
 		}
@@ -186,12 +195,14 @@ func opTargetedFailPoint(ctx context.Context, r *testRun, op Operation) (any, bo
 }
 
 // foldersFor is the folders a variant runs: Folders, and on a replica
-// set also the transactions tests (TODO(#14): on the sharded variants
-// too, once the runner pins sessions to a router and transactions may
-// touch sharded collections).
+// set also the transactions and retryable-writes/-reads tests
+// (TODO(#14): transactions on the sharded variants too, once the runner
+// pins sessions to a router and transactions may touch sharded
+// collections; the retryable tests there and on a standalone, where
+// retryable-reads alone takes 75-100 s).
 func foldersFor(variant string) []string {
 	if variant == "replicaset" {
-		return append(slices.Clone(Folders), "transactions/unified")
+		return append(slices.Clone(Folders), "transactions/unified", "retryable-writes/unified", "retryable-reads/unified")
 	}
 	return Folders
 }

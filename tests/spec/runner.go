@@ -50,6 +50,7 @@ type testRun struct {
 	ents     *entityMap
 	internal *mongo.Client
 	cleanups []func()
+	uri      string // base URI of client entities (createEntities)
 }
 
 // RunFile runs every test of f.
@@ -89,8 +90,13 @@ func (rn *Runner) runCase(ctx context.Context, f *File, t *Test) CaseResult {
 		res.Status, res.Reason = Fail, err.Error()
 		return res
 	}
-	ctx, cancel := context.WithTimeout(ctx, rn.Timeout)
+	// Cancelled after rn.Timeout, but without a deadline: the v2 driver
+	// retries a read or write as often as a deadline allows (CSOT), the
+	// retryable tests expect one retry.
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	stop := time.AfterFunc(rn.Timeout, cancel)
+	defer stop.Stop()
 	done := make(chan error, 1)
 	go func() { done <- rn.execute(ctx, f, t) }()
 	var err error
@@ -125,7 +131,7 @@ func checkOperations(t *Test) error {
 }
 
 func (rn *Runner) execute(ctx context.Context, f *File, t *Test) error {
-	r := &testRun{env: rn.Env, ents: newEntityMap(), internal: rn.Internal}
+	r := &testRun{env: rn.Env, ents: newEntityMap(), internal: rn.Internal, uri: rn.URI}
 	defer func() {
 		for _, c := range r.cleanups {
 			c()
