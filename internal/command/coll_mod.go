@@ -14,10 +14,9 @@ import (
 // its conversion to unique (prepareUnique, then unique: true; dryRun only
 // checks, coll_mod_unique.go),
 // or a view's viewOn and pipeline; the change replicates as a collMod oplog entry
-// holding the stored options. TODO(#14): other collMod options
-// (expireAfterSeconds), and
-// collMod of a sharded collection through the router (it reaches only the
-// database's primary shard).
+// holding the stored options. The router sends collMod of a
+// sharded collection to every shard. TODO(#14): other collMod options
+// (expireAfterSeconds of clustered collections, timeseries).
 func collMod(c *Ctx, p *request.CollMod) (bson.D, error) {
 	coll := string(p.Collection)
 	col := c.D.eng.Catalog().Collection(c.DB, coll)

@@ -24,8 +24,8 @@ import (
 // users; others need killop on the cluster.
 //
 // TODO(#14): a blocking stage (sort, group) or a scan that returns no
-// document sees the kill only when it yields a document; writes,
-// JavaScript and read-concern waits are not interrupted.
+// document sees the kill only when it yields a document; writes are not
+// interrupted (JavaScript is: internal/js).
 
 // ctxOps maps a running command's Ctx to its registered operation.
 var ctxOps sync.Map // *Ctx -> *runningOp

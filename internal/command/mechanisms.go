@@ -11,9 +11,7 @@ import "github.com/relaydb/relaydb/internal/auth"
 // and a member certificate's MONGODB-X509.
 //
 // TODO(#14): setParameter authenticationMechanisms at runtime answers
-// "unrecognized parameter" rather than MongoDB's startup-only refusal, and
-// the YAML setParameter section (where mongod also takes it) is refused
-// as a whole.
+// "unrecognized parameter" rather than MongoDB's startup-only refusal.
 
 // SetAuthMechanisms sets the accepted mechanisms, before serving.
 func (d *Dispatcher) SetAuthMechanisms(m auth.Mechanisms) { d.mechs = m }
