@@ -7,12 +7,16 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
+	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
 // listDatabases is the union of the shards' databases (admin, config and
 // local excepted) plus admin and config from the config servers; sizes of
 // a database on several shards are summed.
 func listDatabases(c *call) (bson.D, error) {
+	if err := refuseSnapshotRead(c.cmd, "listDatabases"); err != nil {
+		return nil, err
+	}
 	shards, err := c.r.allShards(c.ctx)
 	if err != nil {
 		return nil, err
@@ -114,4 +118,16 @@ func sumSizes(a, b bson.D) bson.D {
 func mustGet(d bson.D, k string) any {
 	v, _ := bsonx.Get(d, k)
 	return v
+}
+
+// refuseSnapshotRead refuses readConcern {level: "snapshot"} on a command
+// the router answers itself that takes it only in a transaction, as a
+// data node does (InvalidOptions).
+func refuseSnapshotRead(cmd bson.D, name string) error {
+	rc, _ := bsonx.Get(cmd, "readConcern")
+	rcd, _ := rc.(bson.D)
+	if level, _ := bsonx.Get(rcd, "level"); level != "snapshot" {
+		return nil
+	}
+	return mongoerr.New(mongoerr.InvalidOptions, "Command %s does not support readConcern level snapshot outside a multi-statement transaction", name)
 }
