@@ -35,7 +35,7 @@ func opCount(ctx context.Context, r *testRun, op Operation) (any, bool, error) {
 			return nil, false, unsupportedArg(op.Name, e.Key)
 		}
 	}
-	return countReply(ctx, coll.Database(), cmd)
+	return retryCount(ctx, coll.Database(), cmd) // ops_retryable.go
 }
 
 // countReply sends a count command and returns its n.
