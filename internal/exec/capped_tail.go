@@ -44,7 +44,10 @@ func (e *Engine) FindCappedTail(db, coll string, p FindParams) (Iterator, error)
 	if err != nil {
 		return nil, err
 	}
-	t := &cappedTail{log: e.cat.Oplog(), ns: col.NS(), m: m}
+	t := &cappedTail{log: e.cat.Oplog(), ns: col.NS(), m: m, exists: func(id any) (bool, error) {
+		_, found, err := e.cat.DocByID(db, coll, id)
+		return found, err
+	}}
 	if len(p.Projection) > 0 {
 		if t.proj, err = query.CompileProjection(p.Projection); err != nil {
 			return nil, err
@@ -98,6 +101,11 @@ type cappedTail struct {
 	after bson.Timestamp
 	buf   [][]byte
 	err   error
+	// exists, lastID and hasLast keep the cursor's position
+	// (capped_position.go).
+	exists  positionLookup
+	lastID  any
+	hasLast bool
 }
 
 func (t *cappedTail) Next() (*Row, bool) {
@@ -107,10 +115,10 @@ func (t *cappedTail) Next() (*Row, bool) {
 	if t.scan != nil {
 		if r := t.first; r != nil {
 			t.first = nil
-			return r, true
+			return t.track(r), true
 		}
 		if r, ok := t.scan.Next(); ok {
-			return r, true
+			return t.track(r), true
 		}
 		if t.err = t.scan.Err(); t.err != nil {
 			return nil, false
@@ -137,12 +145,15 @@ func (t *cappedTail) nextInsert() (*Row, bool) {
 			continue
 		}
 		if r, ok := t.row(raw.Lookup("o").Document()); ok || t.err != nil {
-			return r, ok
+			return t.track(r), ok
 		}
 	}
 }
 
 func (t *cappedTail) refill() bool {
+	if t.positionLost() {
+		return false
+	}
 	if first := t.log.First(); !t.after.IsZero() && !first.IsZero() && first.After(t.after) {
 		t.err = mongoerr.New(mongoerr.CappedPositionLost, "CollectionScan died due to position in capped collection being deleted")
 		return false
