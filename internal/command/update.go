@@ -3,6 +3,7 @@ package command
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/agg"
 	"github.com/relaydb/relaydb/internal/cmdspec"
 	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/exec"
@@ -26,6 +27,11 @@ func update(c *Ctx, p *request.Update) (bson.D, error) {
 	}
 	stmts := make([]exec.UpdateStmt, len(p.Updates))
 	for i, u := range p.Updates {
+		if pipeline, ok := u.U.Value.(bson.A); ok {
+			if err := agg.CheckStageNames(pipeline); err != nil {
+				return nil, err
+			}
+		}
 		co, err := opCollation(u.Collation)
 		if err != nil {
 			return nil, err
