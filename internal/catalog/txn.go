@@ -29,8 +29,9 @@ package catalog
 //     (BSONObjectTooLarge) instead of being split over several chained
 //     applyOps entries (prevOpTime);
 //   - a collection an insert creates implicitly is created at once, not at
-//     the commit (exec.CollectionForWrite); create/createIndexes in a
-//     transaction are refused (OperationNotSupportedInTransaction).
+//     the commit (an abort drops it again: txn_created.go);
+//     create/createIndexes in a transaction are refused
+//     (OperationNotSupportedInTransaction).
 
 import (
 	"bytes"
@@ -80,6 +81,7 @@ type Txn struct {
 	ops     bson.A
 	opBytes int
 	done    bool
+	created []*Collection // created implicitly by its statements (txn_created.go)
 }
 
 // txnDoc is a document a Txn wrote, as its snapshot held it.

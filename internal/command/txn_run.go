@@ -63,7 +63,7 @@ func (d *Dispatcher) runInTxn(ctx *Ctx, run func() (bson.D, error)) (bson.D, err
 		err = txnWriteError(reply)
 	}
 	if err != nil {
-		t.End(txn.Aborted, mongoerr.From(err).Msg)
+		d.abortTxn(t, mongoerr.From(err).Msg)
 		if mongoerr.Is(err, mongoerr.WriteConflict) {
 			return nil, mongoerr.From(err).WithLabels(mongoerr.LabelTransientTransaction)
 		}
@@ -185,7 +185,7 @@ func commitTransaction(c *Ctx, _ *request.CommitTransaction) (bson.D, error) {
 	extra := bson.D{{Key: "lsid", Value: s.lsid}, {Key: "txnNumber", Value: s.number},
 		{Key: "prevOpTime", Value: bson.D{{Key: "ts", Value: bson.Timestamp{}}, {Key: "t", Value: int64(-1)}}}}
 	if _, err := t.Cat.Commit(extra); err != nil {
-		t.End(txn.Aborted, mongoerr.From(err).Msg)
+		c.D.abortTxn(t, mongoerr.From(err).Msg)
 		return nil, err
 	}
 	t.End(txn.Committed, "")
@@ -214,8 +214,23 @@ func abortTransaction(c *Ctx, _ *request.AbortTransaction) (bson.D, error) {
 	case txn.Aborted:
 		return nil, errNoSuchTxn("Transaction with { txnNumber: %d } has been aborted (%s).", s.number, t.Reason)
 	}
-	t.End(txn.Aborted, "abortTransaction")
+	c.D.abortTxn(t, "abortTransaction")
 	return bson.D{}, nil
+}
+
+// abortTxn aborts the locked transaction t and, on the primary, drops the
+// collections its statements created that nothing else uses (an abort
+// leaves no collection; catalog/txn_created.go). A failed drop leaves the
+// empty collection: the abort itself succeeded.
+func (d *Dispatcher) abortTxn(t *txn.Txn, reason string) {
+	cat := t.Cat
+	t.End(txn.Aborted, reason)
+	if cat == nil || d.repl.CheckWrite("admin") != nil {
+		return
+	}
+	if err := cat.DropCreated(); err != nil {
+		d.log.Warn("transaction abort: drop of its created collection failed", "err", err)
+	}
 }
 
 // forgetTxn aborts an ended session's transaction (endSessions).

@@ -126,7 +126,7 @@ func (e *Engine) upsert(db, coll string, i int, q bson.D, u *update.Update, res 
 	if err != nil {
 		return err
 	}
-	col, err := e.CollectionForWrite(db, coll)
+	col, err := e.collectionForStmt(db, coll, retry)
 	if err != nil {
 		return err
 	}

@@ -60,3 +60,19 @@ func (e *Engine) deleteDoc(col *catalog.Collection, old bson.D, retry *Retry, i 
 	}
 	return e.cat.Delete(col, old, writeOpts(retry, i)...)
 }
+
+// collectionForStmt is CollectionForWrite for a statement: one in a
+// transaction that creates the collection records it in the transaction
+// (an abort drops it again: catalog/txn_created.go).
+func (e *Engine) collectionForStmt(db, coll string, retry *Retry) (*catalog.Collection, error) {
+	t := retry.txn()
+	if t == nil || e.cat.Collection(db, coll) != nil {
+		return e.CollectionForWrite(db, coll)
+	}
+	c, err := e.cat.CreateCollection(db, coll, nil)
+	if err != nil {
+		return e.CollectionForWrite(db, coll) // created meanwhile, or its error
+	}
+	t.NoteCreated(c)
+	return c, nil
+}

@@ -85,7 +85,7 @@ func (e *Engine) Insert(db, coll string, docs []bson.D, ordered bool, retry *Ret
 // InsertBypass is Insert with bypassDocumentValidation.
 func (e *Engine) InsertBypass(db, coll string, docs []bson.D, ordered bool, retry *Retry, bypass bool) *WriteResult {
 	res := &WriteResult{}
-	col, err := e.CollectionForWrite(db, coll)
+	col, err := e.collectionForStmt(db, coll, retry)
 	if err != nil {
 		for i := range docs {
 			if res.fail(i, err, ordered) {
