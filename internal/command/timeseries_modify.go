@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/relaydb/relaydb/internal/agg/expr"
 	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/mongoerr"
@@ -31,33 +32,39 @@ func refuseTxn(retry *exec.Retry, what string) error {
 	return nil
 }
 
-// tsWriteConcern parses the write concern of a time-series write of n
-// statements (writeTarget's checks, the view aside).
-func (c *Ctx) tsWriteConcern(n int) (writeConcern, error) {
-	wc, err := c.writeConcern()
-	if err == nil && n > maxWriteBatch {
+// tsWrite is what a time-series write of n statements parses before its
+// statements: the write concern (writeTarget's checks, the view aside),
+// ordered, let and the statement context (no transaction).
+type tsWrite struct {
+	wc      writeConcern
+	ordered bool
+	vars    *expr.Vars
+	retry   *exec.Retry
+}
+
+func (c *Ctx) tsWritePrelude(n int, ordered *any, let bson.D, what string) (w tsWrite, err error) {
+	if w.wc, err = c.writeConcern(); err == nil && n > maxWriteBatch {
 		err = mongoerr.New(mongoerr.InvalidLength, "Write batch sizes must be between 1 and %d. Got %d operations.", maxWriteBatch, n)
 	}
-	return wc, err
+	if err != nil {
+		return w, err
+	}
+	if w.ordered, err = c.ordered(ordered); err != nil {
+		return w, err
+	}
+	if w.vars, w.retry, err = c.stmtContext(let); err != nil {
+		return w, err
+	}
+	return w, refuseTxn(w.retry, what)
 }
 
 // deleteTimeseries runs p on a time-series collection.
 func deleteTimeseries(c *Ctx, p *request.Delete) (bson.D, error) {
-	wc, err := c.tsWriteConcern(len(p.Deletes))
+	w, err := c.tsWritePrelude(len(p.Deletes), p.Ordered, p.Let, "a delete")
 	if err != nil {
 		return nil, err
 	}
-	ordered, err := c.ordered(p.Ordered)
-	if err != nil {
-		return nil, err
-	}
-	vars, retry, err := c.stmtContext(p.Let)
-	if err == nil {
-		err = refuseTxn(retry, "a delete")
-	}
-	if err != nil {
-		return nil, err
-	}
+	wc, ordered, vars, retry := w.wc, w.ordered, w.vars, w.retry
 	stmts := make([]exec.DeleteStmt, len(p.Deletes))
 	bad := make([]error, len(p.Deletes))
 	for i, d := range p.Deletes {
@@ -82,21 +89,11 @@ func deleteTimeseries(c *Ctx, p *request.Delete) (bson.D, error) {
 
 // updateTimeseries runs p on the time-series collection whose options are ts.
 func updateTimeseries(c *Ctx, p *request.Update, ts bson.D) (bson.D, error) {
-	wc, err := c.tsWriteConcern(len(p.Updates))
+	w, err := c.tsWritePrelude(len(p.Updates), p.Ordered, p.Let, "an update")
 	if err != nil {
 		return nil, err
 	}
-	ordered, err := c.ordered(p.Ordered)
-	if err != nil {
-		return nil, err
-	}
-	vars, retry, err := c.stmtContext(p.Let)
-	if err == nil {
-		err = refuseTxn(retry, "an update")
-	}
-	if err != nil {
-		return nil, err
-	}
+	wc, ordered, vars, retry := w.wc, w.ordered, w.vars, w.retry
 	meta, _ := lookupOpt(ts, "metaField").(string)
 	stmts := make([]exec.UpdateStmt, len(p.Updates))
 	bad := make([]error, len(p.Updates))
