@@ -137,31 +137,9 @@ func TestMaxTimeAlwaysTimeOut(t *testing.T) {
 // TestStopReplProducer: with the fail point on the secondary, a w:2 write
 // times out waiting for it; once off, the secondary catches up.
 func TestStopReplProducer(t *testing.T) {
-	set := harness.StartSets(t, []cluster.Spec{{Name: "rsstop", Data: 2}})[0]
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	c, err := mongo.Connect(options.Client().ApplyURI(set.URI()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Disconnect(ctx)
-	var secondary *mongo.Client
-	for _, m := range set.Members() {
-		mc, err := set.Client(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var hello bson.M
-		if err := mc.Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&hello); err != nil {
-			t.Fatal(err)
-		}
-		if hello["secondary"] == true {
-			secondary = mc
-		}
-	}
-	if secondary == nil {
-		t.Fatal("no secondary")
-	}
+	c, secondary := twoMembers(ctx, t, "rsstop")
 	failPoint(t, secondary, "stopReplProducer", "alwaysOn", nil)
 	if code := insertW2(ctx, t, c, 500); code != 64 {
 		t.Fatalf("w:2 insert with replication stopped: writeConcernError code %d, want WriteConcernFailed (64)", code)

@@ -8,9 +8,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
-
-	"github.com/relaydb/relaydb/internal/cluster"
-	"github.com/relaydb/relaydb/tests/harness"
 )
 
 // TestOutOnSecondary: an aggregate ending in $out or $merge sent to a
@@ -18,34 +15,12 @@ import (
 // secondary reads, the primary writes; with a primary read preference
 // the secondary refuses it.
 func TestOutOnSecondary(t *testing.T) {
-	set := harness.StartSets(t, []cluster.Spec{{Name: "rsout", Data: 2}})[0]
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	c, err := mongo.Connect(options.Client().ApplyURI(set.URI()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Disconnect(ctx)
+	c, secondary := twoMembers(ctx, t, "rsout")
 	src := c.Database("fp").Collection("src", options.Collection().SetWriteConcern(&writeconcern.WriteConcern{W: 2}))
 	if _, err := src.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "_id", Value: 3}}}); err != nil {
 		t.Fatal(err)
-	}
-	var secondary *mongo.Client
-	for _, m := range set.Members() {
-		mc, err := set.Client(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var hello bson.M
-		if err := mc.Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&hello); err != nil {
-			t.Fatal(err)
-		}
-		if hello["secondary"] == true {
-			secondary = mc
-		}
-	}
-	if secondary == nil {
-		t.Fatal("no secondary")
 	}
 	sdb := secondary.Database("fp")
 	agg := func(last bson.D, mode string) error {
