@@ -8,6 +8,10 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/relaydb/relaydb/internal/cluster"
+	"github.com/relaydb/relaydb/tests/harness"
 )
 
 // TestTxnImplicitCreate: a collection an insert in a transaction creates
@@ -88,4 +92,58 @@ func TestTxnImplicitCreate(t *testing.T) {
 		}
 		return err
 	}, false)
+}
+
+// TestTxnImplicitCreateThroughRouter: through a router, an aborted
+// transaction's insert into a new unsharded collection leaves no
+// collection on the shard, and a committed one keeps it.
+func TestTxnImplicitCreateThroughRouter(t *testing.T) {
+	sets := harness.StartSets(t, []cluster.Spec{
+		{Name: "cfg", ExtraArgs: []string{"--configsvr"}},
+		{Name: "sh0", ExtraArgs: []string{"--shardsvr"}},
+	})
+	r := harness.StartRouter(t, harness.Seed(sets[0]))
+	cl, err := mongo.Connect(options.Client().ApplyURI(r.URI()).SetServerSelectionTimeout(20 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Disconnect(context.Background())
+	ctx, cancel := ctxT(60 * time.Second)
+	defer cancel()
+	if err := cl.Database("admin").RunCommand(ctx, bson.D{{Key: "addShard", Value: harness.Seed(sets[1])}}).Err(); err != nil {
+		t.Fatalf("addShard: %v", err)
+	}
+	db := cl.Database("rtddl")
+	if err := db.CreateCollection(ctx, "first"); err != nil { // the database gets its shard
+		t.Fatal(err)
+	}
+	sess, err := cl.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	for _, commit := range []bool{false, true} {
+		if err := sess.StartTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		sc := mongo.NewSessionContext(ctx, sess)
+		if _, err := db.Collection("made").InsertOne(sc, bson.D{{Key: "_id", Value: int32(1)}}); err != nil {
+			t.Fatalf("insert through the router in a transaction: %v", err)
+		}
+		if commit {
+			err = sess.CommitTransaction(sc)
+		} else {
+			err = sess.AbortTransaction(sc)
+		}
+		if err != nil {
+			t.Fatalf("commit %v: %v", commit, err)
+		}
+		names, err := db.ListCollectionNames(ctx, bson.D{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(names, "made") != commit {
+			t.Errorf("after commit=%v the collections are %v", commit, names)
+		}
+	}
 }
