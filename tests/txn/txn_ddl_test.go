@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
 
 	"github.com/relaydb/relaydb/internal/cluster"
 	"github.com/relaydb/relaydb/tests/harness"
@@ -16,7 +17,8 @@ import (
 
 // TestTxnImplicitCreate: a collection an insert in a transaction creates
 // is gone after the transaction aborts (abortTransaction, or a failed
-// statement), stays after a commit, and create stays refused (263).
+// statement), on every member, stays after a commit, and create stays
+// refused (263).
 // TODO(#14): create/createIndexes in a transaction, and the creation at
 // the commit inside the applyOps entry (catalog/txn_created.go).
 func TestTxnImplicitCreate(t *testing.T) {
@@ -84,6 +86,25 @@ func TestTxnImplicitCreate(t *testing.T) {
 	inTxn("existing", insert("existing", 1), false)
 	if !has("existing") {
 		t.Error("an abort dropped a collection older than the transaction")
+	}
+	// Every member ends with the committed collection and without the
+	// aborted ones (the abort's drop replicates).
+	for _, m := range c.Members() {
+		mc, err := c.Client(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mdb := mc.Database("txnddl", options.Database().SetReadPreference(readpref.Nearest()))
+		var names []string
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+			if names, err = mdb.ListCollectionNames(ctx, bson.D{}); err == nil &&
+				slices.Contains(names, "committed") && !slices.Contains(names, "aborted") && !slices.Contains(names, "failed") {
+				break
+			}
+		}
+		if !slices.Contains(names, "committed") || slices.Contains(names, "aborted") || slices.Contains(names, "failed") {
+			t.Errorf("%s holds the collections %v (%v)", m.Name, names, err)
+		}
 	}
 	inTxn("create", func(sc context.Context) error {
 		err := db.CreateCollection(sc, "explicit")
