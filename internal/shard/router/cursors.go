@@ -124,6 +124,9 @@ func (r *Router) getMore(c *call) (bson.D, error) {
 	if err := r.checkGetMoreOwner(c, id); err != nil { // cursor_owner.go
 		return nil, err
 	}
+	if err := r.getMoreFailure(c, id); err != nil { // failpoint_getmore.go
+		return nil, err
+	}
 	if mc := r.merged.get(id); mc != nil {
 		return r.mergedGetMore(c, mc)
 	}

@@ -49,6 +49,12 @@ func configureFailPoint(c *call) (bson.D, error) {
 	mode, _ := bsonx.Get(c.cmd, "mode")
 	data, _ := bsonx.Get(c.cmd, "data")
 	d, _ := data.(bson.D)
+	if handled, err := configureGetMoreFail(c, mode, d); handled { // failpoint_getmore.go
+		if err != nil {
+			return nil, err
+		}
+		return bson.D{{Key: "count", Value: int32(0)}}, nil
+	}
 	if err := c.r.failCommand.Configure(c.cmd[0].Value, mode, d); err != nil {
 		return nil, err
 	}

@@ -74,6 +74,7 @@ type Router struct {
 	stopOnce sync.Once
 
 	failCommand   failPoint
+	getMoreFail   getMorePoint   // failGetMoreAfterCursorCheckout (failpoint_getmore.go)
 	auth          authState      // auth.go
 	loginThrottle *auth.Throttle // slows repeated failed logins (auth_sasl.go)
 	appNames      sync.Map       // *command.Conn -> client.application.name from hello
