@@ -93,6 +93,8 @@ func (b builder) entry(op *oplog.Entry, i uint32, txn txnInfo) ([]Event, error) 
 		return []Event{ev}, nil
 	case oplog.OpCommand:
 		return b.command(op, Token{TS: b.e.TS, Index: i}), nil
+	case oplog.OpNoop:
+		return b.noop(op, Token{TS: b.e.TS, Index: i}), nil // shardcollection.go
 	}
 	return nil, nil
 }

@@ -42,6 +42,7 @@ var commands = []*Command{
 	{Name: "_shardsvrMovePrimaryEnterCriticalSection", AdminOnly: true, Help: "movePrimary: holds the database's critical section on its old primary shard", Def: typed(shardsvrMovePrimaryEnterCriticalSection)},
 	{Name: "_shardsvrMovePrimaryExitCriticalSection", AdminOnly: true, Help: "movePrimary: releases the database's critical section", Def: typed(shardsvrMovePrimaryExitCriticalSection)},
 	{Name: "_shardsvrMoveRange", AdminOnly: true, AfterWrite: always, Help: "moves a chunk from this shard to another (chunk migration)", Def: typed(shardsvrMoveRange)},
+	{Name: "_shardsvrNotifyShardingEvent", AdminOnly: true, AfterWrite: always, Help: "a router's DDL: notes a sharding event (shardCollection) in the primary shard's oplog for change streams", Def: typed(shardsvrNotifyShardingEvent)},
 	{Name: "_shardsvrScheduleRangeDeletion", AdminOnly: true, AfterWrite: always, Help: "internal: persists a range deletion task on a shard", Def: typed(shardsvrScheduleRangeDeletion)},
 	{Name: "_transferMods", AdminOnly: true, Help: "a migration's recipient pulls the changes to the range since its last call", Def: typed(transferMods)},
 	{Name: "abortTransaction", AdminOnly: true, Help: "aborts a multi-document transaction", Def: typed(abortTransaction)},

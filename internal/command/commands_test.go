@@ -28,7 +28,7 @@ func TestCommandTable(t *testing.T) {
 			t.Errorf("%s is both Write and Read", c.Name)
 		}
 	}
-	want := "_configsvrCommitChunkMigration _configsvrEnsureChunkVersionIsGreaterThan _recvChunkAbort _recvChunkCommit _recvChunkStart _shardsvrMoveRange _shardsvrScheduleRangeDeletion cloneCollectionAsCapped collMod convertToCapped create createIndexes createRole createUser delete drop dropAllRolesFromDatabase dropAllUsersFromDatabase dropDatabase dropIndexes dropRole dropUser findAndModify grantPrivilegesToRole grantRolesToRole grantRolesToUser insert renameCollection revokePrivilegesFromRole revokeRolesFromRole revokeRolesFromUser setIPAllowlist update updateRole updateUser"
+	want := "_configsvrCommitChunkMigration _configsvrEnsureChunkVersionIsGreaterThan _recvChunkAbort _recvChunkCommit _recvChunkStart _shardsvrMoveRange _shardsvrNotifyShardingEvent _shardsvrScheduleRangeDeletion cloneCollectionAsCapped collMod convertToCapped create createIndexes createRole createUser delete drop dropAllRolesFromDatabase dropAllUsersFromDatabase dropDatabase dropIndexes dropRole dropUser findAndModify grantPrivilegesToRole grantRolesToRole grantRolesToUser insert renameCollection revokePrivilegesFromRole revokeRolesFromRole revokeRolesFromUser setIPAllowlist update updateRole updateUser"
 	if got := strings.Join(writes, " "); got != want {
 		t.Fatalf("write commands:\n got %s\nwant %s", got, want)
 	}

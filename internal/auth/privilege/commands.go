@@ -53,7 +53,7 @@ func init() {
 	for _, n := range []string{"_configsvrBalancerCollectionStatus", "_configsvrBalancerStatus", "_configsvrCommitChunkMigration",
 		"_configsvrEnsureChunkVersionIsGreaterThan", "_getUserCacheGeneration", "_migrateClone", "_recvChunkAbort", "_recvChunkCommit", "_recvChunkStart",
 		"_recvChunkStatus", "_shardsvrCriticalSection", "_shardsvrGetStatsForBalancing", "_shardsvrMovePrimaryEnterCriticalSection",
-		"_shardsvrMovePrimaryExitCriticalSection", "_shardsvrMoveRange", "_shardsvrScheduleRangeDeletion", "_transferMods"} {
+		"_shardsvrMovePrimaryExitCriticalSection", "_shardsvrMoveRange", "_shardsvrNotifyShardingEvent", "_shardsvrScheduleRangeDeletion", "_transferMods"} {
 		commands[n] = onCluster(Internal)
 	}
 	// TODO(#14): MongoDB's validate and enableProfiler actions; collMod

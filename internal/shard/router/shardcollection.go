@@ -167,6 +167,7 @@ func shardCollection(c *call) (bson.D, error) {
 	if err := c.r.withCriticalSection(c, ns, all, commit); err != nil {
 		return nil, err
 	}
+	notifyShardCollection(c, primary, ns, pattern, unique, numInitial) // shardcollection_event.go
 	c.r.catalog.invalidate(ns)
 	if cm, err := c.r.catalog.get(c.ctx, ns); err == nil && cm != nil {
 		if ids, err := c.r.allShardIDs(c); err == nil {
