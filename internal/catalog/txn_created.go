@@ -15,8 +15,8 @@ package catalog
 // statement on, not from the commit, and an abort's drop is an oplog
 // entry (and change event) of its own; the create is not inside the
 // transaction's applyOps entry; create/createIndexes in a transaction
-// stay refused; a transaction that ends by timeout, step-down or
-// endSessions keeps the collection.
+// stay refused; a transaction aborted by a step-down or a shutdown keeps
+// the collection (the drop needs the primary).
 
 import (
 	"fmt"
@@ -34,7 +34,8 @@ func (t *Txn) NoteCreated(coll *Collection) {
 
 // DropCreated drops the collections the transaction created that nothing
 // else uses (see the invariant above). Call it after an abort, on the
-// primary only.
+// primary only (abortTransaction, a failed statement or commit,
+// endSessions, the lifetime limit).
 func (t *Txn) DropCreated() error {
 	t.mu.Lock()
 	created := t.created

@@ -235,7 +235,15 @@ func (d *Dispatcher) abortTxn(t *txn.Txn, reason string) {
 
 // forgetTxn aborts an ended session's transaction (endSessions).
 func (d *Dispatcher) forgetTxn(lsid bson.Binary) {
-	if m, ok := txnManagers.Load(d); ok {
-		m.(*txn.Manager).Forget(session.Key(lsid.Data))
+	m, ok := txnManagers.Load(d)
+	if !ok {
+		return
+	}
+	cat := m.(*txn.Manager).Forget(session.Key(lsid.Data))
+	if cat == nil || d.repl.CheckWrite("admin") != nil {
+		return
+	}
+	if err := cat.DropCreated(); err != nil {
+		d.log.Warn("endSessions: drop of an aborted transaction's created collection failed", "err", err)
 	}
 }

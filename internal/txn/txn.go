@@ -141,17 +141,26 @@ func (m *Manager) Start(k session.Key, n int64, majority bool) *Txn {
 	return t
 }
 
-// Forget drops a session's transaction (endSessions), aborting it.
-func (m *Manager) Forget(k session.Key) {
+// Forget drops a session's transaction (endSessions), aborting it; it
+// returns the catalog transaction it aborted (nil if none), whose
+// implicitly created collections the caller may drop on the primary
+// (catalog.Txn.DropCreated).
+func (m *Manager) Forget(k session.Key) *catalog.Txn {
 	m.mu.Lock()
 	t := m.txns[k]
 	delete(m.txns, k)
 	m.mu.Unlock()
-	if t != nil {
-		t.Lock()
-		t.End(Aborted, "its session ended")
-		t.Unlock()
+	if t == nil {
+		return nil
 	}
+	t.Lock()
+	defer t.Unlock()
+	cat := t.Cat
+	if t.State() != InProgress {
+		cat = nil
+	}
+	t.End(Aborted, "its session ended")
+	return cat
 }
 
 // AbortAll aborts every transaction in progress (a step-down: MongoDB
@@ -182,15 +191,20 @@ const maxKept = 100_000
 // that no statement holds, and forgets ended ones over maxKept; it
 // returns how many it aborted.
 func (m *Manager) Reap(now time.Time) int {
-	n := 0
+	return len(m.reap(now))
+}
+
+// reap is Reap, returning the catalog transactions it aborted.
+func (m *Manager) reap(now time.Time) []*catalog.Txn {
+	var aborted []*catalog.Txn
 	limit := Lifetime()
 	for _, t := range m.list() {
 		if t.State() != InProgress || now.Sub(t.Started) < limit || !t.mu.TryLock() {
 			continue
 		}
+		aborted = append(aborted, t.Cat)
 		t.End(Aborted, "it exceeded transactionLifetimeLimitSeconds")
 		t.Unlock()
-		n++
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -202,7 +216,7 @@ func (m *Manager) Reap(now time.Time) int {
 			delete(m.txns, k)
 		}
 	}
-	return n
+	return aborted
 }
 
 // StepDown aborts the transactions in progress that no statement holds
@@ -221,9 +235,10 @@ func (m *Manager) StepDown() int {
 	return n
 }
 
-// Run reaps every interval until done closes, and aborts the
-// transactions in progress whenever primary (nil: always) says this
-// member is not primary.
+// Run reaps every interval until done closes (dropping, while primary,
+// the collections a reaped transaction created: catalog.Txn.DropCreated),
+// and aborts the transactions in progress whenever primary (nil: always)
+// says this member is not primary.
 func (m *Manager) Run(done <-chan struct{}, interval time.Duration, primary func() bool) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
@@ -236,7 +251,11 @@ func (m *Manager) Run(done <-chan struct{}, interval time.Duration, primary func
 			if primary != nil && !primary() {
 				m.StepDown()
 			}
-			m.Reap(now)
+			for _, cat := range m.reap(now) {
+				if cat != nil && (primary == nil || primary()) {
+					_ = cat.DropCreated() // best effort: a failed drop leaves the empty collection
+				}
+			}
 		}
 	}
 }

@@ -16,8 +16,8 @@ import (
 )
 
 // TestTxnImplicitCreate: a collection an insert in a transaction creates
-// is gone after the transaction aborts (abortTransaction, or a failed
-// statement), on every member, stays after a commit, and create stays
+// is gone after the transaction aborts (abortTransaction, a failed
+// statement, endSessions, the lifetime limit), on every member, stays after a commit, and create stays
 // refused (263).
 // TODO(#14): create/createIndexes in a transaction, and the creation at
 // the commit inside the applyOps entry (catalog/txn_created.go).
@@ -86,6 +86,47 @@ func TestTxnImplicitCreate(t *testing.T) {
 	inTxn("existing", insert("existing", 1), false)
 	if !has("existing") {
 		t.Error("an abort dropped a collection older than the transaction")
+	}
+	// endSessions and the lifetime limit abort too: the collection goes.
+	sess, err := cl.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.StartTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := insert("ended", 1)(mongo.NewSessionContext(ctx, sess)); err != nil {
+		t.Fatal(err)
+	}
+	admin := cl.Database("admin")
+	if err := admin.RunCommand(ctx, bson.D{{Key: "endSessions", Value: bson.A{sess.ID()}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if has("ended") {
+		t.Error("endSessions left the collection its transaction's insert created")
+	}
+	setLimit := func(n int32) {
+		if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "transactionLifetimeLimitSeconds", Value: n}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setLimit(1)
+	defer setLimit(60)
+	sess2, err := cl.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess2.EndSession(ctx)
+	if err := sess2.StartTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := insert("reaped", 1)(mongo.NewSessionContext(ctx, sess2)); err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(10 * time.Second); has("reaped") && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+	}
+	if has("reaped") {
+		t.Error("a transaction aborted by its lifetime limit left the collection its insert created")
 	}
 	// Every member ends with the committed collection and without the
 	// aborted ones (the abort's drop replicates).
