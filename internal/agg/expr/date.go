@@ -9,8 +9,7 @@ import (
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// TODO(#2): $dateAdd, $dateSubtract, $dateDiff, $dateTrunc, $dateFromParts,
-// $dateToParts.
+// TODO(#14): $dateFromParts, $dateToParts.
 func registerDate() {
 	parts := map[string]func(t time.Time) int{
 		"$year":        func(t time.Time) int { return t.Year() },
@@ -34,6 +33,8 @@ func registerDate() {
 	}
 	operators["$dateToString"] = compileDateToString
 	operators["$dateFromString"] = compileDateFromString
+	registerDateArith()     // date_arith.go
+	registerDateDiffTrunc() // date_trunc.go
 }
 
 // weekOfYear is %U: weeks start on Sunday; days before the first Sunday
