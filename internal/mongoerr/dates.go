@@ -29,3 +29,20 @@ const (
 	DateTruncBinSizeNotInt Code = 5439017
 	DateTruncBinSizeNotPos Code = 5439018
 )
+
+// $dateFromParts and $dateToParts codes (location codes).
+const (
+	DatePartNotInteger      Code = 40515 // a part is not an integral number
+	DateFromPartsNoYear     Code = 40516 // neither year nor isoWeekYear
+	DateFromPartsUnknownArg Code = 40518
+	DateFromPartsNotObject  Code = 40519
+	DateToPartsUnknownArg   Code = 40520
+	DateToPartsISONotBool   Code = 40521
+	DateToPartsMissingDate  Code = 40522
+	DateFromPartsYearRange  Code = 40523 // year outside 1..9999
+	DateToPartsNotObject    Code = 40524
+	DateFromPartsISOMixed   Code = 40525 // isoWeekYear with month or day
+	DateFromPartsMixed      Code = 40489 // year with an ISO part
+	DatePartOutOfRange      Code = 31034 // a bounded part outside [-32768, 32767]
+	DateFromPartsISOYear    Code = 31095 // isoWeekYear outside 1..9999
+)

@@ -9,7 +9,6 @@ import (
 	"github.com/relaydb/relaydb/internal/mongoerr"
 )
 
-// TODO(#14): $dateFromParts, $dateToParts.
 func registerDate() {
 	parts := map[string]func(t time.Time) int{
 		"$year":        func(t time.Time) int { return t.Year() },
@@ -35,6 +34,7 @@ func registerDate() {
 	operators["$dateFromString"] = compileDateFromString
 	registerDateArith()     // date_arith.go
 	registerDateDiffTrunc() // date_trunc.go
+	registerDateParts()     // date_parts.go
 }
 
 // weekOfYear is %U: weeks start on Sunday; days before the first Sunday
