@@ -209,3 +209,50 @@ func TestTxnImplicitCreateThroughRouter(t *testing.T) {
 		}
 	}
 }
+
+// TestTxnImplicitCreateChangeStream: a database change stream with
+// showExpandedEvents sees a committed transaction's implicit create and
+// then its inserts (with the transaction's lsid and txnNumber).
+func TestTxnImplicitCreateChangeStream(t *testing.T) {
+	c := upSet(t)
+	cl := connect(t, c)
+	db := cl.Database("txnddlcs")
+	ctx, cancel := ctxT(60 * time.Second)
+	defer cancel()
+	cs, err := db.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetShowExpandedEvents(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	sess, err := cl.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	if err := sess.StartTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	sc := mongo.NewSessionContext(ctx, sess)
+	for i := int32(1); i <= 2; i++ {
+		if _, err := db.Collection("made").InsertOne(sc, bson.D{{Key: "_id", Value: i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sess.CommitTransaction(sc); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for len(got) < 3 && cs.Next(ctx) {
+		op, _ := cs.Current.Lookup("operationType").StringValueOK()
+		coll, _ := cs.Current.Lookup("ns", "coll").StringValueOK()
+		if op == "insert" {
+			if _, ok := cs.Current.Lookup("txnNumber").Int64OK(); !ok {
+				t.Errorf("insert event without txnNumber: %v", cs.Current)
+			}
+		}
+		got = append(got, op+" "+coll)
+	}
+	if want := []string{"create made", "insert made", "insert made"}; !slices.Equal(got, want) {
+		t.Errorf("events %v (%v), want %v", got, cs.Err(), want)
+	}
+}
