@@ -11,6 +11,7 @@ const (
 	DateArithBadAmount     Code = 5166405 // amount not an integral 64-bit number
 	DateArithOverflow      Code = 5166406 // result leaves the representable date range
 	DateSubtractMinAmount  Code = 6045000 // $dateSubtract amount is the minimum int64
+	DateAddBadAmount       Code = 5976500 // amount past the unit's bound (about 2^64 ms)
 	DateDiffNotObject      Code = 5166301
 	DateDiffUnknownArg     Code = 5166302
 	DateDiffMissingStart   Code = 5166303

@@ -15,7 +15,8 @@ import (
 // (day and longer) work on the wall clock of the timezone, shorter units
 // on elapsed milliseconds; month arithmetic clamps to the month's last
 // day (Jan 31 + 1 month = Feb 28/29); results stay inside int64
-// milliseconds or the operator fails with DateArithOverflow.
+// milliseconds or the operator fails with DateArithOverflow (amounts past
+// mongod's per-unit bounds fail with DateAddBadAmount).
 
 func registerDateArith() {
 	operators["$dateAdd"] = compileDateArith(false)
@@ -118,32 +119,42 @@ func evalDateArith(name string, subtract bool, m map[string]Expr, doc bson.D, va
 		}
 		amount = -amount
 	}
-	return dateAdd(name, t.In(loc), unit, amount)
+	return dateAdd(t.In(loc), unit, amount)
 }
 
-// maxAmount bounds each unit's amount well past int64 milliseconds' range
-// (about 292 million years) so time.Date cannot overflow.
+// Amount bounds for units of a second and longer, as mongod computes them
+// (about 2^64 milliseconds in each unit); past them DateAddBadAmount.
+const maxAddDays = math.MaxUint64/86400000 + 1
+
 var maxAmount = map[string]int64{
-	"year": 3e8, "quarter": 12e8, "month": 36e8, "week": 16e9, "day": 11e10,
-	"hour": 26e11, "minute": 16e13, "second": 93e14, "millisecond": math.MaxInt64,
+	"year": maxAddDays/365 + 1, "quarter": (maxAddDays/365 + 1) * 4, "month": (maxAddDays/365 + 1) * 12,
+	"week": maxAddDays / 7, "day": maxAddDays, "hour": maxAddDays * 24, "minute": maxAddDays * 1440,
+	"second": maxAddDays * 86400,
 }
 
-// dateAdd adds amount units to t (in its location) and returns a date.
-func dateAdd(name string, t time.Time, unit string, amount int64) (any, error) {
-	overflow := errf(mongoerr.DateArithOverflow, "%s overflowed", name)
-	if amount > maxAmount[unit] || amount < -maxAmount[unit] {
-		return nil, overflow
-	}
+// dateAdd adds amount units to t (in its location) and returns a date:
+// day and longer units on t's wall clock, shorter ones on elapsed time.
+func dateAdd(t time.Time, unit string, amount int64) (any, error) {
+	overflow := errf(mongoerr.DateArithOverflow, "dateAdd overflowed")
 	ms := t.UnixMilli()
-	if step, ok := unitMillis[unit]; ok {
-		d := amount * step
-		if (d > 0 && ms > math.MaxInt64-d) || (d < 0 && ms < math.MinInt64-d) {
+	if unit == "millisecond" {
+		// TODO(#14): mongod reports this overflow as a duration overflow.
+		if (amount > 0 && ms > math.MaxInt64-amount) || (amount < 0 && ms < math.MinInt64-amount) {
 			return nil, overflow
 		}
-		return bson.DateTime(ms + d), nil
+		return bson.DateTime(ms + amount), nil
+	}
+	if max := maxAmount[unit]; amount <= -max || amount >= max {
+		return nil, errf(mongoerr.DateAddBadAmount, "invalid dateAdd 'amount' parameter value: %d %s", amount, unit)
 	}
 	var out time.Time
 	switch unit {
+	case "second", "minute", "hour":
+		secs := amount * (unitMillis[unit] / 1000)
+		if secs > math.MaxInt64/1000-t.Unix() || secs < math.MinInt64/1000-t.Unix() {
+			return nil, overflow
+		}
+		out = time.Unix(t.Unix()+secs, int64(t.Nanosecond())).In(t.Location())
 	case "day", "week":
 		days := amount
 		if unit == "week" {
@@ -161,7 +172,7 @@ func dateAdd(name string, t time.Time, unit string, amount int64) (any, error) {
 		}
 		out = addMonths(t, months)
 	}
-	if y := out.Year(); y > 292e6 || y < -292e6 {
+	if sec := out.Unix(); sec > math.MaxInt64/1000 || sec < math.MinInt64/1000 {
 		return nil, overflow
 	}
 	return bson.DateTime(out.UnixMilli()), nil

@@ -26,6 +26,8 @@ func TestDateAddSubtract(t *testing.T) {
 		// clock while 24 hours do not (MongoDB's documented example).
 		{expr: add(d("2021-03-13T12:00:00Z"), "day", "1", `, "timezone": "America/New_York"`), want: d("2021-03-14T11:00:00Z")},
 		{expr: add(d("2021-03-13T12:00:00Z"), "hour", "24", `, "timezone": "America/New_York"`), want: d("2021-03-14T12:00:00Z")},
+		// mongod's own example: an hour in New York as the clocks go back.
+		{expr: add(d("2020-11-01T05:50:02Z"), "hour", "1", `, "timezone": "America/New_York"`), want: d("2020-11-01T06:50:02Z")},
 		{expr: add(d("2021-01-30T23:00:00Z"), "month", "1", `, "timezone": "+02:00"`), want: d("2021-02-27T23:00:00Z")},
 		{expr: sub(d("2021-03-31T00:00:00Z"), "month", "1", ""), want: d("2021-02-28T00:00:00Z")},
 		{expr: sub(d("2021-01-01T00:00:00Z"), "second", "1", ""), want: d("2020-12-31T23:59:59Z")},
@@ -44,7 +46,10 @@ func TestDateAddSubtract(t *testing.T) {
 		{expr: add(d("2021-01-01T00:00:00Z"), "days", "1", ""), code: 5439014},
 		{expr: `{"$dateAdd": {"startDate": ` + d("2021-01-01T00:00:00Z") + `, "unit": 1, "amount": 1}}`, code: 5439013},
 		{expr: add(d("2021-01-01T00:00:00Z"), "day", "1", `, "timezone": "Mars/Olympus"`), code: 40485},
-		{expr: add(d("2021-01-01T00:00:00Z"), "year", "1000000000", ""), code: 5166406},
+		{expr: add(d("2021-01-01T00:00:00Z"), "year", "1000000000", ""), code: 5976500},
+		{expr: add(d("2021-01-01T00:00:00Z"), "second", `{"$numberLong": "18446744073744000"}`, ""), code: 5976500},
+		{expr: add(d("2021-01-01T00:00:00Z"), "year", "300000000", ""), code: 5166406},
+		{expr: sub(d("2021-01-01T00:00:00Z"), "second", `{"$numberLong": "9300000000000000"}`, ""), code: 5166406},
 		{expr: add(d("2021-01-01T00:00:00Z"), "millisecond", `{"$numberLong": "9223372036854775807"}`, ""), code: 5166406},
 		{expr: sub(d("2021-01-01T00:00:00Z"), "millisecond", `{"$numberLong": "-9223372036854775808"}`, ""), code: 6045000},
 	})
