@@ -18,6 +18,7 @@ const (
 	DateDiffMissingEnd     Code = 5166304
 	DateDiffMissingUnit    Code = 5166305
 	DateDiffBadDate        Code = 5166307 // startDate/endDate not a date
+	DateDiffOverflow       Code = 5166308 // millisecond difference past int64
 	DateTruncNotObject     Code = 5439007
 	DateTruncUnknownArg    Code = 5439008
 	DateTruncMissingDate   Code = 5439009

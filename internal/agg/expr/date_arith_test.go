@@ -75,6 +75,10 @@ func TestDateDiff(t *testing.T) {
 		{expr: diff("2021-01-02T00:00:00Z", "2021-01-04T00:00:00Z", "week", `, "startOfWeek": "MONDAY"`), want: `{"$numberLong": "1"}`},
 		{expr: diff("2021-01-01T00:00:00Z", "2021-01-04T00:00:00Z", "day", `, "startOfWeek": 5`), want: `{"$numberLong": "3"}`},
 		{expr: diff("2021-01-01T23:30:00Z", "2021-01-02T00:30:00Z", "day", `, "timezone": "America/New_York"`), want: `{"$numberLong": "0"}`},
+		// 2020-11-01 01:30 EDT to 01:30 EST is one hour of elapsed time.
+		{expr: diff("2020-11-01T05:30:00Z", "2020-11-01T06:30:00Z", "hour", `, "timezone": "America/New_York"`), want: `{"$numberLong": "1"}`},
+		{expr: diff("2020-11-01T05:30:00Z", "2020-11-01T06:30:00Z", "minute", `, "timezone": "America/New_York"`), want: `{"$numberLong": "60"}`},
+		{expr: `{"$dateDiff": {"startDate": {"$date": {"$numberLong": "-9223372036854775808"}}, "endDate": {"$date": {"$numberLong": "9223372036854775807"}}, "unit": "millisecond"}}`, code: 5166308},
 		{expr: `{"$dateDiff": {"startDate": null, "endDate": 1, "unit": "day"}}`, want: `null`},
 		{expr: diff("2021-01-02T00:00:00Z", "2021-01-04T00:00:00Z", "week", `, "startOfWeek": null`), want: `null`},
 		{expr: `{"$dateDiff": 1}`, code: 5166301},

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -69,17 +70,27 @@ func evalDateDiff(name string, m map[string]Expr, doc bson.D, vars *Vars) (any, 
 		}
 		ts[i] = t.In(loc)
 	}
+	if unit == "millisecond" {
+		a, b := ts[0].UnixMilli(), ts[1].UnixMilli()
+		if (a < 0 && b > math.MaxInt64+a) || (a > 0 && b < math.MinInt64+a) {
+			return nil, errf(mongoerr.DateDiffOverflow, "dateDiff overflowed")
+		}
+		return b - a, nil
+	}
 	return dateDiff(ts[0], ts[1], unit, sow), nil
 }
 
-// dateDiff counts the unit boundaries crossed from a to b.
+// dateDiff counts the unit boundaries crossed from a to b (units longer
+// than a millisecond).
 func dateDiff(a, b time.Time, unit string, sow time.Weekday) int64 {
 	switch unit {
-	case "millisecond":
-		return b.UnixMilli() - a.UnixMilli()
 	case "second", "minute", "hour":
+		// Wall-clock boundaries, corrected by the change of UTC offset
+		// (a DST change) as mongod does.
 		step := unitMillis[unit]
-		return floorDiv(wallMillis(b), step) - floorDiv(wallMillis(a), step)
+		_, offA := a.Zone()
+		_, offB := b.Zone()
+		return floorDiv(wallMillis(b), step) - floorDiv(wallMillis(a), step) + int64(offA-offB)*1000/step
 	case "day":
 		return dayNumber(b) - dayNumber(a)
 	case "week":
