@@ -30,6 +30,7 @@ const (
 	DateStartOfWeekUnknown Code = 5439016
 	DateTruncBinSizeNotInt Code = 5439017
 	DateTruncBinSizeNotPos Code = 5439018
+	DateTruncOverflow      Code = 5439002 // binSize in milliseconds past int64
 )
 
 // $dateFromParts and $dateToParts codes (location codes).

@@ -114,6 +114,11 @@ func TestDateTrunc(t *testing.T) {
 		{expr: trunc("2021-03-20T11:30:05Z", "week", `, "startOfWeek": "saturday"`), want: d("2021-03-20T00:00:00Z")},
 		{expr: trunc("2021-03-20T02:30:05Z", "day", `, "timezone": "America/New_York"`), want: d("2021-03-19T04:00:00Z")},
 		{expr: trunc("2021-03-20T11:50:05Z", "hour", `, "timezone": "+05:30"`), want: d("2021-03-20T11:30:00Z")},
+		// Sub-day bins count elapsed time from 2000-01-01T00:00 New York
+		// time (EST): two-hour bins start at odd UTC hours all year.
+		{expr: trunc("2021-07-01T12:30:00Z", "hour", `, "binSize": 2, "timezone": "America/New_York"`), want: d("2021-07-01T11:00:00Z")},
+		{expr: trunc("2021-01-01T12:30:00Z", "hour", `, "binSize": 2, "timezone": "America/New_York"`), want: d("2021-01-01T11:00:00Z")},
+		{expr: trunc("2021-03-20T11:30:05Z", "hour", `, "binSize": {"$numberLong": "9223372036854775807"}`), code: 5439002},
 		{expr: `{"$dateTrunc": {"date": null, "unit": "day"}}`, want: `null`},
 		{expr: trunc("2021-03-20T11:30:05Z", "day", `, "binSize": null`), want: `null`},
 		{expr: `{"$dateTrunc": 1}`, code: 5439007},

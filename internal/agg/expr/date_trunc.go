@@ -10,10 +10,11 @@ import (
 )
 
 // $dateDiff and $dateTrunc. Invariants: any nullish argument yields null;
-// day and longer units count on the timezone's wall clock, shorter units on
-// the wall clock's milliseconds; $dateTrunc bins are counted from
-// 2000-01-01T00:00 local time (for weeks, the first startOfWeek day on or
-// after it); $dateDiff returns a long.
+// day and longer units count on the timezone's wall clock; $dateDiff's
+// shorter units count wall-clock boundaries corrected for DST changes and
+// it returns a long; $dateTrunc's bins start at 2000-01-01T00:00 local
+// time (weeks: the first startOfWeek day on or after it), sub-day bins
+// counting elapsed time from that instant.
 
 func registerDateDiffTrunc() {
 	operators["$dateDiff"] = compileDateDiff
@@ -169,7 +170,11 @@ func evalDateTrunc(name string, m map[string]Expr, doc bson.D, vars *Vars) (any,
 	if err != nil {
 		return nil, errf(mongoerr.DateTruncBadDate, "%s requires 'date' to be a date, but got %s", name, typeName(dv))
 	}
-	return bson.DateTime(dateTrunc(t.In(loc), unit, bin, sow).UnixMilli()), nil
+	out, err := dateTrunc(t.In(loc), unit, bin, sow)
+	if err != nil {
+		return nil, err
+	}
+	return bson.DateTime(out.UnixMilli()), nil
 }
 
 func evalBinSize(name string, e Expr, doc bson.D, vars *Vars) (int64, bool, error) {
@@ -192,19 +197,13 @@ func evalBinSize(name string, e Expr, doc bson.D, vars *Vars) (int64, bool, erro
 
 // dateTrunc rounds t down to a multiple of bin units counted from
 // 2000-01-01 on t's wall clock.
-func dateTrunc(t time.Time, unit string, bin int64, sow time.Weekday) time.Time {
+func dateTrunc(t time.Time, unit string, bin int64, sow time.Weekday) (time.Time, error) {
 	loc := t.Location()
 	ref := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	refDay := dayNumber(ref)
 	switch unit {
 	case "millisecond", "second", "minute", "hour":
-		step := unitMillis[unit] * bin
-		if step/bin != unitMillis[unit] { // overflow: one bin spans all dates
-			step = 1 << 62
-		}
-		_, off := t.Zone()
-		w := wallMillis(t) - ref.UnixMilli()
-		return time.UnixMilli(ref.UnixMilli() + floorDiv(w, step)*step - int64(off)*1000).In(loc)
+		return truncMillis(t, unitMillis[unit], bin)
 	case "day", "week":
 		start, step := refDay, bin
 		if unit == "week" {
@@ -212,10 +211,30 @@ func dateTrunc(t time.Time, unit string, bin int64, sow time.Weekday) time.Time 
 			step = bin * 7
 		}
 		n := start + floorDiv(dayNumber(t)-start, step)*step
-		return time.Date(1970, 1, 1+int(n), 0, 0, 0, 0, loc)
+		return time.Date(1970, 1, 1+int(n), 0, 0, 0, 0, loc), nil
 	}
 	per := map[string]int64{"month": 1, "quarter": 3, "year": 12}[unit] * bin
 	months := monthNumber(t) - monthNumber(ref)
 	n := monthNumber(ref) + floorDiv(months, per)*per
-	return time.Date(int(floorDiv(n, 12)), time.Month(n-floorDiv(n, 12)*12+1), 1, 0, 0, 0, 0, loc)
+	return time.Date(int(floorDiv(n, 12)), time.Month(n-floorDiv(n, 12)*12+1), 1, 0, 0, 0, 0, loc), nil
 }
+
+// truncMillis bins sub-day units by elapsed time from 2000-01-01T00:00 in
+// t's location, as mongod does.
+func truncMillis(t time.Time, unit, bin int64) (time.Time, error) {
+	overflow := errf(mongoerr.DateTruncOverflow, "dateTrunc overflowed")
+	step := unit * bin
+	if step/bin != unit {
+		return time.Time{}, overflow
+	}
+	ms := t.UnixMilli()
+	ref := time.Date(2000, 1, 1, 0, 0, 0, 0, t.Location()).UnixMilli()
+	d := floorMod(floorMod(ms, step)-floorMod(ref, step), step)
+	if ms < math.MinInt64+d {
+		// TODO(#14): mongod may report this underflow with another code.
+		return time.Time{}, overflow
+	}
+	return time.UnixMilli(ms - d).In(t.Location()), nil
+}
+
+func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
