@@ -229,7 +229,10 @@ const (
 	ChangeStreamResumeOptions       Code = 40674   // "Only one type of resume option is allowed" (codeName Location40674)
 	TrimInputNotString              Code = 50699   // location code: codeName Location50699
 	TrimCharsNotString              Code = 50700   // location code: codeName Location50700
+	TrigOutOfBounds                 Code = 50989   // "cannot apply $acos to 2, value must be in [-1,1]" (codeName Location50989)
 	IDLNegativeValue                Code = 51024   // "BSON field 'x' value must be >= 0, actual value ..." (codeName Location51024)
+	TwoNumericFirstNotNumeric       Code = 51044   // $atan2: first argument not numeric (codeName Location51044)
+	TwoNumericSecondNotNumeric      Code = 51045   // $atan2: second argument not numeric (codeName Location51045)
 	RegexOptionsInBoth              Code = 51075   // location code: codeName Location51075
 	RoundBadArgument                Code = 51081   // $round/$trunc: non-numeric value or non-integral place (codeName Location51081)
 	RoundPlaceOutOfRange            Code = 51083   // location code: codeName Location51083

@@ -26,6 +26,7 @@ func init() {
 	registerRand()
 	registerMeta()
 	registerFunction() // function.go
+	registerTrig()     // trig.go
 }
 
 // nary registers an operator taking between min and max (-1: unbounded)
