@@ -27,6 +27,7 @@ func init() {
 	registerMeta()
 	registerFunction() // function.go
 	registerTrig()     // trig.go
+	registerBitwise()  // bitwise.go
 }
 
 // nary registers an operator taking between min and max (-1: unbounded)
