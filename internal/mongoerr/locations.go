@@ -133,6 +133,7 @@ const (
 	ProjectMultiplePositional       Code = 31276   // location code: codeName Location31276
 	HashedIndexTooManyFields        Code = 31303   // location code: codeName Location31303 (more than one hashed field)
 	ProjectPositionalWithExclusion  Code = 31308   // location code: codeName Location31308
+	BSONSizeNotDocument             Code = 31393   // $bsonSize of a non-document (codeName Location31393)
 	ProjectPositionalMidPath        Code = 31394   // location code: codeName Location31394
 	DuplicateFieldInList            Code = 31465   // location code: codeName Location31465
 	ReverseArrayNotArray            Code = 34435   // location code: codeName Location34435
@@ -149,6 +150,15 @@ const (
 	SubstrCPLengthNotInt32          Code = 34453   // location code: codeName Location34453
 	SubstrCPLengthNegative          Code = 34454   // location code: codeName Location34454
 	SubstrCPStartNegative           Code = 34455   // location code: codeName Location34455
+	ZipNotObject                    Code = 34460   // location code: codeName Location34460
+	ZipInputsNotArray               Code = 34461   // location code: codeName Location34461
+	ZipDefaultsNotArray             Code = 34462   // location code: codeName Location34462
+	ZipUseLongestNotBool            Code = 34463   // location code: codeName Location34463
+	ZipUnknownArgument              Code = 34464   // location code: codeName Location34464
+	ZipNoInputs                     Code = 34465   // location code: codeName Location34465
+	ZipDefaultsNeedLongest          Code = 34466   // location code: codeName Location34466
+	ZipDefaultsLength               Code = 34467   // location code: codeName Location34467
+	ZipInputNotArray                Code = 34468   // location code: codeName Location34468
 	StrLenCPNotString               Code = 34471   // location code: codeName Location34471
 	StrLenBytesNotString            Code = 34473   // location code: codeName Location34473
 	SwitchSpecNotObject             Code = 40060   // location code: codeName Location40060
@@ -259,6 +269,7 @@ const (
 	PositionalProjectionNoMatch     Code = 51246   // location code: codeName Location51246
 	ProjectEmptySubProjection       Code = 51270   // location code: codeName Location51270
 	ProjectSpecEmpty                Code = 51272   // location code: codeName Location51272
+	BinarySizeBadType               Code = 51276   // $binarySize of neither string nor BinData (codeName Location51276)
 	ReplaceArgNotString             Code = 51746   // location code: codeName Location51746
 	FilterLimitNotInt32             Code = 327391  // location code: codeName Location327391
 	FilterLimitNotPositive          Code = 327392  // location code: codeName Location327392
@@ -285,6 +296,8 @@ const (
 	RangeTooLarge                   Code = 5541800 // location code: codeName Location5541800
 	GetFieldFieldNotString          Code = 5654601 // location code: codeName Location5654601
 	GetFieldFieldNotConstant        Code = 5654602 // location code: codeName Location5654602
+	TsSecondNotTimestamp            Code = 5687301 // location code: codeName Location5687301
+	TsIncrementNotTimestamp         Code = 5687302 // location code: codeName Location5687302
 	DocumentsNotArray               Code = 5858203 // location code: codeName Location5858203
 	ShardedDataDistributionNotAdmin Code = 6789100 // location code: codeName Location6789100
 	// Aggregation accumulators and stages of #14 (not in number order).

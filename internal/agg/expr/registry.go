@@ -28,6 +28,7 @@ func init() {
 	registerFunction() // function.go
 	registerTrig()     // trig.go
 	registerBitwise()  // bitwise.go
+	registerMisc()     // misc.go, misc_zip.go
 }
 
 // nary registers an operator taking between min and max (-1: unbounded)
