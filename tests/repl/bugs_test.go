@@ -38,18 +38,34 @@ func TestPymongoSuiteBugs(t *testing.T) {
 			t.Fatalf("rename onto an existing target with w:4: %v; want code 48 and writeConcernError 100", r)
 		}
 	})
-	t.Run("transactionsRefused", func(t *testing.T) {
+	t.Run("transactionStatements", func(t *testing.T) {
+		// A statement with startTransaction runs in a transaction (it once
+		// ran outside any), commitTransaction commits it (it once answered
+		// the standalone's 20), and commitTransaction outside a session is
+		// InvalidOptions (72).
 		lsid := bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: []byte("bugs-txn-lsid-01")}}}
 		txn := []bson.E{{Key: "lsid", Value: lsid}, {Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false}}
-		find := append(bson.D{{Key: "find", Value: "a"}, {Key: "startTransaction", Value: true}}, txn...)
-		for _, tc := range []struct {
-			db  string
-			cmd bson.D
-		}{{"bugs", find}, {"admin", append(bson.D{{Key: "commitTransaction", Value: int32(1)}}, txn...)},
-			{"admin", bson.D{{Key: "commitTransaction", Value: int32(1)}}}} {
-			if ok, code, _ := replyCode(run(t, tc.db, tc.cmd)); ok != 0 || code != 238 {
-				t.Errorf("%s: ok %v code %d, want NotImplemented (238)", tc.cmd[0].Key, ok, code)
-			}
+		insert := append(bson.D{{Key: "insert", Value: "txn"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}},
+			{Key: "startTransaction", Value: true}}, txn...)
+		if ok, code, _ := replyCode(run(t, "bugs", insert)); ok != 1 {
+			t.Fatalf("insert with startTransaction: ok %v code %d", ok, code)
+		}
+		count := func() int32 {
+			r := run(t, "bugs", bson.D{{Key: "count", Value: "txn"}})
+			n, _ := r.Lookup("n").Int32OK()
+			return n
+		}
+		if n := count(); n != 0 {
+			t.Fatalf("an open transaction's insert is visible outside it: count %d", n)
+		}
+		if ok, code, _ := replyCode(run(t, "admin", append(bson.D{{Key: "commitTransaction", Value: int32(1)}}, txn...))); ok != 1 {
+			t.Fatalf("commitTransaction: ok %v code %d", ok, code)
+		}
+		if n := count(); n != 1 {
+			t.Fatalf("after commitTransaction: count %d, want 1", n)
+		}
+		if ok, code, _ := replyCode(run(t, "admin", bson.D{{Key: "commitTransaction", Value: int32(1)}})); ok != 0 || code != 72 {
+			t.Errorf("commitTransaction outside a session: ok %v code %d, want InvalidOptions (72)", ok, code)
 		}
 	})
 	t.Run("failCommandSparesReplication", func(t *testing.T) {
