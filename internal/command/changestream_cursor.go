@@ -7,7 +7,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/changestream"
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/failpoint"
@@ -175,11 +174,5 @@ func getMoreFailPoint(c *Ctx, cur *exec.Cursor) error {
 	if !ok {
 		return nil
 	}
-	v, _ := bsonx.Get(data, "errorCode")
-	code, _ := bsonx.AsInt64(v)
-	if code == 0 {
-		code = int64(mongoerr.InternalError)
-	}
-	err := mongoerr.New(mongoerr.Code(code), "Failing command via 'failGetMoreAfterCursorCheckout' failpoint")
-	return changeStreamError(err, cur)
+	return changeStreamError(failpoint.GetMoreError(data), cur)
 }

@@ -44,16 +44,11 @@ func (r *Router) getMoreFailure(c *call, id int64) error {
 	if !ok {
 		return nil
 	}
-	v, _ := bsonx.Get(data, "errorCode")
-	code, _ := bsonx.AsInt64(v)
-	if code == 0 {
-		code = int64(mongoerr.InternalError)
-	}
-	err := mongoerr.New(mongoerr.Code(code), "Failing command via 'failGetMoreAfterCursorCheckout' failpoint")
+	err := failpoint.GetMoreError(data)
 	if mc := r.merged.get(id); mc != nil {
 		isStream := mc.stream != nil // set once when opened
 		r.killMerged(c, mc)
-		if isStream && code != int64(mongoerr.CursorNotFound) {
+		if isStream && err.Code != mongoerr.CursorNotFound {
 			return streamError(err) // changestream_merge_errors.go
 		}
 		return err
