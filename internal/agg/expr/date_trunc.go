@@ -49,17 +49,7 @@ func evalDateDiff(name string, m map[string]Expr, doc bson.D, vars *Vars) (any, 
 		}
 		vals[i] = v
 	}
-	unit, null, err := evalUnit(name, m["unit"], doc, vars)
-	if null || err != nil {
-		return nil, err
-	}
-	sow := time.Sunday
-	if unit == "week" {
-		if sow, null, err = evalStartOfWeek(name, m["startOfWeek"], doc, vars); null || err != nil {
-			return nil, err
-		}
-	}
-	loc, null, err := evalTimezone(m["timezone"], doc, vars)
+	unit, sow, loc, null, err := evalUnitWeekZone(name, m, doc, vars)
 	if null || err != nil {
 		return nil, err
 	}
@@ -152,17 +142,7 @@ func evalDateTrunc(name string, m map[string]Expr, doc bson.D, vars *Vars) (any,
 	if null || err != nil {
 		return nil, err
 	}
-	unit, null, err := evalUnit(name, m["unit"], doc, vars)
-	if null || err != nil {
-		return nil, err
-	}
-	sow := time.Sunday
-	if unit == "week" {
-		if sow, null, err = evalStartOfWeek(name, m["startOfWeek"], doc, vars); null || err != nil {
-			return nil, err
-		}
-	}
-	loc, null, err := evalTimezone(m["timezone"], doc, vars)
+	unit, sow, loc, null, err := evalUnitWeekZone(name, m, doc, vars)
 	if null || err != nil {
 		return nil, err
 	}
@@ -238,3 +218,20 @@ func truncMillis(t time.Time, unit, bin int64) (time.Time, error) {
 }
 
 func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
+
+// evalUnitWeekZone evaluates the unit, startOfWeek (for unit "week";
+// Sunday otherwise) and timezone arguments $dateDiff and $dateTrunc
+// share; null is true when one of them is nullish.
+func evalUnitWeekZone(name string, m map[string]Expr, doc bson.D, vars *Vars) (unit string, sow time.Weekday, loc *time.Location, null bool, err error) {
+	if unit, null, err = evalUnit(name, m["unit"], doc, vars); null || err != nil {
+		return
+	}
+	sow = time.Sunday
+	if unit == "week" {
+		if sow, null, err = evalStartOfWeek(name, m["startOfWeek"], doc, vars); null || err != nil {
+			return
+		}
+	}
+	loc, null, err = evalTimezone(m["timezone"], doc, vars)
+	return
+}
