@@ -17,6 +17,7 @@ func serverStatus(c *Ctx, _ *request.ServerStatus) (bson.D, error) {
 	up := time.Since(c.D.info.StartTime)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
+	resident, virtual := procMemMB(&ms) // procmem.go
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	doc := bson.D{
@@ -48,8 +49,8 @@ func serverStatus(c *Ctx, _ *request.ServerStatus) (bson.D, error) {
 		}},
 		{Key: "mem", Value: bson.D{
 			{Key: "bits", Value: int32(64)},
-			{Key: "resident", Value: int32(ms.Sys >> 20)},
-			{Key: "virtual", Value: int32(ms.Sys >> 20)},
+			{Key: "resident", Value: resident},
+			{Key: "virtual", Value: virtual},
 			{Key: "supported", Value: true},
 		}},
 		{Key: "extra_info", Value: bson.D{
