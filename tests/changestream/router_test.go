@@ -1,15 +1,12 @@
 package changestream
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/relaydb/relaydb/internal/cluster"
 	"github.com/relaydb/relaydb/tests/harness"
 )
 
@@ -18,16 +15,8 @@ import (
 // stream on a sharded collection, a database or the cluster opens (the
 // router merges the shards' streams: tests/sharding/changestream_test.go).
 func TestChangeStreamRouter(t *testing.T) {
-	sets := harness.StartSets(t, []cluster.Spec{
-		{Name: "cscfg", ExtraArgs: []string{"--configsvr"}},
-		{Name: "cssh0", ExtraArgs: []string{"--shardsvr"}},
-	})
-	router := harness.StartRouter(t, "cscfg/"+sets[0].Members()[0].Host)
-	cl, err := mongo.Connect(options.Client().ApplyURI(router.URI()).SetTimeout(20 * time.Second))
-	must(t, err)
-	t.Cleanup(func() { _ = cl.Disconnect(context.Background()) })
+	cl := harness.OneShardCluster(t, "cs")
 	ctx := ctxT(t)
-	must(t, cl.Database("admin").RunCommand(ctx, bson.D{{Key: "addShard", Value: harness.Seed(sets[1])}}).Err())
 
 	coll := cl.Database("csr").Collection("c")
 	cs := watch(t, coll, nil)

@@ -1,16 +1,13 @@
 package txn
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/relaydb/relaydb/internal/cluster"
 	"github.com/relaydb/relaydb/tests/harness"
 )
 
@@ -18,21 +15,9 @@ import (
 // database's shard through the router: its writes are invisible until the
 // commit, and an aborted one leaves nothing.
 func TestThroughRouter(t *testing.T) {
-	sets := harness.StartSets(t, []cluster.Spec{
-		{Name: "cfg", ExtraArgs: []string{"--configsvr"}},
-		{Name: "sh0", ExtraArgs: []string{"--shardsvr"}},
-	})
-	r := harness.StartRouter(t, harness.Seed(sets[0]))
-	cl, err := mongo.Connect(options.Client().ApplyURI(r.URI()).SetServerSelectionTimeout(20 * time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Disconnect(context.Background())
+	cl := harness.OneShardCluster(t, "")
 	ctx, cancel := ctxT(60 * time.Second)
 	defer cancel()
-	if err := cl.Database("admin").RunCommand(ctx, bson.D{{Key: "addShard", Value: harness.Seed(sets[1])}}).Err(); err != nil {
-		t.Fatalf("addShard: %v", err)
-	}
 	coll := cl.Database("rt").Collection("c")
 	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(0)}}); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
 
-	"github.com/relaydb/relaydb/internal/cluster"
 	"github.com/relaydb/relaydb/tests/harness"
 )
 
@@ -160,21 +159,9 @@ func TestTxnImplicitCreate(t *testing.T) {
 // transaction's insert into a new unsharded collection leaves no
 // collection on the shard, and a committed one keeps it.
 func TestTxnImplicitCreateThroughRouter(t *testing.T) {
-	sets := harness.StartSets(t, []cluster.Spec{
-		{Name: "cfg", ExtraArgs: []string{"--configsvr"}},
-		{Name: "sh0", ExtraArgs: []string{"--shardsvr"}},
-	})
-	r := harness.StartRouter(t, harness.Seed(sets[0]))
-	cl, err := mongo.Connect(options.Client().ApplyURI(r.URI()).SetServerSelectionTimeout(20 * time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Disconnect(context.Background())
+	cl := harness.OneShardCluster(t, "")
 	ctx, cancel := ctxT(60 * time.Second)
 	defer cancel()
-	if err := cl.Database("admin").RunCommand(ctx, bson.D{{Key: "addShard", Value: harness.Seed(sets[1])}}).Err(); err != nil {
-		t.Fatalf("addShard: %v", err)
-	}
 	db := cl.Database("rtddl")
 	if err := db.CreateCollection(ctx, "first"); err != nil { // the database gets its shard
 		t.Fatal(err)
