@@ -39,11 +39,15 @@ func parsedServeOptions(s *config.Serve) bson.D {
 	var storage doc
 	storage.add("dbPath", s.DBPath, !s.InMemory)
 	storage.add("journal", bson.D{{Key: "commitIntervalMs", Value: int32(s.JournalCommitInterval.Milliseconds())}}, true)
+	if gb := s.WiredTigerCacheSizeGB; gb != nil {
+		storage.add("wiredTiger", bson.D{{Key: "engineConfig", Value: bson.D{{Key: "cacheSizeGB", Value: *gb}}}}, true)
+	}
 	out.add("storage", storage.d, true)
 	out.add("systemLog", logOptions(s.LogPath, s.LogAppend, s.LogVerbosity), s.LogPath != "" || s.LogVerbosity != 0)
 	var own doc // relaydb's own options, under a key of their own
 	own.add("inMemory", true, s.InMemory)
 	own.add("metricsPort", int32(s.MetricsPort), s.MetricsPort != 0)
+	own.add("cacheSizeMB", int32(s.CacheSizeMB), s.CacheSizeMB != 0)
 	out.add("relaydb", own.d, len(own.d) > 0)
 	return out.d
 }

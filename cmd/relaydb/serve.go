@@ -68,8 +68,11 @@ func run(cfg *config.Serve, log *slog.Logger) int {
 		return code
 	}
 	defer closeListeners(lns)
+	blockMB, docMB := cfg.CacheSplitMB(config.Machine) // config/cache.go
+	log.Info("storage caches", "blockCacheMB", blockMB, "documentCacheMB", docMB)
 	cat, err := catalog.Open(catalog.Options{
-		Storage:     storage.Options{Dir: cfg.DBPath, InMemory: cfg.InMemory, CommitInterval: cfg.JournalCommitInterval, Logger: log},
+		Storage: storage.Options{Dir: cfg.DBPath, InMemory: cfg.InMemory, CommitInterval: cfg.JournalCommitInterval, Logger: log,
+			CacheSizeMB: blockMB, DocCacheMB: docMB},
 		OplogSizeMB: cfg.OplogSizeMB,
 		TTLInterval: cfg.TTLMonitorSleep(),
 		Logger:      log,

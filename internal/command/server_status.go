@@ -65,6 +65,7 @@ func serverStatus(c *Ctx, _ *request.ServerStatus) (bson.D, error) {
 			{Key: "commands", Value: commandCounters()},
 		}},
 		{Key: "storageEngine", Value: bson.D{{Key: "name", Value: "pebble"}, {Key: "persistent", Value: true}}},
+		{Key: "wiredTiger", Value: cacheStatus(c)},
 		{Key: "relaydb", Value: storageStats(c)},
 	}
 	doc = append(doc, c.D.allowlistStatus()...)
@@ -87,6 +88,21 @@ func commandCounters() bson.D {
 		}
 	}
 	return out
+}
+
+// cacheStatus is serverStatus.wiredTiger.cache as MongoDB names it: the
+// configured budget and the bytes held by Pebble's block cache plus the
+// document cache (the two caches that share relaydb's cache budget).
+func cacheStatus(c *Ctx) bson.D {
+	cs := c.D.eng.Catalog().Engine().CacheStats()
+	return bson.D{{Key: "cache", Value: bson.D{
+		{Key: "maximum bytes configured", Value: cs.BlockMax + cs.DocMax},
+		{Key: "bytes currently in the cache", Value: cs.BlockUsed + cs.DocUsed},
+		{Key: "relaydb block cache bytes configured", Value: cs.BlockMax},
+		{Key: "relaydb block cache bytes", Value: cs.BlockUsed},
+		{Key: "relaydb document cache bytes configured", Value: cs.DocMax},
+		{Key: "relaydb document cache bytes", Value: cs.DocUsed},
+	}}}
 }
 
 // storageStats reports the commit pipeline: batches committed, how far

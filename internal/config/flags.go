@@ -34,6 +34,7 @@ func BindFlags(fs *flag.FlagSet, s *Serve) {
 	bindShardingFlags(fs, s)
 	bindTLSFlags(fs, &s.TLS)
 	bindAllowlistFlags(fs, &s.IPAllowlist)
+	bindCacheFlags(fs, s) // cache.go
 	fs.IntVar(&s.MetricsPort, "metricsPort", s.MetricsPort, "HTTP port of GET /metrics (Prometheus text format: serverStatus counters) on the --bind_ip addresses (0 = off)")
 	fs.BoolVar(&s.InMemory, "inMemory", s.InMemory, "keep data in memory only (tests)")
 	fs.DurationVar(&s.SimulatedLatency, "simulatedLatency", s.SimulatedLatency,

@@ -31,6 +31,7 @@ var serveFlagCases = map[string]optionCase{
 	"auth":                                   {args: []string{"--auth"}},
 	"bind_ip":                                {args: []string{"--bind_ip=10.0.0.1"}},
 	"bind_ip_all":                            {args: []string{"--bind_ip_all"}},
+	"cacheSizeMB":                            {args: []string{"--cacheSizeMB=512"}},
 	"clusterAuthMode":                        {args: []string{"--clusterAuthMode=x509"}, base: tlsBase},
 	"config":                                 {args: []string{"--config=CONFIG"}},
 	"configsvr":                              {args: []string{"--configsvr"}, base: []string{"--replSet=c"}},
@@ -73,6 +74,7 @@ var serveFlagCases = map[string]optionCase{
 	"tlsClusterFile":                         {args: []string{"--tlsClusterFile=/m.pem"}, base: tlsBase},
 	"tlsDisabledProtocols":                   {args: []string{"--tlsDisabledProtocols=TLS1_0"}, base: tlsBase},
 	"tlsMode":                                {args: []string{"--tlsMode=requireTLS"}, base: allowBase},
+	"wiredTigerCacheSizeGB":                  {args: []string{"--wiredTigerCacheSizeGB=0.5"}},
 }
 
 // TestEveryServeFlag (issue #14 item 7): every flag of relaydb serve

@@ -115,6 +115,16 @@ type Serve struct {
 	// MetricsPort serves Prometheus metrics over HTTP; 0 (default) is off.
 	// YAML relaydb.metricsPort, flag --metricsPort.
 	MetricsPort int
+	// CacheSizeMB is the storage cache budget (Pebble's block cache plus
+	// the document cache) in MB; 0 (default) sizes it from the machine
+	// (CacheBudgetMB, cache.go). YAML relaydb.cacheSizeMB, flag
+	// --cacheSizeMB.
+	CacheSizeMB int
+	// WiredTigerCacheSizeGB is the same budget by mongod's name, in GB
+	// (0.25-10000); nil when unset. YAML
+	// storage.wiredTiger.engineConfig.cacheSizeGB, flag
+	// --wiredTigerCacheSizeGB.
+	WiredTigerCacheSizeGB *float64
 	// InMemory keeps data in memory only (tests). Default false.
 	// YAML relaydb.inMemory, flag --inMemory.
 	InMemory bool
@@ -187,6 +197,9 @@ func (s *Serve) Validate() error {
 	}
 	if strings.ContainsAny(s.ReplSet, "/, \t") {
 		bad("replSet %q must be a bare name (no seed list, spaces or commas)", s.ReplSet)
+	}
+	if err := s.validateCache(); err != nil { // cache.go
+		errs = append(errs, err)
 	}
 	if err := s.validateSharding(); err != nil {
 		errs = append(errs, err)

@@ -42,7 +42,10 @@ var serveOptions = map[string]option{
 var unsupportedSections = []string{
 	"sharding.archiveMovedChunks", "net.tls", "net.ssl", "net.compression", "net.unixDomainSocket",
 	"net.ipv6", "processManagement", "operationProfiling", "auditLog",
-	"storage.engine", "storage.wiredTiger", "storage.inMemory", "storage.directoryPerDB",
+	"storage.engine", "storage.inMemory", "storage.directoryPerDB",
+	"storage.wiredTiger.collectionConfig", "storage.wiredTiger.indexConfig",
+	"storage.wiredTiger.engineConfig.journalCompressor", "storage.wiredTiger.engineConfig.directoryForIndexes",
+	"storage.wiredTiger.engineConfig.zstdCompressionLevel",
 	"replication.enableMajorityReadConcern", "snmp", "cloud", "systemLog.component",
 }
 

@@ -83,6 +83,17 @@ func (c *docCache) put(key, val []byte, gen uint64) {
 	s.bytes += size
 }
 
+// sizes returns the configured and current bytes of the cache.
+func (c *docCache) sizes() (maxBytes, used int64) {
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		used += int64(s.bytes)
+		s.mu.Unlock()
+	}
+	return int64(c.maxBytes) * int64(len(c.shards)), used
+}
+
 // invalidate drops keys after their batch committed.
 func (c *docCache) invalidate(keys [][]byte) {
 	for _, k := range keys {

@@ -5,10 +5,44 @@ import (
 	"github.com/cockroachdb/pebble/bloom"
 )
 
-// DefaultCacheSizeMB is the block cache size when Options.CacheSizeMB is 0.
-// MongoDB's WiredTiger takes 50% of (RAM - 1 GB); relaydb defaults lower
-// because benchmarks run up to 15 members on one machine.
+// DefaultCacheSizeMB is the block cache size when Options.CacheSizeMB is 0
+// (library users and tests). `relaydb serve` sizes both caches from the
+// machine instead (config.Serve.CacheBudgetMB, split by SplitCache).
 const DefaultCacheSizeMB = 256
+
+// DefaultDocCachePercent is the document cache's share of a cache budget
+// (SplitCache); the block cache takes the rest. Measured with YCSB C on
+// 1M records (bench/results/scale.md).
+const DefaultDocCachePercent = 50
+
+// SplitCache divides a cache budget of totalMB between Pebble's block
+// cache and the document cache: docPercent (1-99; anything else means
+// DefaultDocCachePercent) to the document cache, at least 1 MB each.
+func SplitCache(totalMB, docPercent int) (blockMB, docMB int) {
+	if docPercent < 1 || docPercent > 99 {
+		docPercent = DefaultDocCachePercent
+	}
+	docMB = max(totalMB*docPercent/100, 1)
+	return max(totalMB-docMB, 1), docMB
+}
+
+// CacheStats is what the engine's two caches may hold and hold now, in
+// bytes (serverStatus.wiredTiger.cache).
+type CacheStats struct {
+	BlockMax, BlockUsed int64 // Pebble's block cache
+	DocMax, DocUsed     int64 // the document cache (doccache.go)
+}
+
+// CacheStats reports the caches' configured and current sizes.
+func (e *Engine) CacheStats() CacheStats {
+	block := e.opts.CacheSizeMB
+	if block <= 0 {
+		block = DefaultCacheSizeMB
+	}
+	docMax, docUsed := e.cache.sizes()
+	return CacheStats{BlockMax: int64(block) << 20, BlockUsed: e.db.Metrics().BlockCache.Size,
+		DocMax: docMax, DocUsed: docUsed}
+}
 
 // pebbleOptions returns relaydb's Pebble tuning for a document store with
 // point reads by _id and many unique-key checks:
