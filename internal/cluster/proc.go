@@ -22,6 +22,7 @@ func serveArgs(s Spec, m *Member) []string {
 	args := []string{"serve", "--replSet", s.Name, "--port", strconv.Itoa(m.Port),
 		"--bind_ip", "127.0.0.1", "--dbpath", m.DBPath, "--logpath", m.LogPath, "--logappend"}
 	args = append(args, s.Secrets.Args()...)
+	args = append(args, cacheArgs(s, m)...) // cache.go
 	args = append(args, s.ExtraArgs...)
 	return append(args, s.MemberArgs[m.Name]...)
 }

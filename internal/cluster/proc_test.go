@@ -49,7 +49,8 @@ func fakeCluster(t *testing.T, s Spec) *Cluster {
 func TestServeArgs(t *testing.T) {
 	s := Spec{Name: "lab", Dir: "/c", Data: 2, ExtraArgs: []string{"--oplogSize", "64"},
 		MemberArgs: map[string][]string{"m1": {"--simulatedLatency", "1ms"}}}.withDefaults()
-	base := "serve --replSet lab --port 3000%d --bind_ip 127.0.0.1 --dbpath /c/m%d/data --logpath /c/m%d/relaydb.log --logappend --oplogSize 64"
+	fakeMemory(t, 8)
+	base := "serve --replSet lab --port 3000%d --bind_ip 127.0.0.1 --dbpath /c/m%d/data --logpath /c/m%d/relaydb.log --logappend --cacheSizeMB 1792 --oplogSize 64"
 	for i, extra := range []string{"", " --simulatedLatency 1ms"} {
 		m := &Member{MemberSpec: MemberSpec{Name: fmt.Sprintf("m%d", i)}, Port: 30000 + i, DBPath: fmt.Sprintf("/c/m%d/data", i), LogPath: fmt.Sprintf("/c/m%d/relaydb.log", i)}
 		got := strings.Join(serveArgs(s, m), " ")

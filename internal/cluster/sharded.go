@@ -96,7 +96,15 @@ func (s ShardedSpec) parts() []Spec {
 			out = append(out, p)
 		}
 	}
-	return append(out, s.addedParts()...)
+	out = append(out, s.addedParts()...)
+	total := 0
+	for _, p := range out {
+		total += p.Count()
+	}
+	for i := range out {
+		out[i].LocalMembers = total // every member shares the machine's cache budget
+	}
+	return out
 }
 
 // ConfigSetName is the config server replica set's name.

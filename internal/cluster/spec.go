@@ -47,6 +47,11 @@ type Spec struct {
 	// the member of that name (m0, m1, ...): per-member settings such as
 	// bench experiment's pairwise delays.
 	MemberArgs map[string][]string `json:",omitempty"`
+	// LocalMembers is how many members share this machine's memory (a
+	// sharded cluster's parts set it to all of theirs); 0 = Count(). Each
+	// member's cache budget is the machine default divided by it, unless
+	// ExtraArgs or MemberArgs set one (cache.go).
+	LocalMembers int `json:",omitempty"`
 	// StartTimeout bounds the wait for each member to answer ping;
 	// default 20 s.
 	StartTimeout time.Duration `json:",omitempty"`
