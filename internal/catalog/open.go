@@ -56,6 +56,11 @@ func (c *Catalog) Close() error {
 	c.writeMu.Lock() // wait for an in-flight write
 	defer c.writeMu.Unlock()
 	c.snaps.closeAll()
+	if !c.eng.ReadOnly() {
+		if err := c.log.Checkpoint(); err != nil { // so the next Open scans nothing
+			c.logger.Warn("oplog size checkpoint at close failed", "err", err)
+		}
+	}
 	return c.eng.Close()
 }
 

@@ -12,7 +12,13 @@
 //     before it is committed or aborted: a reader never observes a hole
 //     (entry N+1 is never visible before N commits). Slots are tracked in
 //     allocation order, so this stays correct if commits become concurrent.
-//   - Truncation deletes the oldest entries only, and never past Visible().
+//   - Truncation deletes the oldest entries only, never past Visible() and
+//     never the newest visible entry; it drops whole ranges (markers.go)
+//     with one range deletion.
+//   - Accounting: bytes, count and first describe exactly the entries from
+//     first to Visible() (an entry is counted when it becomes visible). A
+//     checkpoint of it (checkpoint.go) is written in the same storage batch
+//     as every deletion, so Open scans only entries newer than it.
 //   - Cluster time: Reserve never allocates a timestamp at or below the
 //     highest cluster time the node has seen (AdvanceClusterTime, from a
 //     gossiped $clusterTime), so a causal read after a time learned from
@@ -61,9 +67,12 @@ type Log struct {
 		visible  bson.Timestamp // visibility point
 		slots    []*Slot        // allocated, not yet retired, in ts order
 		changed  chan struct{}  // closed when visible advances
-		bytes    int64          // running size estimate of all entries
+		bytes    int64          // size of the entries first..visible
+		count    int64          // number of the entries first..visible
 		first    bson.Timestamp // oldest entry (zero if empty)
 		maxBytes int64
+		marks    markers // the entries' ranges (markers.go)
+		cp       cpState // the last checkpoint written (checkpoint.go)
 	}
 	truncMu sync.Mutex // serializes Truncate
 }
@@ -96,21 +105,40 @@ func Open(eng *storage.Engine, opts Options) (*Log, error) {
 	return l, nil
 }
 
-// load scans the oplog for its bounds, size and last term.
-// TODO(#2): persist the size estimate instead of scanning at open.
+// load reads the accounting checkpoint, scans the entries newer than it
+// (all of them without a usable checkpoint) and reads the last entry.
 func (l *Log) load() error {
+	l.mu.marks.target = markerTarget(l.mu.maxBytes)
+	from, err := l.loadCheckpoint()
+	if err != nil {
+		return err
+	}
 	lo, hi := storage.OplogBounds()
+	it, err := l.eng.NewIter(from, hi)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	scanned := 0
+	for ok := it.First(); ok; ok = it.Next() {
+		ts, _ := storage.OplogTS(it.Key())
+		l.accountLocked(ts, int64(len(it.Value())))
+		scanned++
+	}
+	if err := it.Error(); err != nil {
+		return fmt.Errorf("oplog: load: %w", err)
+	}
+	l.mu.cp.scannedAtOpen = scanned
+	return l.loadTop(lo, hi)
+}
+
+// loadTop seeds the allocator and visibility point from the last entry.
+func (l *Log) loadTop(lo, hi []byte) error {
 	it, err := l.eng.NewIter(lo, hi)
 	if err != nil {
 		return err
 	}
 	defer it.Close()
-	for ok := it.First(); ok; ok = it.Next() {
-		l.mu.bytes += int64(len(it.Value()))
-	}
-	if it.First() {
-		l.mu.first, _ = storage.OplogTS(it.Key())
-	}
 	if it.Last() {
 		e, err := Unmarshal(it.Value())
 		if err != nil {
@@ -120,6 +148,17 @@ func (l *Log) load() error {
 		l.mu.term, l.mu.lastTerm = e.Term, e.Term
 	}
 	return it.Error()
+}
+
+// accountLocked counts a newly visible entry. REQUIRES: l.mu (or Open).
+func (l *Log) accountLocked(ts bson.Timestamp, bytes int64) {
+	l.mu.marks.add(ts, bytes)
+	l.mu.bytes += bytes
+	l.mu.count++
+	l.mu.cp.appended += bytes
+	if l.mu.first.IsZero() {
+		l.mu.first = ts
+	}
 }
 
 // SetTerm sets the term stamped on entries appended from now on.
@@ -188,18 +227,13 @@ func (l *Log) retire(s *Slot, state int8) {
 		defer l.checkRetireLocked(s, s.state, l.mu.visible)
 	}
 	s.state = state
-	if state == 1 {
-		l.mu.bytes += s.bytes
-	}
 	advanced := false
 	for len(l.mu.slots) > 0 && l.mu.slots[0].state != 0 {
 		head := l.mu.slots[0]
 		l.mu.slots = l.mu.slots[1:]
 		if head.state == 1 {
 			l.mu.visible, l.mu.lastTerm = head.TS, head.term
-			if l.mu.first.IsZero() {
-				l.mu.first = head.TS
-			}
+			l.accountLocked(head.TS, head.bytes)
 			advanced = true
 		}
 	}
@@ -238,11 +272,18 @@ func (l *Log) First() bson.Timestamp {
 	return l.mu.first
 }
 
-// SizeBytes returns the running size estimate of all entries.
+// SizeBytes returns the size of the visible entries (BSON bytes).
 func (l *Log) SizeBytes() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.mu.bytes
+}
+
+// Count returns the number of visible entries.
+func (l *Log) Count() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.mu.count
 }
 
 // MaxBytes returns the configured cap.
