@@ -22,7 +22,7 @@ const cmdName = "relaydb bench suite"
 // Main is "relaydb bench suite [flags]".
 func Main(args []string, stdout, stderr io.Writer) int {
 	var cfg Config
-	var threads, workloads string
+	var threads, workloads, scale string
 	var quiet bool
 	fs := experiment.NewFlagSet(cmdName, "", stderr)
 	fs.StringVar(&cfg.URI, "uri", "", "target mongodb:// URI (default "+bench.DefaultURI+")")
@@ -37,8 +37,17 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&workloads, "workloads", "a,b,c,f", "comma-separated YCSB core workloads")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "random seed (0 = random)")
 	fs.BoolVar(&quiet, "q", false, "no status lines during phases")
+	fs.StringVar(&scale, "scale", "", "record counts of the scale series (e.g. 100k,1m,10m): each loaded into a fresh node in chunks of 100k, "+
+		"then read with workload C; a scale the free disk cannot hold is skipped")
+	fs.BoolVar(&cfg.ScaleOnly, "scale-only", false, "run only the scale series")
 	code := experiment.ParseFlags(cmdName, fs, args, func() (err error) {
-		if cfg.Threads, err = parseInts(threads); err == nil && cfg.StartServer && cfg.Binary == "" {
+		if cfg.Threads, err = parseInts(threads); err != nil {
+			return err
+		}
+		if cfg.Scale, err = ParseScale(scale); err != nil {
+			return err
+		}
+		if (cfg.StartServer || len(cfg.Scale) > 0) && cfg.Binary == "" {
 			cfg.Binary, err = os.Executable()
 		}
 		return err

@@ -157,7 +157,36 @@ func Markdown(rep *Report, command string) string {
 				e.Threads, o.Name, o.Operations, o.AvgMicros, o.P50Micros, o.P95Micros, o.P99Micros, o.MaxMicros, notOK(o))
 		}
 	}
+	b.WriteString(scaleMarkdown(rep.Scale, rep.Config.ScaleChunk))
 	fmt.Fprintf(&b, "\n![throughput](%s-throughput.svg)\n\n![latency](%s-latency.svg)\n", rep.Name, rep.Name)
+	return b.String()
+}
+
+// scaleMarkdown is the scale series' table, "" without one.
+func scaleMarkdown(scale []ScaleEntry, chunk int64) string {
+	if len(scale) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## Scale series\n\nEach record count loaded into a fresh node (default settings) in chunks of %d "+
+		"records at %d threads, then read with workload C; growth is relative to the first scale.\n\n", chunk, scaleThreads)
+	b.WriteString("| records | insert server core-µs/op | inserts/s | read server core-µs/op | reads/s | read cost growth | RSS MB | disk MB |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	var first float64
+	for _, e := range scale {
+		if e.Skipped != "" {
+			fmt.Fprintf(&b, "| %d | skipped: %s | | | | | | |\n", e.Records, e.Skipped)
+			continue
+		}
+		growth := "1.00x"
+		if first == 0 {
+			first = e.ReadCPUPerOp
+		} else if first > 0 {
+			growth = fmt.Sprintf("%.2fx", e.ReadCPUPerOp/first)
+		}
+		fmt.Fprintf(&b, "| %d | %.1f | %.0f | %.1f | %.0f | %s | %d | %.0f |\n", e.Records, e.InsertCPUPerOp,
+			e.InsertOpsPerSec, e.ReadCPUPerOp, e.ReadOpsPerSec, growth, e.RSSMB, e.DiskMB)
+	}
 	return b.String()
 }
 

@@ -37,8 +37,16 @@ type Config struct {
 	LoadThreads       int      // threads of the main load; default 8
 	Seed              uint64   // 0 = random
 	GitCommit         string   // default: asked of git
-	Log               io.Writer
-	Status            io.Writer // phase status lines, or nil
+	// Scale lists record counts of the scale series (scale.go): each is
+	// loaded into a fresh node started from Binary; none by default.
+	Scale []int64
+	// ScaleChunk is the records per load phase of the series; default
+	// DefaultScaleChunk.
+	ScaleChunk int64
+	// ScaleOnly runs the scale series alone (no load, workloads, matrix).
+	ScaleOnly bool
+	Log       io.Writer
+	Status    io.Writer // phase status lines, or nil
 }
 
 func (c *Config) ensureDefaults(now time.Time) {
@@ -69,6 +77,9 @@ func (c *Config) ensureDefaults(now time.Time) {
 	if c.Log == nil {
 		c.Log = io.Discard
 	}
+	if c.ScaleChunk <= 0 {
+		c.ScaleChunk = DefaultScaleChunk
+	}
 }
 
 // Entry is one phase of the suite.
@@ -87,8 +98,11 @@ type Report struct {
 		RecordCount       int64 `json:"recordcount"`
 		OperationCount    int64 `json:"operationcount"`
 		DurabilityRecords int64 `json:"durabilityRecordcount"`
+		ScaleChunk        int64 `json:"scaleChunk,omitempty"`
 	} `json:"config"`
 	Entries []Entry `json:"entries"`
+	// Scale is the scale series, one entry per record count.
+	Scale []ScaleEntry `json:"scale,omitempty"`
 }
 
 // durabilityModes are the write concerns of the load matrix, as URI options.
@@ -117,8 +131,20 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{Name: cfg.Name, Machine: machineFacts(ctx, cfg.URI, cfg.GitCommit, now)}
 	rep.Config.RecordCount, rep.Config.OperationCount = cfg.RecordCount, cfg.OperationCount
 	rep.Config.DurabilityRecords = cfg.DurabilityRecords
+	if len(cfg.Scale) > 0 {
+		rep.Config.ScaleChunk = cfg.ScaleChunk
+	}
 	r := runner{cfg: cfg, rep: rep}
 	steps := []func(context.Context) error{r.load, r.workloads, r.durability}
+	if cfg.ScaleOnly {
+		steps = nil
+	}
+	if len(cfg.Scale) > 0 {
+		if cfg.Binary == "" {
+			return rep, fmt.Errorf("the scale series starts its own nodes: give the relaydb binary")
+		}
+		steps = append(steps, r.scales)
+	}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
 			return rep, err
