@@ -30,6 +30,7 @@ type Conn struct {
 	buf     []byte
 	latency time.Duration
 	broken  bool
+	stream  exhaustState // exhaust.go
 }
 
 // dial connects to host and, with tlsCfg, completes a TLS handshake
@@ -65,8 +66,8 @@ func (c *Conn) Close() error { return c.nc.Close() }
 // Run sends cmd to database db and returns the reply document. An ok:0
 // reply is a *mongoerr.Error; a network error marks the connection broken.
 func (c *Conn) Run(ctx context.Context, db string, cmd bson.D) (bson.D, error) {
-	if c.broken {
-		return nil, fmt.Errorf("netclient: %s: connection is broken", c.host)
+	if c.broken || c.stream.open {
+		return nil, fmt.Errorf("netclient: %s: connection is broken or streaming", c.host)
 	}
 	reply, err := c.roundTrip(ctx, db, cmd)
 	if err != nil {

@@ -162,6 +162,11 @@ func (c *Coordinator) durableLoop(ctx context.Context, kick chan struct{}, mu *s
 	}
 }
 
+// TopologyCounter is the topologyVersion counter hello reports: it changes
+// with this member's state, term and config. The server ends an exhaust
+// stream (a secondary's oplog stream) when it changes.
+func (c *Coordinator) TopologyCounter() int64 { return c.load().tvCounter }
+
 func (c *Coordinator) kickReport() {
 	select {
 	case c.report <- struct{}{}:

@@ -14,9 +14,16 @@ import (
 // (id 0) or a getMore fails; the last reply has moreToCome clear. Drivers
 // use it for find with cursorType EXHAUST.
 //
+// A tailable awaitData cursor (a secondary tailing the oplog) streams for
+// as long as it stays open: each getMore waits up to its maxTimeMS for new
+// entries (an empty batch keeps the stream alive), so the loop never spins.
+//
 // Invariants: one batch at a time is held (bounded as any getMore's); the
 // stream ends when the cursor ends, a getMore fails, the client goes away
-// (a write fails) or the server shuts down.
+// (a write fails), the server shuts down, or this member's replica-set
+// topology changes (step-down, step-up, a new term or config: the last
+// reply then goes without moreToCome and the cursor stays open, so the
+// client may go on with a new getMore, checked afresh).
 
 // exhaustible reports whether a request may be answered as an exhaust
 // stream: a getMore.
@@ -28,8 +35,10 @@ func exhaustible(body bson.Raw) bool {
 // exhaust sends reply, and while the cursor stays open, the next batches.
 func (c *conn) exhaust(hdr wire.Header, req *command.Request, reply []byte, compressor byte) bool {
 	prev := hdr
+	epoch, hasEpoch := c.topologyEpoch()
 	for {
-		if !cursorOpen(reply) || c.srv.isClosed() {
+		now, _ := c.topologyEpoch()
+		if !cursorOpen(reply) || c.srv.isClosed() || (hasEpoch && now != epoch) {
 			_, ok := c.sendFlags(prev, wire.OpMsg, reply, compressor, 0)
 			return ok
 		}
@@ -44,6 +53,24 @@ func (c *conn) exhaust(hdr wire.Header, req *command.Request, reply []byte, comp
 			return false
 		}
 	}
+}
+
+// topologyCounter is what a replica-set member's coordinator offers: its
+// topologyVersion counter, which changes with its state, term and config.
+type topologyCounter interface{ TopologyCounter() int64 }
+
+// topologyEpoch is the member's topologyVersion counter; false on a
+// standalone node or a router.
+func (c *conn) topologyEpoch() (int64, bool) {
+	h, ok := c.srv.cmds.(interface{ Replication() command.Replication })
+	if !ok {
+		return 0, false
+	}
+	tc, ok := h.Replication().(topologyCounter)
+	if !ok {
+		return 0, false
+	}
+	return tc.TopologyCounter(), true
 }
 
 // cursorOpen reports whether reply is a successful cursor batch whose

@@ -17,10 +17,18 @@ type tail struct {
 	cursor.Reader
 	f    *Fetcher
 	last topology.OpTime // newest entry seen (the find's start before any)
+	// stream is the source as a Streamer (nil: a getMore per batch);
+	// streaming is true while its exhaust stream is open (stream.go).
+	stream    Streamer
+	streaming bool
 }
 
 func newTail(f *Fetcher, src Source, last topology.OpTime) *tail {
-	return &tail{Reader: cursor.Reader{Src: src, DB: cursor.OplogDB, Coll: cursor.OplogColl}, f: f, last: last}
+	t := &tail{Reader: cursor.Reader{Src: src, DB: cursor.OplogDB, Coll: cursor.OplogColl}, f: f, last: last}
+	if s, ok := src.(Streamer); ok && !f.NoStream {
+		t.stream = s
+	}
+	return t
 }
 
 // find opens the cursor at {ts: {$gte: last.TS}} and returns its first batch
@@ -53,9 +61,12 @@ func (c *tail) refind(ctx context.Context) ([]*oplog.Entry, error) {
 
 // getMore fetches the next batch, waiting up to MaxAwait for new entries.
 func (c *tail) getMore(ctx context.Context) ([]*oplog.Entry, error) {
+	opts := []bson.E{{Key: "batchSize", Value: c.f.BatchSize}, {Key: "maxTimeMS", Value: c.f.MaxAwait.Milliseconds()}}
 	return c.run(ctx, "getMore", true, func(rctx context.Context) (bson.A, error) {
-		return c.GetMore(rctx, bson.E{Key: "batchSize", Value: c.f.BatchSize},
-			bson.E{Key: "maxTimeMS", Value: c.f.MaxAwait.Milliseconds()})
+		if c.stream != nil {
+			return c.streamBatch(rctx, c.stream, opts) // stream.go
+		}
+		return c.GetMore(rctx, opts...)
 	})
 }
 
@@ -91,8 +102,13 @@ func (c *tail) run(ctx context.Context, name string, strict bool, send func(cont
 	return batch, nil
 }
 
-// kill closes the source's cursor, best effort.
+// kill closes the source's cursor, best effort. An open stream cannot
+// carry killCursors: closing the connection (the caller's) ends it.
 func (c *tail) kill() {
+	if c.streaming {
+		c.ID = 0
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	c.Kill(ctx)

@@ -13,6 +13,9 @@
 //     command error, a network error, an out-of-order entry, the source
 //     being behind us): the caller then picks a (new) source and calls Run
 //     again from its last fetched entry.
+//   - A source that implements Streamer is tailed by one exhaust getMore
+//     stream instead of a getMore per batch; the invariants above hold on
+//     it batch by batch, and a broken stream ends Run (stream.go).
 package fetcher
 
 import (
@@ -70,6 +73,9 @@ type Fetcher struct {
 	// Clock times the pauses (behind-source polls, an idle source's dead
 	// cursor); nil means the wall clock.
 	Clock clock.Sleeper
+	// NoStream tails with a getMore per batch even when the source is a
+	// Streamer (stream.go).
+	NoStream bool
 }
 
 // Run tails src from after with the default tuning (see Fetcher.Run).
