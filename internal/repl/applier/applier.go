@@ -12,15 +12,20 @@
 //     the delay (by the applier's clock); waiting is ctx-cancellable.
 //   - Last() only grows, except through Reset (rollback, initial sync).
 //
-// TODO(#4): parallel application. Design: split a batch at "c" entries
-// (barriers, applied alone); between barriers, partition CRUD entries by
-// (collection UUID, _id) hash across N workers, each applying its
-// entries in ts order into its own storage batch; write all oplog entries
-// of the run in one batch first with the truncate-after point set (as
-// MongoDB does), set minValid to the run's last OpTime, commit the worker
-// batches, then advance appliedThrough and clear the truncate-after point.
-// Unique secondary indexes need MongoDB's relaxed constraint handling
-// (transient duplicates across workers) or must serialize the collection.
+// Batching (apply_run.go): consecutive CRUD entries of a fetched batch
+// commit as one storage batch (a run), command entries alone; insert
+// documents are encoded on several goroutines for a large run.
+//
+// TODO(#15): parallel writers. The catalog's Writer is one batch under
+// the catalog's write lock, and a collection's counters are written as
+// absolute values by each batch, so runs are applied by one goroutine.
+// MongoDB's design: between barriers, partition CRUD entries by
+// (collection UUID, _id) across N writers (replWriterThreadCount), each
+// with its own storage batch; write the run's oplog entries first with
+// the truncate-after point set and minValid at the run's end, commit the
+// writer batches, then advance appliedThrough and clear the point. It
+// needs a catalog Writer per goroutine with counter deltas, and relaxed
+// unique constraints across writers (catalog.Writer.RelaxUnique).
 package applier
 
 import (

@@ -6,11 +6,12 @@ package applier
 // Invariants:
 //   - An applied entry is written to the local oplog with the ts and term
 //     its primary gave it, in the SAME storage batch as its effect and the
-//     appliedThrough marker. Entries are applied one batch each, strictly in
-//     ts order, under the catalog's write lock. So after a crash the oplog,
-//     the data and appliedThrough all describe the same prefix of the
-//     primary's history: no truncate-after point or minValid write is
-//     needed around a batch.
+//     appliedThrough marker. Entries are applied strictly in ts order,
+//     under the catalog's write lock: a command entry in a batch of its
+//     own, a run of consecutive CRUD entries in one batch (apply_run.go).
+//     So after a crash the oplog, the data and appliedThrough all describe
+//     the same prefix of the primary's history: no truncate-after point or
+//     minValid write is needed around a batch.
 //   - Application is idempotent, as MongoDB's oplog application: an insert
 //     is an upsert; an update or delete of a missing document, and any
 //     CRUD entry on a missing collection (found by UUID), only write the
@@ -63,25 +64,55 @@ type BatchOptions struct {
 	// that does not apply to the stored (possibly newer) document is
 	// skipped. Initial sync's application, until its data is consistent.
 	Relaxed catalog.IndexSet
+	// Writers is how many goroutines prepare a large run (apply_run.go);
+	// 0: DefaultWriters().
+	Writers int
+	// serial applies every entry in a batch of its own (tests compare the
+	// two ways).
+	serial bool
 }
 
-// ApplyBatchWith is ApplyBatch with options.
+// writers returns o.Writers or its default.
+func (o BatchOptions) writers() int {
+	if o.Writers > 0 {
+		return o.Writers
+	}
+	return DefaultWriters()
+}
+
+// ApplyBatchWith is ApplyBatch with options. Consecutive CRUD entries
+// share one storage batch (a run, apply_run.go); each command entry has
+// a batch of its own.
 func ApplyBatchWith(cat *catalog.Catalog, entries []*oplog.Entry, log *slog.Logger, o BatchOptions) (uint64, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	var last uint64
-	for i, e := range entries {
-		if i > 0 && !e.TS.After(entries[i-1].TS) {
-			return last, fmt.Errorf("applier: entry %v not after %v", e.TS, entries[i-1].TS)
+	var orderErr error
+	for i := 1; i < len(entries); i++ {
+		if !entries[i].TS.After(entries[i-1].TS) {
+			orderErr = fmt.Errorf("applier: entry %v not after %v", entries[i].TS, entries[i-1].TS)
+			entries = entries[:i] // the entries before it are applied
+			break
 		}
-		seq, err := applyEntry(cat, e, log, o)
-		if err != nil {
-			return last, fmt.Errorf("applier: apply %s %s at %v (term %d): %w", e.Op, e.NS, e.TS, e.Term, err)
+	}
+	var last uint64
+	for len(entries) > 0 {
+		n := runLen(entries, o)
+		var seq uint64
+		var err error
+		if n <= 1 {
+			n = 1
+			seq, err = applySerial(cat, entries[:1], log, o)
+		} else {
+			seq, err = applyRun(cat, entries[:n], log, o)
 		}
 		last = max(last, seq)
+		if err != nil {
+			return last, err
+		}
+		entries = entries[n:]
 	}
-	return last, nil
+	return last, orderErr
 }
 
 // entryApply is one entry being applied in one batch.
