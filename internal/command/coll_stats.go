@@ -23,6 +23,9 @@ func collStats(c *Ctx, p *request.CollStats) (bson.D, error) {
 // in bytes, as MongoDB's. Index sizes are not tracked yet (0).
 // TODO(#14): index sizes, and storageSize as the bytes on disk.
 func (c *Ctx) storageStats(coll string, scale int64) (bson.D, error) {
+	if c.DB == "local" && coll == "oplog.rs" {
+		return c.oplogStorageStats(scale), nil
+	}
 	col, err := c.collection(coll)
 	if err != nil {
 		return nil, err
@@ -79,5 +82,35 @@ func (c *Ctx) collStatsInfo(coll string) func(scale int64) (agg.CollStatsInfo, e
 		n, _ := bsonx.Get(stats, "count")
 		info.Count, _ = n.(int64)
 		return info, nil
+	}
+}
+
+// oplogStorageStats are local.oplog.rs's storageStats, as MongoDB reports
+// them: a capped collection of maxSize bytes (--oplogSize) with no index.
+// size and count are the oplog's exact accounting; storageSize is size
+// (the bytes on disk are not tracked per collection).
+func (c *Ctx) oplogStorageStats(scale int64) bson.D {
+	log := c.D.eng.Catalog().Oplog()
+	size, count := log.SizeBytes(), log.Count()
+	avg := int64(0)
+	if count > 0 {
+		avg = size / count
+	}
+	return bson.D{
+		{Key: "size", Value: size / scale},
+		{Key: "count", Value: count},
+		{Key: "avgObjSize", Value: avg},
+		{Key: "numOrphanDocs", Value: int64(0)},
+		{Key: "storageSize", Value: size / scale},
+		{Key: "freeStorageSize", Value: int64(0)},
+		{Key: "capped", Value: true},
+		{Key: "max", Value: int64(0)},
+		{Key: "maxSize", Value: log.MaxBytes() / scale},
+		{Key: "nindexes", Value: int32(0)},
+		{Key: "indexBuilds", Value: bson.A{}},
+		{Key: "totalIndexSize", Value: int64(0)},
+		{Key: "totalSize", Value: size / scale},
+		{Key: "indexSizes", Value: bson.D{}},
+		{Key: "scaleFactor", Value: int32(scale)},
 	}
 }
