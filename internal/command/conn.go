@@ -52,6 +52,12 @@ type Request struct {
 	// CloseConn is set by the command layer when the connection must be
 	// closed instead of answered (the failCommand fail point).
 	CloseConn bool
+	// ReplyBuf, when not nil, is a buffer the reply may be encoded into
+	// (from its start): the caller owns it and reuses it once the reply
+	// has been sent, so a connection encodes every reply into one buffer.
+	// The dispatcher stores the buffer back (grown, emptied) when it used
+	// it; the caller takes only that one back.
+	ReplyBuf []byte
 }
 
 // Sequence is an OP_MSG kind-1 section.

@@ -26,6 +26,9 @@ type Ctx struct {
 	Owned exec.OwnershipFilter
 	// txn is the statement's transaction identity (transactions.go), or nil.
 	txn *txnStmt
+	// op is the running operation trackOp registered (currentop.go), or
+	// nil; a copy of the Ctx shares it.
+	op *runningOp
 }
 
 // field returns the value of a top-level command field.

@@ -39,10 +39,13 @@ type runningOp struct {
 	db    string
 	cmd   bson.D
 	start time.Time
-	// ctx is cancelled by killOp (killed set first) or when the command
-	// ends; killop.go.
+	// ctx is made on first use (opctx.go) and cancelled by killOp (killed
+	// set first) or when the command ends; killop.go.
+	ctxMu  sync.Mutex
 	ctx    context.Context
 	cancel context.CancelFunc
+	ended  bool // under ctxMu: a context made now starts cancelled
+	parent func() context.Context
 	killed atomic.Bool
 }
 
@@ -51,6 +54,9 @@ type runningOp struct {
 var registries sync.Map // *Dispatcher → *opRegistry
 
 func (d *Dispatcher) ops() *opRegistry {
+	if r, ok := registries.Load(d); ok {
+		return r.(*opRegistry)
+	}
 	r, _ := registries.LoadOrStore(d, &opRegistry{})
 	return r.(*opRegistry)
 }
@@ -64,16 +70,15 @@ func (d *Dispatcher) trackOp(ctx *Ctx) func() {
 		r.mu.ops = map[int32]*runningOp{}
 	}
 	r.mu.next++
-	op := &runningOp{id: r.mu.next, conn: ctx.Conn, db: ctx.DB, cmd: ctx.Cmd, start: time.Now()}
-	op.ctx, op.cancel = context.WithCancel(d.shutdownContext())
+	op := &runningOp{id: r.mu.next, conn: ctx.Conn, db: ctx.DB, cmd: ctx.Cmd, start: time.Now(),
+		parent: d.shutdownContext}
 	r.mu.ops[op.id] = op
-	ctxOps.Store(ctx, op) // killop.go
+	ctx.op = op // killop.go
 	return func() {
 		r.mu.Lock()
 		delete(r.mu.ops, op.id)
 		r.mu.Unlock()
-		ctxOps.Delete(ctx)
-		op.cancel()
+		op.end()
 	}
 }
 

@@ -159,7 +159,7 @@ func (d *Dispatcher) run(conn *Conn, db string, cmd bson.D, req *Request) (out [
 		return d.txnErrorReply(name, cmd, err) // txn_labels.go
 	}
 	reply = append(reply, bson.E{Key: "ok", Value: 1.0})
-	b, merr := bsonx.Encode(reply)
+	b, merr := encodeReply(req, reply)
 	if merr != nil {
 		return d.ErrorReply(fmt.Errorf("encoding %s reply: %w", name, merr))
 	}
@@ -167,6 +167,18 @@ func (d *Dispatcher) run(conn *Conn, db string, cmd bson.D, req *Request) (out [
 		return d.ErrorReply(mongoerr.New(mongoerr.BSONObjectTooLarge, "BSONObj size: %d (0x%X) is invalid. Size must be between 0 and 16793600(16MB)", len(b), len(b)))
 	}
 	return b
+}
+
+// encodeReply encodes a successful reply, into req.ReplyBuf when the
+// caller lent one (the connection's reused buffer, handed back through
+// req.ReplyBuf however it grew), else into a new slice.
+func encodeReply(req *Request, reply bson.D) ([]byte, error) {
+	if req.ReplyBuf == nil {
+		return bsonx.Encode(reply)
+	}
+	b, err := bsonx.AppendDocument(req.ReplyBuf[:0], reply)
+	req.ReplyBuf = b[:0] // grown: the caller keeps the larger buffer
+	return b, err
 }
 
 // maxReplySize is the 16 MB document limit plus MongoDB's 16 KB headroom.

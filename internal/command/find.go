@@ -78,7 +78,9 @@ func find(c *Ctx, f *request.Find) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Vars = c.scriptVars(p.Vars) // script.go
+	if len(f.Projection) > 0 || f.Let != nil || !exec.PointFilter(p.Filter) {
+		p.Vars = c.scriptVars(p.Vars) // script.go; a point lookup runs no JavaScript
+	}
 	n, err := firstBatchSize(f.BatchSize, exec.DefaultFirstBatch)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -27,21 +26,14 @@ import (
 // document sees the kill only when it yields a document; writes are not
 // interrupted (JavaScript is: internal/js).
 
-// ctxOps maps a running command's Ctx to its registered operation.
-var ctxOps sync.Map // *Ctx -> *runningOp
-
-// registeredOp is the operation trackOp registered for c, or nil.
-func (c *Ctx) registeredOp() *runningOp {
-	v, _ := ctxOps.Load(c)
-	op, _ := v.(*runningOp)
-	return op
-}
+// registeredOp is the operation trackOp registered for c (Ctx.op), or nil.
+func (c *Ctx) registeredOp() *runningOp { return c.op }
 
 // opContext is cancelled when c's operation is killed or the process
 // shuts down.
 func (c *Ctx) opContext() context.Context {
-	if op := c.registeredOp(); op != nil && op.ctx != nil {
-		return op.ctx
+	if op := c.registeredOp(); op != nil {
+		return op.context()
 	}
 	return c.D.shutdownContext()
 }
@@ -67,8 +59,7 @@ func killOp(c *Ctx, p *request.KillOp) (bson.D, error) {
 		if err := c.checkKillOp(op); err != nil {
 			return nil, err
 		}
-		op.killed.Store(true)
-		op.cancel()
+		op.kill()
 	}
 	return bson.D{{Key: "info", Value: "attempting to kill op"}}, nil
 }

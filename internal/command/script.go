@@ -22,8 +22,8 @@ func (c *Ctx) scriptVars(vars *expr.Vars) *expr.Vars {
 	if ms, ok, _ := c.int64Field("maxTimeMS"); ok && ms > 0 {
 		opts.MaxTime = time.Duration(ms) * time.Millisecond
 	}
-	if op := c.registeredOp(); op != nil && op.ctx != nil { // killop.go
-		opts.Ctx, opts.Killed = op.ctx, op.killed.Load
+	if op := c.registeredOp(); op != nil { // killop.go
+		opts.Ctx, opts.Killed = op.context(), op.killed.Load
 	}
 	if opts.MaxTime == 0 && opts.Ctx == nil {
 		return vars

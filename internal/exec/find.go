@@ -81,7 +81,11 @@ func (e *Engine) compileFind(db, coll string, p FindParams) (*compiled, error) {
 // Find plans and opens a query over db.coll. A missing collection yields
 // an empty result (after validating the query), as in MongoDB.
 func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
-	p.collator = collatorFor(e.cat.Collection(db, coll), p.Collation)
+	col := e.cat.Collection(db, coll)
+	p.collator = collatorFor(col, p.Collation)
+	if plan := pointPlan(col, db, coll, p); plan != nil { // point.go
+		return e.open(col, plan, &compiled{}, p)
+	}
 	c, err := e.compileFind(db, coll, p)
 	if err != nil {
 		return nil, nil, err
@@ -89,7 +93,7 @@ func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
 	if isOplog(db, coll) {
 		return e.findOplog(c, p)
 	}
-	col := e.cat.Collection(db, coll)
+	col = e.cat.Collection(db, coll)
 	if col == nil {
 		return Empty(), &Plan{Kind: "EOF"}, nil
 	}
@@ -100,7 +104,11 @@ func (e *Engine) Find(db, coll string, p FindParams) (Iterator, *Plan, error) {
 	if err := checkMinMax(p, plan); err != nil {
 		return nil, nil, err
 	}
-	plan = planAt(p.Snapshot, col, plan, p.Sort)
+	return e.open(col, planAt(p.Snapshot, col, plan, p.Sort), c, p)
+}
+
+// open runs plan over col and stacks the find's stages on its scan.
+func (e *Engine) open(col *catalog.Collection, plan *Plan, c *compiled, p FindParams) (Iterator, *Plan, error) {
 	it, err := e.source(col, plan, p.Snapshot)
 	if err != nil {
 		return nil, nil, err

@@ -23,9 +23,15 @@ type conn struct {
 	rw    net.Conn // nc, or the TLS connection over it (tls.go)
 	r     *bufio.Reader
 	state *command.Conn
-	out   []byte // reply buffer, reused
+	out   []byte // framed reply buffer, reused
+	// reply is the buffer the command layer encodes replies into
+	// (command.Request.ReplyBuf), reused from request to request.
+	reply []byte
 	reqID atomic.Int32
 }
+
+// maxKeptBuffer bounds the buffers an idle connection keeps.
+const maxKeptBuffer = 1 << 20
 
 func newConn(s *Server, nc net.Conn, id int64) *conn {
 	return &conn{
@@ -67,7 +73,7 @@ func (c *conn) serve() {
 		if !c.handle(hdr, body) {
 			return
 		}
-		if c.srv.isClosed() && c.r.Buffered() == 0 {
+		if c.srv.closing.Load() && c.r.Buffered() == 0 {
 			return
 		}
 	}
@@ -152,11 +158,15 @@ func (c *conn) handleMsg(hdr wire.Header, body []byte, compressor byte) bool {
 		reply := c.srv.cmds.ErrorReply(err)
 		return c.send(hdr, wire.OpMsg, reply, compressor)
 	}
-	req := &command.Request{Body: msg.Body, MoreToCome: msg.Flags&wire.MoreToCome != 0}
+	if c.reply == nil {
+		c.reply = make([]byte, 0, 4<<10)
+	}
+	req := &command.Request{Body: msg.Body, MoreToCome: msg.Flags&wire.MoreToCome != 0, ReplyBuf: c.reply}
 	for _, s := range msg.Sequences {
 		req.Sequences = append(req.Sequences, command.Sequence{Identifier: s.Identifier, Docs: s.Docs})
 	}
 	reply := c.srv.cmds.Handle(c.state, req)
+	defer c.keepReplyBuf(req)
 	if req.CloseConn {
 		return false
 	}
@@ -167,6 +177,15 @@ func (c *conn) handleMsg(hdr wire.Header, body []byte, compressor byte) bool {
 		return c.exhaust(hdr, req, reply, compressor) // exhaust.go
 	}
 	return c.send(hdr, wire.OpMsg, reply, compressor)
+}
+
+// keepReplyBuf takes back the reply buffer the command layer used (grown
+// perhaps) once its reply has been sent; a large one is dropped.
+func (c *conn) keepReplyBuf(req *command.Request) {
+	c.reply = req.ReplyBuf[:0]
+	if cap(c.reply) > maxKeptBuffer {
+		c.reply = nil
+	}
 }
 
 func (c *conn) handleQuery(hdr wire.Header, body []byte, compressor byte) bool {
@@ -206,7 +225,7 @@ func (c *conn) sendFlags(req wire.Header, op wire.OpCode, reply []byte, compress
 	if _, err := c.rw.Write(c.out); err != nil {
 		return id, false
 	}
-	if cap(c.out) > 1<<20 {
+	if cap(c.out) > maxKeptBuffer {
 		c.out = nil // don't pin large buffers on idle connections
 	}
 	return id, true

@@ -71,6 +71,9 @@ type Server struct {
 
 	nextConnID atomic.Int64
 	open       atomic.Int64
+	// closing mirrors mu.closed for the per-request check of every
+	// connection, which should not take the server's mutex.
+	closing atomic.Bool
 
 	now   func() time.Time    // time.Now; tests replace it
 	sleep func(time.Duration) // time.Sleep; tests replace it
@@ -178,6 +181,7 @@ func (s *Server) isClosed() bool {
 func (s *Server) Shutdown(ctx context.Context) {
 	s.mu.Lock()
 	s.mu.closed = true
+	s.closing.Store(true)
 	for _, l := range s.listeners {
 		l.Close()
 	}
