@@ -23,7 +23,7 @@ func BenchmarkApplyInsert(b *testing.B) {
 		mustInsert(b, p, coll, bson.D{{Key: "_id", Value: int64(i)}, {Key: "x", Value: int64(i % 100)},
 			{Key: "pad", Value: "0123456789012345678901234567890123456789"}})
 	}
-	benchApply(b, entriesOf(b, p))
+	benchApply(b, entriesOf(b, p), 500)
 }
 
 // BenchmarkApplyMixed is BenchmarkApplyInsert with updates and deletes
@@ -42,12 +42,24 @@ func BenchmarkApplyMixed(b *testing.B) {
 			mustDelete(b, p, coll, int64(i-20))
 		}
 	}
-	benchApply(b, entriesOf(b, p))
+	benchApply(b, entriesOf(b, p), 500)
 }
 
-// benchApply applies entries to fresh catalogs in calls of 500, per mode;
-// it reports the time per entry.
-func benchApply(b *testing.B, entries []*oplog.Entry) {
+// BenchmarkApplySmall applies inserts in calls of two entries (a
+// secondary under light load): runs must not cost more than serial.
+func BenchmarkApplySmall(b *testing.B) {
+	p := openMem(b)
+	coll := mustColl(b, p, "app", "c")
+	mustIndex(b, p, coll, spec("x_1", d("x", 1)))
+	for i := 0; i < 2000; i++ {
+		mustInsert(b, p, coll, bson.D{{Key: "_id", Value: int64(i)}, {Key: "x", Value: int64(i % 100)}})
+	}
+	benchApply(b, entriesOf(b, p), 2)
+}
+
+// benchApply applies entries to fresh catalogs in calls of per entries,
+// per mode; it reports the CPU and wall time per entry.
+func benchApply(b *testing.B, entries []*oplog.Entry, per int) {
 	for _, mode := range []struct {
 		name string
 		o    BatchOptions
@@ -60,8 +72,8 @@ func benchApply(b *testing.B, entries []*oplog.Entry) {
 				es := cloneEntries(entries)
 				b.StartTimer()
 				c0 := cpuTime()
-				for j := 0; j < len(es); j += 500 {
-					if _, err := ApplyBatchWith(s, es[j:min(j+500, len(es))], nil, mode.o); err != nil {
+				for j := 0; j < len(es); j += per {
+					if _, err := ApplyBatchWith(s, es[j:min(j+per, len(es))], nil, mode.o); err != nil {
 						b.Fatal(fmt.Errorf("apply: %w", err))
 					}
 				}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# bench/ab-catchup.sh BASE_BIN NEW_BIN [ROUNDS] — secondary apply
+# throughput, two relaydb binaries side by side: per round, in alternating
+# order, a fresh 3-member set (`relaydb cluster up --data 3`); member m2
+# is killed, the primary takes a YCSB load of $RECORDS small records
+# (8 threads, w:1; 4 fields of 20 bytes, so the cost is per entry, not
+# per byte), m2 is restarted and bench/catchup times how long m2 takes to
+# apply through the primary's last entry (from just before the restart)
+# and reads m2's CPU seconds at that moment. The same bench client
+# ($CLIENT, default BASE_BIN) loads both. JSON results go to $OUT (default
+# /tmp/relaydb-ab-catchup); a markdown table of medians [min-max] is
+# printed.
+set -euo pipefail
+base="$1" new="$2" rounds="${3:-3}"
+out="${OUT:-/tmp/relaydb-ab-catchup}" port="${PORT:-30440}" client="${CLIENT:-$base}"
+records="${RECORDS:-200000}"
+here="$(cd "$(dirname "$0")" && pwd)"
+rm -rf "$out" && mkdir -p "$out"
+(cd "$here/.." && go build -o "$out/catchup" ./bench/catchup)
+declare -A bin=([base]="$base" [new]="$new")
+for ((r = 1; r <= rounds; r++)); do
+	order="base new"
+	((r % 2 == 0)) && order="new base"
+	for b in $order; do
+		d="$out/set-$b-$r"
+		uri=$("${bin[$b]}" cluster up --dir "$d" --data 3 --base-port "$port" --bin "${bin[$b]}" 2>"$out/up-$b-$r.log" | tail -1)
+		sleep 3 # the secondaries finish their initial sync
+		"${bin[$b]}" cluster status --dir "$d" | grep -q '^m0 .*PRIMARY' || { echo "m0 is not primary" >&2; exit 1; }
+		"${bin[$b]}" cluster kill --dir "$d" m2 >/dev/null
+		sep="&"; [[ "$uri" != *\?* ]] && sep="?"
+		"$client" bench load -json -s=false -workload a -threads 8 -p recordcount="$records" \
+			-p fieldcount=4 -p fieldlength=20 -uri "${uri/\/\?//ycsb?}${sep}w=1" >"$out/load-$b-$r.json"
+		since=$(date +%s.%N)
+		"${bin[$b]}" cluster restart --dir "$d" m2 >/dev/null
+		pid=$(python3 -c 'import json,sys; print([m["PID"] for m in json.load(open(sys.argv[1]))["Members"] if m["Name"]=="m2"][0])' "$d/cluster.json")
+		"$out/catchup" -primary "127.0.0.1:$port" -member "127.0.0.1:$((port + 2))" -pid "$pid" -since "$since" >"$out/catchup-$b-$r.json"
+		"${bin[$b]}" cluster down --dir "$d" >/dev/null 2>&1 || true
+		rm -rf "$d"
+	done
+done
+python3 - "$out" "$rounds" "$records" <<'PY'
+import json, statistics, sys
+out, rounds, records = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+def vals(b, key):
+    return [json.load(open(f"{out}/catchup-{b}-{r}.json"))[key] for r in range(1, rounds + 1)]
+def fmt(v, f="{:.2f}"):
+    return f"{f.format(statistics.median(v))} [{f.format(min(v))}-{f.format(max(v))}]"
+print(f"| {records} inserts | base | new | new/base (medians) |")
+print("| --- | ---: | ---: | ---: |")
+for key, label in [("catchupSec", "catch-up seconds (restart to caught up)"), ("memberCpuSec", "secondary CPU seconds")]:
+    bv, nv = vals("base", key), vals("new", key)
+    print(f"| {label} | {fmt(bv)} | {fmt(nv)} | {statistics.median(nv)/statistics.median(bv):.2f} |")
+bt = [records / x for x in vals("base", "catchupSec")]
+nt = [records / x for x in vals("new", "catchupSec")]
+print(f"| apply throughput, entries/s | {fmt(bt, '{:.0f}')} | {fmt(nt, '{:.0f}')} | {statistics.median(nt)/statistics.median(bt):.2f} |")
+bc = [x * 1e6 / records for x in vals("base", "memberCpuSec")]
+nc = [x * 1e6 / records for x in vals("new", "memberCpuSec")]
+print(f"| secondary CPU µs per entry (incl. startup) | {fmt(bc, '{:.1f}')} | {fmt(nc, '{:.1f}')} | {statistics.median(nc)/statistics.median(bc):.2f} |")
+PY

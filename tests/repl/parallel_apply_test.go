@@ -1,0 +1,170 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
+
+	"github.com/relaydb/relaydb/internal/cluster"
+)
+
+// TestBatchedApplyCrash: a secondary that was stopped while the primary
+// took inserts, updates and deletes (on a collection with a unique and a
+// multikey index) is killed -9 at random times while it catches up in
+// large batches, three times, and restarted; it then catches up to
+// exactly the primary's documents, and validate finds its indexes and
+// counters consistent.
+func TestBatchedApplyCrash(t *testing.T) {
+	c := upSet(t, cluster.Spec{Data: 3, BasePort: 30410})
+	p := primary(t, c, 10*time.Second)
+	sec := secondaries(c, p)[0]
+	cl := connectSet(t, c)
+	coll := cl.Database("papply").Collection("c")
+	ctx, cancel := ctxT(3 * time.Minute)
+	defer cancel()
+	if _, err := coll.Indexes().CreateMany(ctx, []mongo.IndexModel{
+		{Keys: bson.D{{Key: "u", Value: 1}}, Options: options.Index().SetUnique(true)},
+		{Keys: bson.D{{Key: "tags", Value: 1}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitSameDocs(t, c, p, sec, 30*time.Second) // the secondary has the indexes
+	if _, err := c.Kill(ctx, sec.Name); err != nil {
+		t.Fatalf("kill %s: %v", sec.Name, err)
+	}
+	writeWhileDown(t, ctx, coll, 30000)
+
+	top := selfTS(t, c, p)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 15))
+	behind := 0
+	for round := 0; round < 3; round++ {
+		if _, err := c.Restart(ctx, sec.Name); err != nil {
+			t.Fatalf("round %d: restart %s: %v", round, sec.Name, err)
+		}
+		time.Sleep(time.Duration(rng.IntN(400)) * time.Millisecond)
+		if at := selfTS(t, c, sec); at.Before(top) {
+			behind++
+		}
+		if _, err := c.Kill(ctx, sec.Name); err != nil {
+			t.Fatalf("round %d: kill %s: %v", round, sec.Name, err)
+		}
+	}
+	t.Logf("%d of 3 kills hit %s while it was behind the primary", behind, sec.Name)
+	if _, err := c.Restart(ctx, sec.Name); err != nil {
+		t.Fatalf("final restart %s: %v", sec.Name, err)
+	}
+	waitSameDocs(t, c, p, sec, 90*time.Second)
+	var res bson.M
+	if err := direct(t, c, sec).Database("papply").RunCommand(ctx, bson.D{{Key: "validate", Value: "c"}}).Decode(&res); err != nil {
+		t.Fatalf("validate on %s: %v", sec.Name, err)
+	}
+	if res["valid"] != true {
+		t.Fatalf("validate on %s: %v", sec.Name, res)
+	}
+}
+
+// selfTS is the ts of the last entry m applied (zero if it does not answer).
+func selfTS(t *testing.T, c *cluster.Cluster, m *cluster.Member) bson.Timestamp {
+	t.Helper()
+	ctx, cancel := ctxT(2 * time.Second)
+	defer cancel()
+	var st struct {
+		Members []struct {
+			Self   bool `bson:"self"`
+			Optime struct {
+				TS bson.Timestamp `bson:"ts"`
+			} `bson:"optime"`
+		} `bson:"members"`
+	}
+	if err := direct(t, c, m).Database("admin").RunCommand(ctx, bson.D{{Key: "replSetGetStatus", Value: 1}}).Decode(&st); err != nil {
+		return bson.Timestamp{}
+	}
+	for _, x := range st.Members {
+		if x.Self {
+			return x.Optime.TS
+		}
+	}
+	return bson.Timestamp{}
+}
+
+// writeWhileDown inserts n documents in batches, then moves unique values
+// between documents, updates arrays and deletes some, all w:1.
+func writeWhileDown(t *testing.T, ctx context.Context, coll *mongo.Collection, n int) {
+	t.Helper()
+	w1 := options.InsertMany().SetOrdered(true)
+	for lo := 0; lo < n; lo += 1000 {
+		docs := make([]any, 0, 1000)
+		for i := lo; i < lo+1000 && i < n; i++ {
+			docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "u", Value: int32(i)},
+				{Key: "tags", Value: bson.A{i % 7, i % 11}}, {Key: "pad", Value: "0123456789abcdef0123456789abcdef"}})
+		}
+		if _, err := coll.InsertMany(ctx, docs, w1); err != nil {
+			t.Fatalf("insert: %v", err)
+		}
+	}
+	for i := 0; i < 300; i++ { // swap u between i and i+1 through a free value
+		a, b := int32(2*i), int32(2*i+1)
+		for _, step := range []struct {
+			id any
+			u  int32
+		}{{a, int32(-1)}, {b, a}, {a, b}} {
+			if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: step.id}}, bson.D{{Key: "$set", Value: bson.D{{Key: "u", Value: step.u}}}}); err != nil {
+				t.Fatalf("swap: %v", err)
+			}
+		}
+	}
+	if _, err := coll.UpdateMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$mod", Value: bson.A{5, 0}}}}},
+		bson.D{{Key: "$push", Value: bson.D{{Key: "tags", Value: "five"}}}}); err != nil {
+		t.Fatalf("updateMany: %v", err)
+	}
+	if _, err := coll.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$mod", Value: bson.A{13, 0}}}}}); err != nil {
+		t.Fatalf("deleteMany: %v", err)
+	}
+}
+
+// waitSameDocs waits (bounded) until sec holds exactly p's documents of
+// papply.c, in _id order.
+func waitSameDocs(t *testing.T, c *cluster.Cluster, p, sec *cluster.Member, d time.Duration) {
+	t.Helper()
+	want := dumpColl(t, direct(t, c, p), readpref.Primary())
+	eventually(t, d, fmt.Sprintf("%s holds the primary's %d documents", sec.Name, len(want)), func() error {
+		got := dumpColl(t, direct(t, c, sec), readpref.SecondaryPreferred())
+		if len(got) != len(want) {
+			return fmt.Errorf("%d documents, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if !bytesEqual(got[i], want[i]) {
+				return fmt.Errorf("document %d is %v, want %v", i, got[i], want[i])
+			}
+		}
+		return nil
+	})
+}
+
+// dumpColl reads papply.c in _id order (nil while the member cannot
+// answer, e.g. restarting).
+func dumpColl(t *testing.T, cl *mongo.Client, rp *readpref.ReadPref) []bson.Raw {
+	t.Helper()
+	ctx, cancel := ctxT(20 * time.Second)
+	defer cancel()
+	coll := cl.Database("papply", options.Database().SetReadPreference(rp)).Collection("c")
+	cur, err := coll.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		return nil
+	}
+	defer cur.Close(ctx)
+	var out []bson.Raw
+	for cur.Next(ctx) {
+		out = append(out, append(bson.Raw(nil), cur.Current...))
+	}
+	return out
+}
+
+func bytesEqual(a, b bson.Raw) bool { return string(a) == string(b) }
