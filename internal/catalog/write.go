@@ -198,13 +198,23 @@ func (c *Catalog) newWrite(coll *Collection) (*write, error) {
 	return &write{c: c, coll: live, b: c.eng.NewBatch()}, nil
 }
 
-// putDoc stores a new document, failing with DuplicateKey on _id_.
+// putDoc stores a new document, failing with DuplicateKey on _id_. The
+// existence probe is skipped when the _id sorts after every _id the
+// collection ever stored (storage.Engine.MayHoldDoc; writeMu keeps other
+// writers out). REQUIRES: the batch holds no other write of coll's
+// documents (Insert's batch is new).
 func (w *write) putDoc(idKS []byte, id any, raw []byte, _ bson.D) error {
 	key := storage.DocKey(w.coll.ID, idKS)
-	if _, exists, err := w.b.Get(key); err != nil {
-		return err
-	} else if exists {
-		return newDupKey(w.coll, w.coll.Indexes()[0], bson.D{{Key: "_id", Value: id}})
+	may, err := w.c.eng.MayHoldDoc(key)
+	if err != nil {
+		return fmt.Errorf("catalog: check _id of %s: %w", w.coll.NS(), err)
+	}
+	if may {
+		if _, exists, err := w.b.Get(key); err != nil {
+			return err
+		} else if exists {
+			return newDupKey(w.coll, w.coll.Indexes()[0], bson.D{{Key: "_id", Value: id}})
+		}
 	}
 	return w.b.Set(key, raw)
 }

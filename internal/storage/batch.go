@@ -84,6 +84,9 @@ func (e *Engine) Commit(b *Batch, sync bool) (uint64, error) {
 	if sync {
 		opts = pebble.Sync
 	}
+	if err := e.noteDocs(b.docKeys); err != nil { // docmax.go; nothing applied yet
+		return 0, fmt.Errorf("storage: commit: %w", err)
+	}
 	if err := e.apply(b, opts); err != nil {
 		err = fmt.Errorf("storage: commit: %w", err)
 		Fatal(e.logger, "durable write failed", err)

@@ -70,6 +70,7 @@ type Engine struct {
 	logger *slog.Logger
 	opts   Options
 	cache  *docCache // latest committed documents (see doccache.go)
+	docMax docMax    // per-collection document key bounds (docmax.go)
 
 	committed atomic.Uint64 // last assigned commit seq (batch applied)
 	durable   atomic.Uint64 // every seq <= durable is synced
