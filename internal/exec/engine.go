@@ -22,6 +22,7 @@ type Engine struct {
 	keyGuard   KeyGuard                    // shard key check of updates (SetKeyGuard); nil off a shard
 	validators validators                  // compiled collection validators (validate.go)
 	procInfo   atomic.Pointer[ProcessInfo] // for $currentOp and $indexStats (SetProcessInfo)
+	rebuild    rebuild                     // background session replay (rebuild.go)
 }
 
 // New returns an engine over cat.
@@ -30,9 +31,7 @@ func New(cat *catalog.Catalog, log *slog.Logger) *Engine {
 		log = slog.Default()
 	}
 	e := &Engine{cat: cat, cursors: newCursors(), log: log, now: time.Now, sessions: session.NewTable()}
-	if err := e.rebuildSessions(); err != nil {
-		log.Error("cannot rebuild retryable-write records from the oplog", "err", err)
-	}
+	e.startRebuild()
 	return e
 }
 
@@ -42,8 +41,12 @@ func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
 // Cursors returns the open-cursor registry.
 func (e *Engine) Cursors() *Cursors { return e.cursors }
 
-// Close kills every cursor. The catalog is closed by its owner.
-func (e *Engine) Close() { e.cursors.killAll() }
+// Close stops a background session replay and kills every cursor. The
+// catalog is closed by its owner.
+func (e *Engine) Close() {
+	e.stopRebuild()
+	e.cursors.killAll()
+}
 
 // WaitDurable blocks until the write identified by r is synced (j:true).
 func (e *Engine) WaitDurable(ctx context.Context, r catalog.WriteResult) error {

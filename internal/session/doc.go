@@ -10,8 +10,9 @@
 //   - a secondary records the same statements as it applies those entries,
 //     so a newly elected primary already knows them;
 //   - at startup the table is rebuilt from the tail of the oplog
-//     (RebuildWindow), which bounds how old a retry can be to still be
-//     recognised (drivers retry once, immediately).
+//     (RebuildWindow), in the background (ready.go), which bounds how old
+//     a retry can be to still be recognised (drivers retry once,
+//     immediately).
 //
 // Invariants:
 //   - A session's txnNumber never decreases: a request with an older one

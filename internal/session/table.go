@@ -42,6 +42,7 @@ type Table struct {
 	mu      sync.Mutex
 	records map[Key]*record
 	commits map[Key]int64 // newest committed transaction (txn.go)
+	ready   chan struct{} // non-nil while a rebuild runs (ready.go)
 }
 
 // NewTable returns an empty table.
@@ -50,6 +51,7 @@ func NewTable() *Table { return &Table{records: map[Key]*record{}} }
 // Begin checks a retryable write's txnNumber against the session's: an
 // older one fails with TransactionTooOld; a newer one starts afresh.
 func (t *Table) Begin(k Key, txn int64) error {
+	t.waitReady()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r := t.records[k]
@@ -67,6 +69,7 @@ func (t *Table) Begin(k Key, txn int64) error {
 
 // Executed returns the record of statement stmt under txn, if it ran.
 func (t *Table) Executed(k Key, txn int64, stmt int32) (Stmt, bool) {
+	t.waitReady()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r := t.records[k]
@@ -118,6 +121,7 @@ func (t *Table) Len() int {
 
 // Reset forgets every record.
 func (t *Table) Reset() {
+	t.waitReady()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.records = map[Key]*record{}

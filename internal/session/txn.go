@@ -28,6 +28,7 @@ func (t *Table) RecordCommit(k Key, txn int64) {
 
 // TxnCommitted reports whether transaction txn of session k committed.
 func (t *Table) TxnCommitted(k Key, txn int64) bool {
+	t.waitReady()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n, ok := t.commits[k]
