@@ -75,7 +75,22 @@ func (c *Coordinator) feedPending() {
 		c.applyLocked(c.mu.topo.LocalDurable(now, p.durbl))
 	}
 	c.publishLocked()
-	c.kickReport()
+	if c.reportNowLocked(&p) {
+		c.kickReport()
+	}
+}
+
+// reportNowLocked reports whether the positions just fed warrant a
+// replSetUpdatePosition at once. A secondary's applied position alone does
+// not when its durable one trails it: the sync loop reports the batch
+// durable within one WAL sync, and that report carries both, so each
+// batch costs the source one update instead of two. (The reporter's
+// heartbeat-interval timer still sends whatever is pending.)
+func (c *Coordinator) reportNowLocked(p *pendingPositions) bool {
+	if p.applied.IsZero() || !p.durbl.IsZero() || p.isStart || p.isDone || p.behind != "" {
+		return true
+	}
+	return !c.mu.durable.Less(p.applied)
 }
 
 // tailLocal follows this member's oplog: a writable primary's entries are

@@ -11,10 +11,11 @@ import (
 // acknowledgements its writers wait for: with no waiter needing more than
 // its own write (w:1), one voter pulls from the primary and every other
 // member chains below it, as chaining "on" does; when writers wait for k
-// secondary acknowledgements (w:"majority", w:N), k+1 voters pull directly
-// (one spare, so one slow member does not hold every majority write back)
-// and the rest chain off them. The primary publishes the list of _ids in
-// its heartbeat replies and, when it changes, in heartbeat requests it
+// secondary acknowledgements (w:"majority", w:N), k voters pull directly
+// and the rest chain off them (an earlier version added one spare direct
+// reader; the A/B in bench/results/README.md showed it cost the primary
+// 3-25 % CPU per insert without buying throughput, so directSpare is 0).
+// The primary publishes the list of _ids in its heartbeat replies and, when it changes, in heartbeat requests it
 // sends at once; members follow the list of the primary they currently
 // know and keep pulling from the primary when they have none (a new
 // primary, or one of an older relaydb).
@@ -36,7 +37,7 @@ const (
 	demandHold = 2 * time.Second
 	// directSpare is how many voters beyond the acknowledgements waited for
 	// pull directly.
-	directSpare = 1
+	directSpare = 0
 )
 
 // ackDemand counts write-concern waits by the secondary acknowledgements

@@ -32,7 +32,7 @@
 // that is ahead of us and not more than 30 s behind the primary;
 // chainingMode "auto" (relaydb, autodirect.go) has the primary list its
 // direct readers from the write concern its writers wait for (one under
-// w:1, k+1 voters when they wait for k acknowledgements); everyone else
+// w:1, k voters when they wait for k acknowledgements); everyone else
 // chains off secondaries breadth-first within a distance band (fewest hops
 // from the primary among candidates within changeSyncSourceThreshold of
 // the closest, then RTT), at most settings.chainFanout (default 3) per
