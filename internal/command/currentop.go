@@ -61,8 +61,9 @@ func (d *Dispatcher) ops() *opRegistry {
 	return r.(*opRegistry)
 }
 
-// trackOp registers the command of ctx and returns its deregistration.
-func (d *Dispatcher) trackOp(ctx *Ctx) func() {
+// trackOp registers the command of ctx, started at start, and returns its
+// deregistration.
+func (d *Dispatcher) trackOp(ctx *Ctx, start time.Time) func() {
 	r := d.ops()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -70,7 +71,7 @@ func (d *Dispatcher) trackOp(ctx *Ctx) func() {
 		r.mu.ops = map[int32]*runningOp{}
 	}
 	r.mu.next++
-	op := &runningOp{id: r.mu.next, conn: ctx.Conn, db: ctx.DB, cmd: ctx.Cmd, start: time.Now(),
+	op := &runningOp{id: r.mu.next, conn: ctx.Conn, db: ctx.DB, cmd: ctx.Cmd, start: start,
 		parent: d.shutdownContext}
 	r.mu.ops[op.id] = op
 	ctx.op = op // killop.go

@@ -130,10 +130,10 @@ func (d *Dispatcher) run(conn *Conn, db string, cmd bson.D, req *Request) (out [
 		d.metrics.unknown.Add(1)
 		return d.ErrorReply(mongoerr.New(mongoerr.CommandNotFound, "no such command: '%s'", name))
 	}
-	d.sessions.touch(cmd)
-	start := time.Now()
+	start := time.Now() // one clock read for the session, the op and the metrics
+	d.sessions.touch(cmd, start)
 	ctx := &Ctx{D: d, Conn: conn, DB: db, Cmd: cmd, Name: name, Req: req}
-	defer d.trackOp(ctx)() // currentop.go
+	defer d.trackOp(ctx, start)() // currentop.go
 	fp := failCommand.check(ctx)
 	if fp != nil {
 		if err := fp.before(req); err != nil {

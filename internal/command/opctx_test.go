@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"testing"
+	"time"
 )
 
 // TestOpContextLazy: an operation's context, made before or after killOp
@@ -44,7 +45,7 @@ func TestOpContextLazy(t *testing.T) {
 func TestTrackOpRegistersOnCtx(t *testing.T) {
 	d := &Dispatcher{done: make(chan struct{})}
 	ctx := &Ctx{D: d, DB: "db"}
-	done := d.trackOp(ctx)
+	done := d.trackOp(ctx, time.Now())
 	op := ctx.registeredOp()
 	if op == nil || d.findOp(int64(op.id)) != op {
 		t.Fatalf("running op not registered: %v", op)

@@ -20,12 +20,11 @@ type sessionEntry struct {
 }
 
 // touch records a command's lsid.
-func (s *sessionCache) touch(cmd bson.D) {
+func (s *sessionCache) touch(cmd bson.D, now time.Time) {
 	id, ok := lsidOf(cmd)
 	if !ok {
 		return
 	}
-	now := time.Now()
 	if v, ok := s.m.Load(string(id.Data)); ok {
 		if e := v.(*sessionEntry); now.Sub(e.lastUse) < time.Second {
 			return
