@@ -15,7 +15,7 @@ import (
 // TestAutoChainingFollowsWriteConcern: in chainingMode "auto" (the default
 // for new sets) a 5-voter set under w:1 writes has one member pulling from
 // the primary and the rest chained below it; under w:"majority" writes (2
-// acknowledgements) the primary names 2 + 1 spare direct readers; when the
+// acknowledgements) the primary names 2 direct readers (no spare); when the
 // majority writers stop, it goes back to one.
 func TestAutoChainingFollowsWriteConcern(t *testing.T) {
 	c := upSet(t, cluster.Spec{Data: 5})
@@ -29,7 +29,7 @@ func TestAutoChainingFollowsWriteConcern(t *testing.T) {
 		})
 	}
 	phase(writeconcern.W1(), 1)
-	phase(writeconcern.Majority(), 3)
+	phase(writeconcern.Majority(), 2)
 	phase(writeconcern.W1(), 1)
 }
 
