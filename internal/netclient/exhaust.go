@@ -15,6 +15,11 @@ import (
 // (a getMore) allowing the server to answer with several replies, each
 // with moreToCome set but the last; NextExhaust reads them in order.
 //
+// A simulated latency (Options.Latency, one way) delays the request as Run
+// does, and each reply after the first by the same one-way delay from when
+// it arrived, so streamed batches stay pipelined: a reply already buffered
+// when the previous one was handed over counts as arriving with it.
+//
 // Invariants: while a stream is open (the last reply had moreToCome) the
 // connection carries nothing else: Run fails until the stream ends. Each
 // reply must answer the previous message (the request, then the previous
@@ -24,8 +29,10 @@ import (
 // exhaustState is a Conn's open stream: the id the next reply must
 // answer, and whether one is still due.
 type exhaustState struct {
-	prev int32
-	open bool
+	prev    int32
+	open    bool
+	replies int       // read so far
+	arrival time.Time // the last reply's (estimated) arrival
 }
 
 // StartExhaust sends cmd to db with exhaustAllowed; read its replies with
@@ -69,7 +76,28 @@ func (c *Conn) NextExhaust(ctx context.Context) (reply bson.D, more bool, err er
 		return nil, false, err
 	}
 	c.stream.open = more
+	if err := c.streamDelay(ctx); err != nil {
+		c.broken, c.stream.open = true, false
+		return nil, false, err
+	}
 	return reply, more, ReplyError(reply)
+}
+
+// streamDelay waits out the simulated one-way latency of the reply just
+// read (none for the first, as Run's replies).
+func (c *Conn) streamDelay(ctx context.Context) error {
+	c.stream.replies++
+	if c.latency <= 0 || c.stream.replies == 1 {
+		return nil
+	}
+	t := time.NewTimer(time.Until(c.stream.arrival.Add(c.latency)))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("netclient: %s: %w", c.host, ctx.Err())
+	}
 }
 
 func (c *Conn) readExhaust(ctx context.Context) (bson.D, bool, error) {
@@ -78,9 +106,13 @@ func (c *Conn) readExhaust(ctx context.Context) (bson.D, bool, error) {
 	}
 	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetReadDeadline(time.Unix(1, 0)) })
 	defer stop()
+	buffered := c.r.Buffered() > 0
 	h, body, err := wire.ReadMessage(c.r, maxReply)
 	if err != nil {
 		return nil, false, fmt.Errorf("netclient: %s: read exhaust reply: %w", c.host, err)
+	}
+	if !buffered || c.stream.arrival.IsZero() {
+		c.stream.arrival = time.Now()
 	}
 	if h.ResponseTo != c.stream.prev {
 		return nil, false, fmt.Errorf("netclient: %s: exhaust reply to %d, expected %d", c.host, h.ResponseTo, c.stream.prev)
