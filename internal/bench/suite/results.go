@@ -169,7 +169,8 @@ func scaleMarkdown(scale []ScaleEntry, chunk int64) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n## Scale series\n\nEach record count loaded into a fresh node (default settings) in chunks of %d "+
-		"records at %d threads, then read with workload C; growth is relative to the first scale.\n\n", chunk, scaleThreads)
+		"records at %d threads, then read with workload C (one run to warm the caches, a second measured); "+
+		"growth is relative to the first scale.\n\n", chunk, scaleThreads)
 	b.WriteString("| records | insert server core-µs/op | inserts/s | read server core-µs/op | reads/s | read cost growth | RSS MB | disk MB |\n")
 	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	var first float64
