@@ -13,7 +13,7 @@ import (
 // background, so startup does not wait for reading up to rebuildWindow
 // entries (seconds on a node with a full oplog); the table's lookups wait
 // for it instead (session/ready.go).
-const syncRebuildMax = 20_000
+const syncRebuildMax = 5_000
 
 // rebuildChunk is how many entries one background read takes.
 const rebuildChunk = 5_000
