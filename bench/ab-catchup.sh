@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # bench/ab-catchup.sh BASE_BIN NEW_BIN [ROUNDS] — secondary apply
 # throughput, two relaydb binaries side by side: per round, in alternating
-# order, a fresh 3-member set (`relaydb cluster up --data 3`); member m2
-# is killed, the primary takes a YCSB load of $RECORDS small records
+# order, a fresh 3-member set (`relaydb cluster up --data 3`); a
+# secondary is killed, the primary takes a YCSB load of $RECORDS small records
 # (8 threads, w:1; 4 fields of 20 bytes, so the cost is per entry, not
-# per byte), m2 is restarted and bench/catchup times how long m2 takes to
+# per byte), it is restarted and bench/catchup times how long it takes to
 # apply through the primary's last entry (from just before the restart)
-# and reads m2's CPU seconds at that moment. The same bench client
+# and reads its CPU seconds at that moment. The same bench client
 # ($CLIENT, default BASE_BIN) loads both. JSON results go to $OUT (default
 # /tmp/relaydb-ab-catchup); a markdown table of medians [min-max] is
 # printed.
@@ -18,6 +18,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 rm -rf "$out" && mkdir -p "$out"
 (cd "$here/.." && go build -o "$out/catchup" ./bench/catchup)
 declare -A bin=([base]="$base" [new]="$new")
+d=""
+trap '[[ -n "$d" && -d "$d" ]] && "$base" cluster down --dir "$d" >/dev/null 2>&1 || true' EXIT
 for ((r = 1; r <= rounds; r++)); do
 	order="base new"
 	((r % 2 == 0)) && order="new base"
@@ -25,15 +27,19 @@ for ((r = 1; r <= rounds; r++)); do
 		d="$out/set-$b-$r"
 		uri=$("${bin[$b]}" cluster up --dir "$d" --data 3 --base-port "$port" --bin "${bin[$b]}" 2>"$out/up-$b-$r.log" | tail -1)
 		sleep 3 # the secondaries finish their initial sync
-		"${bin[$b]}" cluster status --dir "$d" | grep -q '^m0 .*PRIMARY' || { echo "m0 is not primary" >&2; exit 1; }
-		"${bin[$b]}" cluster kill --dir "$d" m2 >/dev/null
+		st=$("${bin[$b]}" cluster status --dir "$d")
+		phost=$(awk '$6 == "PRIMARY" {print $3}' <<<"$st")
+		sname=$(awk '$6 == "SECONDARY" {print $1}' <<<"$st" | tail -1)
+		shost=$(awk -v m="$sname" '$1 == m {print $3}' <<<"$st")
+		[[ -n "$phost" && -n "$sname" ]] || { echo "no primary or secondary: $st" >&2; exit 1; }
+		"${bin[$b]}" cluster kill --dir "$d" "$sname" >/dev/null
 		sep="&"; [[ "$uri" != *\?* ]] && sep="?"
 		"$client" bench load -json -s=false -workload a -threads 8 -p recordcount="$records" \
 			-p fieldcount=4 -p fieldlength=20 -uri "${uri/\/\?//ycsb?}${sep}w=1" >"$out/load-$b-$r.json"
 		since=$(date +%s.%N)
-		"${bin[$b]}" cluster restart --dir "$d" m2 >/dev/null
-		pid=$(python3 -c 'import json,sys; print([m["PID"] for m in json.load(open(sys.argv[1]))["Members"] if m["Name"]=="m2"][0])' "$d/cluster.json")
-		"$out/catchup" -primary "127.0.0.1:$port" -member "127.0.0.1:$((port + 2))" -pid "$pid" -since "$since" >"$out/catchup-$b-$r.json"
+		"${bin[$b]}" cluster restart --dir "$d" "$sname" >/dev/null
+		pid=$(python3 -c 'import json,sys; print([m["PID"] for m in json.load(open(sys.argv[1]))["Members"] if m["Name"]==sys.argv[2]][0])' "$d/cluster.json" "$sname")
+		"$out/catchup" -primary "$phost" -member "$shost" -pid "$pid" -since "$since" >"$out/catchup-$b-$r.json"
 		"${bin[$b]}" cluster down --dir "$d" >/dev/null 2>&1 || true
 		rm -rf "$d"
 	done
