@@ -15,6 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/relaydb/relaydb/internal/cluster"
+	"github.com/relaydb/relaydb/internal/netclient"
 )
 
 // Secondaries tail their source's oplog over one exhaust getMore stream
@@ -244,4 +245,73 @@ func syncSourceOf(ctx context.Context, c *cluster.Cluster, m *cluster.Member) st
 		return "error: " + err.Error()
 	}
 	return st.SyncSourceHost
+}
+
+// TestStreamEndsOnStepDown opens an exhaust getMore stream on the
+// primary's oplog (as a secondary's fetcher does) and steps the primary
+// down: the server ends the stream with a last reply without moreToCome,
+// its cursor still open, instead of streaming on across the topology
+// change.
+func TestStreamEndsOnStepDown(t *testing.T) {
+	c := upSet(t, cluster.Spec{Data: 3})
+	p := primary(t, c, 10*time.Second)
+	ctx, cancel := ctxT(30 * time.Second)
+	defer cancel()
+	pool := netclient.NewPool(netclient.Options{})
+	defer pool.Close()
+	conn, err := pool.Dial(ctx, p.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	reply, err := conn.Run(ctx, "local", bson.D{{Key: "find", Value: "oplog.rs"}, {Key: "tailable", Value: true},
+		{Key: "awaitData", Value: true}, {Key: "batchSize", Value: int32(1)}})
+	if err != nil {
+		t.Fatalf("tailable find: %v", err)
+	}
+	id := cursorID(reply)
+	if id == 0 {
+		t.Fatalf("tailable find returned no open cursor: %v", reply)
+	}
+	if err := conn.StartExhaust(ctx, "local", bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "oplog.rs"},
+		{Key: "maxTimeMS", Value: int64(100)}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ { // the stream is flowing (empty batches every maxTimeMS)
+		if _, more, err := conn.NextExhaust(ctx); err != nil || !more {
+			t.Fatalf("reply %d before the step-down: more=%v err=%v", i, more, err)
+		}
+	}
+	go func() {
+		_ = c.RunAdmin(ctx, p, bson.D{{Key: "replSetStepDown", Value: 30}, {Key: "force", Value: true}}, nil)
+	}()
+	for n := 0; ; n++ {
+		reply, more, err := conn.NextExhaust(ctx)
+		if err != nil {
+			t.Fatalf("stream broke instead of ending cleanly after %d replies: %v", n, err)
+		}
+		if !more {
+			if cursorID(reply) == 0 {
+				t.Fatalf("the last reply closed the cursor: %v", reply)
+			}
+			return
+		}
+		if n > 200 { // 20 s of empty batches
+			t.Fatal("the stream went on across the step-down")
+		}
+	}
+}
+
+func cursorID(reply bson.D) int64 {
+	for _, e := range reply {
+		if cur, ok := e.Value.(bson.D); ok && e.Key == "cursor" {
+			for _, f := range cur {
+				if f.Key == "id" {
+					id, _ := f.Value.(int64)
+					return id
+				}
+			}
+		}
+	}
+	return 0
 }
