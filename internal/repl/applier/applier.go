@@ -51,6 +51,10 @@ type Options struct {
 	SecondaryDelay time.Duration
 	// Clock defaults to the wall clock.
 	Clock Clock
+	// Writers is how many goroutines prepare a large run (BatchOptions);
+	// 0: DefaultWriters(). TODO(#15): a server option
+	// (replWriterThreadCount) does not reach it yet.
+	Writers int
 }
 
 // Applier applies batches to one catalog. Apply calls must not overlap;
@@ -115,7 +119,7 @@ func (a *Applier) Apply(ctx context.Context, batch []*oplog.Entry) (last topolog
 		if err != nil {
 			return a.Last(), err
 		}
-		seq, err := ApplyBatch(a.cat, batch[:n], a.opts.Logger)
+		seq, err := ApplyBatchWith(a.cat, batch[:n], a.opts.Logger, BatchOptions{Writers: a.opts.Writers})
 		a.noteSeq(seq)
 		if err != nil {
 			a.Reset() // some entries before the failing one may have applied
