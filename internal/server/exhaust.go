@@ -24,6 +24,10 @@ import (
 // topology changes (step-down, step-up, a new term or config: the last
 // reply then goes without moreToCome and the cursor stays open, so the
 // client may go on with a new getMore, checked afresh).
+//
+// TODO(#15): an oplog stream sends a batch as soon as one entry is
+// visible; under many small w:"majority" writes a short linger (as
+// MongoDB's oplog batcher) would send fewer, larger batches.
 
 // exhaustible reports whether a request may be answered as an exhaust
 // stream: a getMore.
