@@ -38,6 +38,7 @@ import (
 	"github.com/relaydb/relaydb/internal/catalog"
 	"github.com/relaydb/relaydb/internal/oplog"
 	"github.com/relaydb/relaydb/internal/repl/clock"
+	"github.com/relaydb/relaydb/internal/repl/markers"
 	"github.com/relaydb/relaydb/internal/repl/topology"
 )
 
@@ -55,6 +56,11 @@ type Options struct {
 	// 0: DefaultWriters(). TODO(#15): a server option
 	// (replWriterThreadCount) does not reach it yet.
 	Writers int
+	// FreshInserts lets Apply skip the existing-document probe of insert
+	// entries (BatchOptions.FreshInserts) while the data is consistent
+	// (the oplog top at or after minValid). The sync loop's steady state
+	// sets it.
+	FreshInserts bool
 }
 
 // Applier applies batches to one catalog. Apply calls must not overlap;
@@ -119,7 +125,8 @@ func (a *Applier) Apply(ctx context.Context, batch []*oplog.Entry) (last topolog
 		if err != nil {
 			return a.Last(), err
 		}
-		seq, err := ApplyBatchWith(a.cat, batch[:n], a.opts.Logger, BatchOptions{Writers: a.opts.Writers})
+		bo := BatchOptions{Writers: a.opts.Writers, FreshInserts: a.freshInserts()}
+		seq, err := ApplyBatchWith(a.cat, batch[:n], a.opts.Logger, bo)
 		a.noteSeq(seq)
 		if err != nil {
 			a.Reset() // some entries before the failing one may have applied
@@ -132,6 +139,21 @@ func (a *Applier) Apply(ctx context.Context, batch []*oplog.Entry) (last topolog
 		batch = batch[n:]
 	}
 	return a.Last(), nil
+}
+
+// freshInserts reports whether the next batch may skip the insert probe:
+// the option is on and the data is consistent (after a rollback, entries
+// up to minValid may meet refetched documents from their future).
+func (a *Applier) freshInserts() bool {
+	if !a.opts.FreshInserts {
+		return false
+	}
+	m, err := markers.Read(a.cat)
+	if err != nil {
+		return false
+	}
+	ts, term := a.cat.Oplog().Top()
+	return !(oplog.OpTime{TS: ts, Term: term}).Less(m.MinValid)
 }
 
 // noteSeq records the commit seq of the last entry applied.

@@ -13,7 +13,8 @@ package applier
 //     the same prefix of the primary's history: no truncate-after point or
 //     minValid write is needed around a batch.
 //   - Application is idempotent, as MongoDB's oplog application: an insert
-//     is an upsert; an update or delete of a missing document, and any
+//     is an upsert (except in steady state, BatchOptions.FreshInserts,
+//     where its _id is known to be absent and is not probed); an update or delete of a missing document, and any
 //     CRUD entry on a missing collection (found by UUID), only write the
 //     entry; DDL whose effect is already present only writes the entry.
 //   - Entries at or before the oplog top are skipped when the local oplog
@@ -67,6 +68,17 @@ type BatchOptions struct {
 	// Writers is how many goroutines prepare a large run (apply_run.go);
 	// 0: DefaultWriters().
 	Writers int
+	// FreshInserts skips the probe for an existing document with an
+	// insert's _id (catalog.Writer.InsertFresh). Only steady-state
+	// application may set it (Applier, Options.FreshInserts): entries
+	// strictly after the local oplog top, from a sync source, in order, on
+	// data that is consistent (minValid reached). The primary accepted
+	// each insert, so an earlier document with its _id was deleted by an
+	// earlier entry this member applied. Initial sync's replay (cloned
+	// documents may hold later state) and the entries after a rollback
+	// (refetched documents, minValid ahead) must probe. Entries at or
+	// before the top are checked, not applied, either way.
+	FreshInserts bool
 	// serial applies every entry in a batch of its own (tests compare the
 	// two ways).
 	serial bool
@@ -123,6 +135,8 @@ type entryApply struct {
 	log *slog.Logger
 	// relaxed: the batch is relaxed (BatchOptions.Relaxed).
 	relaxed bool
+	// fresh: inserts skip the existing-document probe (BatchOptions.FreshInserts).
+	fresh bool
 }
 
 // applyEntry applies one entry: its effect, the entry and appliedThrough
@@ -132,7 +146,7 @@ func applyEntry(cat *catalog.Catalog, e *oplog.Entry, log *slog.Logger, o BatchO
 		if top, _ := cat.Oplog().Top(); !e.TS.After(top) {
 			return checkPresent(cat, e)
 		}
-		a := &entryApply{cat: cat, w: w, e: e, log: log, relaxed: o.Relaxed != nil}
+		a := &entryApply{cat: cat, w: w, e: e, log: log, relaxed: o.Relaxed != nil, fresh: o.FreshInserts}
 		if a.relaxed {
 			w.RelaxUnique(o.Relaxed)
 		}

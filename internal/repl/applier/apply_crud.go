@@ -11,7 +11,8 @@ import (
 	"github.com/relaydb/relaydb/internal/update"
 )
 
-// insert upserts e.O: a document with the same _id is replaced.
+// insert upserts e.O: a document with the same _id is replaced. In steady
+// state (a.fresh) the _id is known to be absent and is not probed.
 func (a *entryApply) insert() error {
 	e := a.e
 	coll := a.resolve(e.NS)
@@ -29,7 +30,11 @@ func (a *entryApply) insert() error {
 		e.ORaw = raw
 		return nil
 	}
-	if err := a.w.PutDocument(coll, e.O, raw); err != nil {
+	put := a.w.PutDocument
+	if a.fresh {
+		put = a.w.InsertFresh
+	}
+	if err := put(coll, e.O, raw); err != nil {
 		return err
 	}
 	e.ORaw = raw // the oplog entry embeds the encoded document

@@ -96,7 +96,7 @@ func runInBatch(cat *catalog.Catalog, w *catalog.Writer, run []*oplog.Entry, log
 		return nil
 	}
 	for _, e := range run {
-		a := &entryApply{cat: cat, w: w, e: e, log: log, relaxed: o.Relaxed != nil}
+		a := &entryApply{cat: cat, w: w, e: e, log: log, relaxed: o.Relaxed != nil, fresh: o.FreshInserts}
 		if err := a.effect(); err != nil {
 			return err
 		}
