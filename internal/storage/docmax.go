@@ -25,9 +25,14 @@ import (
 //     is exact, "may exist" may be stale.
 //   - At most maxDocMaxEntries collections are tracked; beyond that, new
 //     collections get no entry and every probe for them is made.
+//   - A collection found empty when its bound is filled also gets a filter
+//     of every key it then receives (docfilter.go): a key below the bound
+//     that the filter does not hold is absent too.
 type docMax struct {
-	mu sync.Mutex
-	m  map[uint32][]byte // collection id -> bound (a document key)
+	mu     sync.Mutex
+	m      map[uint32][]byte     // collection id -> bound (a document key)
+	f      map[uint32]*docFilter // collection id -> filter (none: unfiltered)
+	fBytes int                   // bytes the filters hold (<= maxFilterBytes)
 }
 
 // maxDocMaxEntries bounds the memory docMax holds.
@@ -58,7 +63,13 @@ func (e *Engine) MayHoldDoc(key []byte) (bool, error) {
 	if err != nil || bound == nil { // not tracked: probe
 		return true, err
 	}
-	return bytes.Compare(key, bound) <= 0, nil
+	if bytes.Compare(key, bound) > 0 {
+		return false, nil
+	}
+	if f := d.f[id]; f != nil {
+		return f.mayHold(key), nil
+	}
+	return true, nil
 }
 
 // noteDocs raises the bounds for the document keys of a batch about to
@@ -82,8 +93,26 @@ func (e *Engine) noteDocs(keys [][]byte) error {
 		if bound != nil && bytes.Compare(k, bound) > 0 {
 			d.m[id] = k // Batch.noteKey copied it
 		}
+		d.noteFiltered(id, k)
 	}
 	return nil
+}
+
+// noteFiltered adds k to collection id's filter, dropping the filter for
+// good when it is full. REQUIRES: d.mu.
+func (d *docMax) noteFiltered(id uint32, k []byte) {
+	f := d.f[id]
+	if f == nil {
+		return
+	}
+	grew, ok := f.add(k, maxFilterBytes-d.fBytes)
+	d.fBytes += grew
+	if !ok {
+		for _, s := range f.segs {
+			d.fBytes -= len(s.bits) * 8
+		}
+		delete(d.f, id)
+	}
 }
 
 // boundLocked returns collection id's bound, filling it from the store on
@@ -105,6 +134,10 @@ func (d *docMax) boundLocked(e *Engine, id uint32) ([]byte, error) {
 	}
 	if last == nil {
 		last = DocPrefix(id) // below every document key of id
+		if d.f == nil {
+			d.f = map[uint32]*docFilter{}
+		}
+		d.f[id] = newDocFilter() // empty: it will see every key
 	}
 	d.m[id] = last
 	return last, nil

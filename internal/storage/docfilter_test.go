@@ -1,0 +1,81 @@
+package storage
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/cockroachdb/pebble/vfs"
+)
+
+// TestDocFilter: every added key is held across segment growth; keys never
+// added are mostly reported absent; a full filter refuses to grow.
+func TestDocFilter(t *testing.T) {
+	tests := []struct {
+		name  string
+		n     int
+		maxFP float64
+	}{{"one segment", 1000, 0.03}, {"several segments", 100_000, 0.08}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newDocFilter()
+			for i := 0; i < tc.n; i++ {
+				if _, ok := f.add(dmKey(3, fmt.Sprintf("k%d", i)), maxFilterBytes); !ok {
+					t.Fatalf("add %d refused", i)
+				}
+			}
+			for i := 0; i < tc.n; i++ {
+				if !f.mayHold(dmKey(3, fmt.Sprintf("k%d", i))) {
+					t.Fatalf("added key k%d reported absent", i)
+				}
+			}
+			fp := 0
+			for i := 0; i < 20000; i++ {
+				if f.mayHold(dmKey(3, fmt.Sprintf("other%d", i))) {
+					fp++
+				}
+			}
+			if rate := float64(fp) / 20000; rate > tc.maxFP {
+				t.Errorf("false positive rate %.3f > %.3f", rate, tc.maxFP)
+			}
+		})
+	}
+	f := newDocFilter()
+	if _, ok := f.add(dmKey(3, "a"), 100); ok {
+		t.Errorf("a segment larger than the budget was made")
+	}
+}
+
+// TestDocFilterDropped: once the byte budget is spent, the collection's
+// filter is dropped and every _id below the bound is probed again, also
+// ones the filter held; other collections keep theirs.
+func TestDocFilterDropped(t *testing.T) {
+	e, err := Open(Options{InMemory: true, FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	commitDocs(t, e, 4, []string{"m"}, nil)
+	commitDocs(t, e, 5, []string{"m"}, nil)
+	if may, _ := e.MayHoldDoc(dmKey(4, "a")); may {
+		t.Fatalf("filtered collection: a never-held _id below the bound must be absent")
+	}
+	e.docMax.mu.Lock()
+	e.docMax.fBytes = maxFilterBytes // the next segment of any filter is refused
+	e.docMax.mu.Unlock()
+	keys := make([]string, filterFirstCap+1)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("b%06d", i)
+	}
+	commitDocs(t, e, 4, keys, nil)
+	for _, id := range []string{"a", "b000001", keys[len(keys)-1]} {
+		if may, _ := e.MayHoldDoc(dmKey(4, id)); !may {
+			t.Errorf("dropped filter: MayHoldDoc(4, %q) = false, want a probe", id)
+		}
+	}
+	if may, _ := e.MayHoldDoc(dmKey(5, "a")); may {
+		t.Errorf("collection 5 lost its filter")
+	}
+	if may, _ := e.MayHoldDoc(dmKey(5, "m")); !may {
+		t.Errorf("collection 5: held _id reported absent")
+	}
+}
