@@ -2,8 +2,6 @@ package command
 
 import (
 	"context"
-	"slices"
-	"sort"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -57,14 +55,3 @@ func testVersion2(*Ctx, *request.TestVersion2) (bson.D, error) { return bson.D{}
 // command table, in sorted order, before registry.go's init loads it.
 // TODO(#14): move these entries into the table in commands.go (they are
 // added here because commands.go carried another change in progress).
-func init() {
-	for _, c := range []*Command{
-		{Name: "fsync", AdminOnly: true, Help: "makes every write durable; lock: true holds writes until fsyncUnlock", Def: typed(fsync)},
-		{Name: "fsyncUnlock", AdminOnly: true, Help: "releases one fsync lock", Def: typed(fsyncUnlock)},
-		{Name: "testVersion1", Help: "a Stable API test command in API Version 1", Def: typed(testVersion1)},
-		{Name: "testVersion2", Help: "a Stable API test command outside API Version 1", Def: typed(testVersion2)},
-	} {
-		i := sort.Search(len(commands), func(i int) bool { return commands[i].Name >= c.Name })
-		commands = slices.Insert(commands, i, c)
-	}
-}
