@@ -109,7 +109,7 @@ func (s *syncLoop) Start(source string, _ topology.OpTime) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.ap = applier.New(s.o.Catalog, applier.Options{Logger: s.o.Logger, Clock: s.o.Clock,
-		SecondaryDelay: s.delay()})
+		SecondaryDelay: s.delay(), FreshInserts: true})
 	s.durKick = make(chan struct{}, 1)
 	if s.o.Stepped {
 		s.source = source
