@@ -200,14 +200,16 @@ func (c *Catalog) newWrite(coll *Collection) (*write, error) {
 
 // putDoc stores a new document, failing with DuplicateKey on _id_. The
 // existence probe is skipped when the _id sorts after every _id the
-// collection ever stored (storage.Engine.MayHoldDoc; writeMu keeps other
-// writers out). REQUIRES: the batch holds no other write of coll's
-// documents (Insert's batch is new).
+// collection ever stored, or when the collection's key filter (kept since
+// the collection was empty in this process) lacks it
+// (storage.Engine.MayHoldDoc; writeMu keeps other writers out).
+// REQUIRES: the batch holds no other write of coll's documents (Insert's
+// batch is new).
 //
-// TODO(#15): an _id below the bound (YCSB's hashed keys, ObjectIds of many
-// clients) still pays the probe, a seek through every memtable (~8 µs of
-// a 50 µs insert, bench/results/write-path.md): Pebble has no conditional
-// put and no read that skips the memtables.
+// TODO(#15): a collection that already held documents when the process
+// started has no filter, so its _ids below the bound still pay the probe,
+// a seek through every memtable (~8 µs of an insert,
+// bench/results/write-path.md): fill the filter from the store.
 func (w *write) putDoc(idKS []byte, id any, raw []byte, _ bson.D) error {
 	key := storage.DocKey(w.coll.ID, idKS)
 	may, err := w.c.eng.MayHoldDoc(key)

@@ -12,8 +12,11 @@ import "hash/maphash"
 //     only "may hold" can be wrong (false positives, then the probe is
 //     made). Keys are added before their batch applies (docMax.noteDocs)
 //     and never removed: deletes and drops leave their bits.
-//   - A filter exists only for a collection found empty when docMax first
-//     filled its bound, so it has seen every key the collection holds.
+//   - A filter is made when docMax first fills the collection's bound,
+//     when no batch writing the collection can be between noting its keys
+//     and applying them (it would have filled the bound): the keys then in
+//     the store are added at once (startFilter; a collection holding more
+//     than fillFilterMax gets no filter), every later one by noteDocs.
 //   - Memory: segments double in size (scalable Bloom filter, ~10 bits and
 //     7 probes per key, ~1 % false positives each); a filter that would
 //     pass maxFilterKeys keys, or the engine-wide byte budget, is dropped
@@ -40,7 +43,54 @@ const (
 	maxFilterBytes = 64 << 20
 )
 
+// fillFilterMax bounds the document keys startFilter reads from the store
+// (once per collection and process, under docMax.mu: ~10-30 ms); a
+// variable for tests.
+var fillFilterMax = 100_000
+
 func newDocFilter() *docFilter { return &docFilter{seed: maphash.MakeSeed()} }
+
+// startFilter gives collection id a filter of the document keys the store
+// holds (none when !held), unless it holds more than fillFilterMax, a read
+// fails or the byte budget is spent: then the collection stays unfiltered
+// and every probe below its bound is made. REQUIRES: d.mu, called where
+// boundLocked fills id's bound.
+func (d *docMax) startFilter(e *Engine, id uint32, held bool) {
+	f := newDocFilter()
+	if held && !d.fillFilter(e, id, f) {
+		return
+	}
+	if d.f == nil {
+		d.f = map[uint32]*docFilter{}
+	}
+	d.f[id] = f
+	for _, s := range f.segs {
+		d.fBytes += len(s.bits) * 8
+	}
+}
+
+// fillFilter adds collection id's stored document keys to f; false when
+// there are more than fillFilterMax or they cannot all be read or held.
+func (d *docMax) fillFilter(e *Engine, id uint32, f *docFilter) bool {
+	lo := DocPrefix(id)
+	it, err := e.NewIter(lo, PrefixEnd(lo))
+	if err != nil {
+		return false
+	}
+	defer it.Close()
+	n, used := 0, 0
+	for ok := it.First(); ok; ok = it.Next() {
+		if n++; n > fillFilterMax {
+			return false
+		}
+		grew, ok := f.add(it.Key(), maxFilterBytes-d.fBytes-used)
+		if !ok {
+			return false
+		}
+		used += grew
+	}
+	return it.Error() == nil
+}
 
 // hashes returns the two halves used for double hashing.
 func (f *docFilter) hashes(key []byte) (uint32, uint32) {

@@ -79,3 +79,44 @@ func TestDocFilterDropped(t *testing.T) {
 		t.Errorf("collection 5: held _id reported absent")
 	}
 }
+
+// TestDocFilterFilledFromStore: after a restart, a collection's filter is
+// filled from the stored keys (a held _id below the bound is "may hold",
+// a never-held one absent); one holding more than fillFilterMax keys gets
+// none (every _id below the bound is probed).
+func TestDocFilterFilledFromStore(t *testing.T) {
+	defer func(m int) { fillFilterMax = m }(fillFilterMax)
+	fillFilterMax = 50
+	fs := vfs.NewMem()
+	e, err := Open(Options{InMemory: true, FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, big := []string{"b", "d", "f"}, make([]string, fillFilterMax+1)
+	for i := range big {
+		big[i] = fmt.Sprintf("k%03d", i)
+	}
+	commitDocs(t, e, 4, small, nil)
+	commitDocs(t, e, 5, big, nil)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if e, err = Open(Options{InMemory: true, FS: fs}); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, tc := range []struct {
+		coll uint32
+		id   string
+		want bool
+	}{{4, "a", false}, {4, "b", true}, {4, "c", false}, {4, "d", true}, {4, "e", false}, {4, "f", true}, {4, "g", false},
+		{5, "k000", true}, {5, "k0005", true}, {5, big[fillFilterMax], true}, {5, "l", false}} {
+		if got, err := e.MayHoldDoc(dmKey(tc.coll, tc.id)); err != nil || got != tc.want {
+			t.Errorf("MayHoldDoc(%d, %q) = %v, %v; want %v", tc.coll, tc.id, got, err, tc.want)
+		}
+	}
+	commitDocs(t, e, 4, []string{"c"}, nil) // noted into the filled filter
+	if got, _ := e.MayHoldDoc(dmKey(4, "c")); !got {
+		t.Errorf("a key committed after the fill is reported absent")
+	}
+}

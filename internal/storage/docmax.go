@@ -25,9 +25,10 @@ import (
 //     is exact, "may exist" may be stale.
 //   - At most maxDocMaxEntries collections are tracked; beyond that, new
 //     collections get no entry and every probe for them is made.
-//   - A collection found empty when its bound is filled also gets a filter
-//     of every key it then receives (docfilter.go): a key below the bound
-//     that the filter does not hold is absent too.
+//   - A collection gets, when its bound is filled, a filter of every key
+//     it holds (read from the store when it holds at most fillFilterMax)
+//     and then receives (docfilter.go): a key below the bound that the
+//     filter does not hold is absent too.
 type docMax struct {
 	mu     sync.Mutex
 	m      map[uint32][]byte     // collection id -> bound (a document key)
@@ -132,12 +133,9 @@ func (d *docMax) boundLocked(e *Engine, id uint32) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.startFilter(e, id, last != nil) // docfilter.go
 	if last == nil {
 		last = DocPrefix(id) // below every document key of id
-		if d.f == nil {
-			d.f = map[uint32]*docFilter{}
-		}
-		d.f[id] = newDocFilter() // empty: it will see every key
 	}
 	d.m[id] = last
 	return last, nil

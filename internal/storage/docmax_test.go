@@ -96,7 +96,7 @@ func TestMayHoldDoc(t *testing.T) {
 		coll uint32
 		id   string
 		want bool
-	}{{7, "a", true}, {7, "c", true}, {7, "x", true}, {7, "xa", false}, {8, "m", true}, {8, "n", false}, {9, "a", false}})
+	}{{7, "a", false}, {7, "d", false}, {7, "c", true}, {7, "x", true}, {7, "xa", false}, {8, "m", true}, {8, "n", false}, {9, "a", false}})
 	commitDocs(t, e, 9, []string{"q"}, nil) // a collection first seen by a commit
 	check("after a first commit", e, []struct {
 		coll uint32
