@@ -206,10 +206,10 @@ func (c *Catalog) newWrite(coll *Collection) (*write, error) {
 // REQUIRES: the batch holds no other write of coll's documents (Insert's
 // batch is new).
 //
-// TODO(#15): a collection that already held documents when the process
-// started has no filter, so its _ids below the bound still pay the probe,
-// a seek through every memtable (~8 µs of an insert,
-// bench/results/write-path.md): fill the filter from the store.
+// TODO(#15): a collection that held more than 100k documents when the
+// process first wrote it has no filter (storage/docfilter.go), so its _ids
+// below the bound still pay the probe, a seek through every memtable (~8
+// µs of an insert, bench/results/write-path.md): fill it in the background.
 func (w *write) putDoc(idKS []byte, id any, raw []byte, _ bson.D) error {
 	key := storage.DocKey(w.coll.ID, idKS)
 	may, err := w.c.eng.MayHoldDoc(key)
