@@ -56,15 +56,16 @@ func TestInsertHashedIDsFindEveryDuplicate(t *testing.T) {
 	if got := live(c, coll).Count(); got != n {
 		t.Fatalf("count %d, want %d", got, n)
 	}
-	// Written by the Writer path, then inserted: a duplicate.
-	if _, err := c.Apply(func(w *Writer) error { return w.PutDocument(coll, d("_id", int64(-5)), nil) }); err != nil {
+	// Written by the Writer path (unlogged, as initial sync's cloning),
+	// then inserted: a duplicate.
+	if _, err := c.Apply(func(w *Writer) error { w.Unlogged(); return w.PutDocument(coll, d("_id", int64(-5)), nil) }); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Insert(coll, d("_id", int64(-5))); !mongoerr.Is(err, mongoerr.DuplicateKey) {
 		t.Fatalf("insert of an _id the Writer stored: %v, want DuplicateKey", err)
 	}
 	// Deleted, then inserted again: no duplicate.
-	if _, err := c.Apply(func(w *Writer) error { _, err := w.DeleteDocument(coll, ids[0]); return err }); err != nil {
+	if _, err := c.Apply(func(w *Writer) error { w.Unlogged(); _, err := w.DeleteDocument(coll, ids[0]); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Insert(coll, d("_id", ids[0])); err != nil {
