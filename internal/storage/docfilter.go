@@ -110,8 +110,13 @@ func (f *docFilter) mayHold(key []byte) bool {
 }
 
 // add notes key; it returns the bytes it newly allocated, or ok=false when
-// the filter is full (maxFilterKeys): the caller must drop it.
+// the filter is full (maxFilterKeys): the caller must drop it. A key it
+// may already hold is not added again (updates rewrite document keys):
+// bits only get set, so mayHold stays true for it.
 func (f *docFilter) add(key []byte, budget int) (grew int, ok bool) {
+	if f.mayHold(key) {
+		return 0, true
+	}
 	if len(f.segs) == 0 || f.segs[len(f.segs)-1].n >= f.segs[len(f.segs)-1].cap {
 		c := filterFirstCap
 		if len(f.segs) > 0 {

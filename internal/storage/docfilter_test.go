@@ -62,7 +62,7 @@ func TestDocFilterDropped(t *testing.T) {
 	e.docMax.mu.Lock()
 	e.docMax.fBytes = maxFilterBytes // the next segment of any filter is refused
 	e.docMax.mu.Unlock()
-	keys := make([]string, filterFirstCap+1)
+	keys := make([]string, 2*filterFirstCap) // more than one segment takes, false positives aside
 	for i := range keys {
 		keys[i] = fmt.Sprintf("b%06d", i)
 	}
@@ -118,5 +118,19 @@ func TestDocFilterFilledFromStore(t *testing.T) {
 	commitDocs(t, e, 4, []string{"c"}, nil) // noted into the filled filter
 	if got, _ := e.MayHoldDoc(dmKey(4, "c")); !got {
 		t.Errorf("a key committed after the fill is reported absent")
+	}
+}
+
+// TestDocFilterRewrites: a key noted again (an update rewrites its
+// document key) takes no room: the filter keeps one segment.
+func TestDocFilterRewrites(t *testing.T) {
+	f := newDocFilter()
+	for i := 0; i < 3*filterFirstCap; i++ {
+		if _, ok := f.add(dmKey(3, fmt.Sprintf("k%d", i%10)), maxFilterBytes); !ok {
+			t.Fatalf("add %d refused", i)
+		}
+	}
+	if len(f.segs) != 1 || f.keys > 10 {
+		t.Errorf("10 keys noted %d times: %d segments, %d keys counted", 3*filterFirstCap, len(f.segs), f.keys)
 	}
 }
