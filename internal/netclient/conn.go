@@ -120,7 +120,12 @@ func (c *Conn) delay(ctx context.Context) error {
 	if c.latency <= 0 {
 		return ctx.Err()
 	}
-	t := time.NewTimer(c.latency)
+	return c.sleep(ctx, c.latency)
+}
+
+// sleep waits d, or until ctx ends.
+func (c *Conn) sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:

@@ -90,14 +90,7 @@ func (c *Conn) streamDelay(ctx context.Context) error {
 	if c.latency <= 0 || c.stream.replies == 1 {
 		return nil
 	}
-	t := time.NewTimer(time.Until(c.stream.arrival.Add(c.latency)))
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("netclient: %s: %w", c.host, ctx.Err())
-	}
+	return c.sleep(ctx, time.Until(c.stream.arrival.Add(c.latency)))
 }
 
 func (c *Conn) readExhaust(ctx context.Context) (bson.D, bool, error) {
