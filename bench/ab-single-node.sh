@@ -2,12 +2,13 @@
 # bench/ab-single-node.sh BASE_BIN NEW_BIN [ROUNDS] — two relaydb binaries
 # side by side on one machine: per round, in alternating order, a fresh
 # single node on 127.0.0.1, YCSB load (50k records, 8 threads), workload C
-# (150k ops) and workload A (100k ops), each binary with its own bench
-# client. JSON results go to $OUT (default /tmp/relaydb-ab); a markdown
+# (150k ops) and workload A (100k ops), one bench client for both servers
+# ($CLIENT, default BASE_BIN), so only the server differs. JSON results
+# go to $OUT (default /tmp/relaydb-ab); a markdown
 # table of medians (throughput, server CPU µs/op, new/base) is printed.
 set -euo pipefail
 base="$1" new="$2" rounds="${3:-6}"
-out="${OUT:-/tmp/relaydb-ab}" port="${PORT:-29701}"
+out="${OUT:-/tmp/relaydb-ab}" port="${PORT:-29701}" client="${CLIENT:-$1}"
 rm -rf "$out" && mkdir -p "$out"
 declare -A bin=([base]="$base" [new]="$new")
 for ((r = 1; r <= rounds; r++)); do
@@ -19,9 +20,9 @@ for ((r = 1; r <= rounds; r++)); do
 		"${bin[$b]}" serve --port "$port" --bind_ip 127.0.0.1 --dbpath "$d" >"$out/server-$b-$r.log" 2>&1 &
 		pid=$!
 		sleep 1.5
-		"${bin[$b]}" bench load -json -s=false -workload a -threads 8 -p recordcount=50000 -uri "$uri" >"$out/load-$b-$r.json"
-		"${bin[$b]}" bench run -json -s=false -workload c -threads 8 -p recordcount=50000 -p operationcount=150000 -uri "$uri" >"$out/c-$b-$r.json"
-		"${bin[$b]}" bench run -json -s=false -workload a -threads 8 -p recordcount=50000 -p operationcount=100000 -uri "$uri" >"$out/a-$b-$r.json"
+		"$client" bench load -json -s=false -workload a -threads 8 -p recordcount=50000 -uri "$uri" >"$out/load-$b-$r.json"
+		"$client" bench run -json -s=false -workload c -threads 8 -p recordcount=50000 -p operationcount=150000 -uri "$uri" >"$out/c-$b-$r.json"
+		"$client" bench run -json -s=false -workload a -threads 8 -p recordcount=50000 -p operationcount=100000 -uri "$uri" >"$out/a-$b-$r.json"
 		kill "$pid" && wait "$pid" 2>/dev/null || true
 	done
 done
