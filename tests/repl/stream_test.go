@@ -218,6 +218,15 @@ func TestStreamChained(t *testing.T) {
 	}
 	ctx, cancel := ctxT(30 * time.Second)
 	defer cancel()
+	// A member without a source of its own (mid right after the election)
+	// is left by the members syncing from it, as MongoDB's are: chain
+	// only once mid tails the primary.
+	eventually(t, 15*time.Second, mid.Name+" syncs from the primary", func() error {
+		if src := syncSourceOf(ctx, c, mid); src != p.Host {
+			return fmt.Errorf("sync source %q", src)
+		}
+		return nil
+	})
 	if err := c.RunAdmin(ctx, leaf, bson.D{{Key: "replSetSyncFrom", Value: mid.Host}}, nil); err != nil {
 		t.Fatalf("replSetSyncFrom %s on %s: %v", mid.Host, leaf.Name, err)
 	}
