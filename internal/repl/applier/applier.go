@@ -13,19 +13,21 @@
 //   - Last() only grows, except through Reset (rollback, initial sync).
 //
 // Batching (apply_run.go): consecutive CRUD entries of a fetched batch
-// commit as one storage batch (a run), command entries alone; insert
-// documents are encoded on several goroutines for a large run.
+// commit as one storage batch (a run), command entries alone. A large run
+// is applied by several writers (apply_parallel.go; Options.Writers, the
+// server's replWriterThreadCount): its entries are partitioned by
+// document (by collection where writes of different documents may meet:
+// unique secondary indexes, capped, clustered, time-series), each writer
+// prepares its own storage batch in parallel, and the merged batches,
+// the run's oplog entries and appliedThrough still commit as ONE batch,
+// so the crash invariant above holds as it is (MongoDB writes the oplog
+// first with a truncate-after point and minValid instead; one atomic
+// commit makes that unnecessary here).
 //
-// TODO(#15): parallel writers. The catalog's Writer is one batch under
-// the catalog's write lock, and a collection's counters are written as
-// absolute values by each batch, so runs are applied by one goroutine.
-// MongoDB's design: between barriers, partition CRUD entries by
-// (collection UUID, _id) across N writers (replWriterThreadCount), each
-// with its own storage batch; write the run's oplog entries first with
-// the truncate-after point set and minValid at the run's end, commit the
-// writer batches, then advance appliedThrough and clear the point. It
-// needs a catalog Writer per goroutine with counter deltas, and relaxed
-// unique constraints across writers (catalog.Writer.RelaxUnique).
+// TODO(#15): the merge and the commit stay on one goroutine under the
+// catalog's write lock (Pebble re-indexes each merged write); a run is
+// also capped at maxRun entries, so a catching-up secondary alternates
+// parallel preparation with serial commits.
 package applier
 
 import (
@@ -52,9 +54,8 @@ type Options struct {
 	SecondaryDelay time.Duration
 	// Clock defaults to the wall clock.
 	Clock Clock
-	// Writers is how many goroutines prepare a large run (BatchOptions);
-	// 0: DefaultWriters(). TODO(#15): a server option
-	// (replWriterThreadCount) does not reach it yet.
+	// Writers is how many writers apply a large run (BatchOptions): the
+	// server's replWriterThreadCount; 0: DefaultWriters().
 	Writers int
 	// FreshInserts lets Apply skip the existing-document probe of insert
 	// entries (BatchOptions.FreshInserts) while the data is consistent

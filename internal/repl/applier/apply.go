@@ -65,8 +65,8 @@ type BatchOptions struct {
 	// that does not apply to the stored (possibly newer) document is
 	// skipped. Initial sync's application, until its data is consistent.
 	Relaxed catalog.IndexSet
-	// Writers is how many goroutines prepare a large run (apply_run.go);
-	// 0: DefaultWriters().
+	// Writers is how many writers apply a large run (apply_parallel.go;
+	// 1: one goroutine, as before); 0: DefaultWriters().
 	Writers int
 	// FreshInserts skips the probe for an existing document with an
 	// insert's _id (catalog.Writer.InsertFresh). Only steady-state

@@ -16,11 +16,12 @@ package applier
 //     reads see the batch's earlier writes (catalog.Writer.Document), so
 //     each document's entries apply in order, exactly as one batch per
 //     entry would: the catalogs are identical (TestApplyRunsMatchSerial).
-//   - Preparation that needs no catalog state (encoding insert documents,
-//     which the fetcher hands over decoded) runs on up to Writers
-//     goroutines for a run of at least parallelMin entries; a smaller run
-//     is prepared inline, so one- and two-entry batches (light load) take
-//     the same path and cost as before.
+//   - A run of at least parallelMin entries is applied by up to Writers
+//     writers in parallel (apply_parallel.go), unless relaxed (initial
+//     sync), where only insert documents are encoded on several
+//     goroutines first; a smaller run is applied inline, so one- and
+//     two-entry batches (light load) take the same path and cost as
+//     before.
 //   - In steady state (BatchOptions.FreshInserts) an insert's document is
 //     stored without probing for its _id (catalog.Writer.InsertFresh).
 //     TODO(#15): the entry itself is still encoded again for the local
@@ -51,8 +52,9 @@ const (
 	parallelMin = 64
 )
 
-// DefaultWriters is the number of goroutines that prepare a large run
-// when BatchOptions.Writers is 0: GOMAXPROCS, at least 2.
+// DefaultWriters is the number of writers that apply a large run when
+// BatchOptions.Writers is 0 (replWriterThreadCount's default here;
+// MongoDB's is 16): GOMAXPROCS, at least 2.
 func DefaultWriters() int { return max(2, runtime.GOMAXPROCS(0)) }
 
 // runLen returns how many leading entries form a run (0: entries[0] is a
@@ -71,7 +73,9 @@ func runLen(entries []*oplog.Entry, o BatchOptions) int {
 // applyRun applies run (no command entry, ts ascending) in one batch; on
 // a failure it applies it again entry by entry (see above).
 func applyRun(cat *catalog.Catalog, run []*oplog.Entry, log *slog.Logger, o BatchOptions) (uint64, error) {
-	prepare(run, o.writers())
+	if !parallelRun(run, o) {
+		prepare(run, o.writers())
+	}
 	r, err := cat.Apply(func(w *catalog.Writer) error {
 		return runInBatch(cat, w, run, log, o)
 	})
@@ -101,11 +105,8 @@ func runInBatch(cat *catalog.Catalog, w *catalog.Writer, run []*oplog.Entry, log
 	if len(run) == 0 {
 		return nil
 	}
-	for _, e := range run {
-		a := &entryApply{cat: cat, w: w, e: e, log: log, relaxed: o.Relaxed != nil, fresh: o.FreshInserts}
-		if err := a.effect(); err != nil {
-			return err
-		}
+	if err := runEffects(cat, w, run, log, o); err != nil {
+		return err
 	}
 	for _, e := range run {
 		if err := w.AppendOplog(e); err != nil {
@@ -113,6 +114,21 @@ func runInBatch(cat *catalog.Catalog, w *catalog.Writer, run []*oplog.Entry, log
 		}
 	}
 	return markers.PutAppliedThrough(w, run[len(run)-1].OpTime())
+}
+
+// runEffects adds the effects of run to w: with several writers for a
+// large run (apply_parallel.go), else in order by this goroutine.
+func runEffects(cat *catalog.Catalog, w *catalog.Writer, run []*oplog.Entry, log *slog.Logger, o BatchOptions) error {
+	if parallelRun(run, o) {
+		return effectsParallel(cat, w, run, log, o)
+	}
+	for _, e := range run {
+		a := &entryApply{cat: cat, w: w, e: e, log: log, relaxed: o.Relaxed != nil, fresh: o.FreshInserts}
+		if err := a.effect(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // applySerial applies entries one batch each, stopping at the first error.

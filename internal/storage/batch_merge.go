@@ -1,0 +1,22 @@
+package storage
+
+import "fmt"
+
+// Merge appends every write of other to b, after b's own (Pebble's
+// Batch.Apply of other's representation, re-indexed into b), with the
+// document keys other noted, so that b's commit invalidates the document
+// cache and feeds the insert filters (docmax.go) for them too. other is
+// left as it was; the caller still closes it. Writes of other to a key b
+// wrote already win (later in the batch). Used to commit batches prepared
+// on several goroutines as one (catalog.Writer.Join).
+func (b *Batch) Merge(other *Batch) error {
+	if other.unlogged != b.unlogged {
+		return fmt.Errorf("storage: merge of an unlogged and a logged batch")
+	}
+	if err := b.b.Apply(other.b, nil); err != nil {
+		return fmt.Errorf("storage: merge batch: %w", err)
+	}
+	b.docKeys = append(b.docKeys, other.docKeys...)
+	b.clearDocs = b.clearDocs || other.clearDocs
+	return nil
+}
