@@ -18,6 +18,7 @@ import (
 	"github.com/relaydb/relaydb/internal/config"
 	"github.com/relaydb/relaydb/internal/exec"
 	"github.com/relaydb/relaydb/internal/js"
+	"github.com/relaydb/relaydb/internal/repl/applier"
 	"github.com/relaydb/relaydb/internal/repl/markers"
 	"github.com/relaydb/relaydb/internal/server"
 	"github.com/relaydb/relaydb/internal/storage"
@@ -186,6 +187,9 @@ func newLogger(cfg *config.Serve) (*slog.Logger, func(), error) {
 // what a previous process left there).
 func setupEngine(cfg *config.Serve, eng *exec.Engine) error {
 	js.SetEnabled(!cfg.NoScripting) // --noscripting
+	if n := cfg.ReplWriterThreadCount(); n > 0 {
+		applier.SetWriterThreadCount(n) // startup-only, as mongod's
+	}
 	for _, name := range agg.ParamNames() {
 		v, ok := cfg.Parameters[name]
 		if !ok {

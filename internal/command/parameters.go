@@ -10,6 +10,7 @@ import (
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/command/request"
 	"github.com/relaydb/relaydb/internal/mongoerr"
+	"github.com/relaydb/relaydb/internal/repl/applier"
 	"github.com/relaydb/relaydb/internal/shard/balancer"
 	"github.com/relaydb/relaydb/internal/shard/shardsvr"
 	"github.com/relaydb/relaydb/internal/txn"
@@ -25,6 +26,7 @@ func parameters(c *Ctx) bson.D {
 		{Key: "transactionLifetimeLimitSeconds", Value: int32(txn.LifetimeSeconds())},
 		{Key: "authenticationMechanisms", Value: c.D.mechs.BSON()},
 		{Key: "requireApiVersion", Value: false},
+		{Key: "replWriterThreadCount", Value: int32(applier.DefaultWriters())},
 		// Test commands (configureFailPoint) are always on: report them as
 		// mongod started with --setParameter enableTestCommands=1 does.
 		{Key: "enableTestCommands", Value: true},
@@ -70,6 +72,8 @@ func setParameter(c *Ctx, p *request.SetParameter) (bson.D, error) {
 				return nil, mongoerr.New(mongoerr.BadValue, "transactionLifetimeLimitSeconds must be greater than or equal to 1s")
 			}
 			was = append(was, bson.E{Key: e.Key, Value: int32(txn.SetLifetimeSeconds(n))})
+		case "replWriterThreadCount": // startup-only, as in mongod
+			return nil, mongoerr.New(mongoerr.IllegalOperation, "not allowed to change [%s] at runtime", e.Key)
 		case "ttlMonitorSleepSecs":
 			n, ok := bsonx.AsInt64(e.Value)
 			if !ok || n <= 0 {

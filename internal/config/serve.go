@@ -201,6 +201,9 @@ func (s *Serve) Validate() error {
 	if err := s.validateCache(); err != nil { // cache.go
 		errs = append(errs, err)
 	}
+	if err := s.validateReplWriters(); err != nil { // repl_writers.go
+		errs = append(errs, err)
+	}
 	if err := s.validateSharding(); err != nil {
 		errs = append(errs, err)
 	}

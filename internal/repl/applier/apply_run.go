@@ -38,6 +38,7 @@ import (
 	"log/slog"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/relaydb/relaydb/internal/bsonx"
 	"github.com/relaydb/relaydb/internal/catalog"
@@ -55,7 +56,21 @@ const (
 // DefaultWriters is the number of writers that apply a large run when
 // BatchOptions.Writers is 0 (replWriterThreadCount's default here;
 // MongoDB's is 16): GOMAXPROCS, at least 2.
-func DefaultWriters() int { return max(2, runtime.GOMAXPROCS(0)) }
+// The server's replWriterThreadCount replaces it (SetWriterThreadCount).
+func DefaultWriters() int {
+	if n := writerThreadCount.Load(); n > 0 {
+		return int(n)
+	}
+	return max(2, runtime.GOMAXPROCS(0))
+}
+
+// writerThreadCount is the process's replWriterThreadCount (0: unset).
+var writerThreadCount atomic.Int32
+
+// SetWriterThreadCount sets DefaultWriters for the process: mongod's
+// startup-only replWriterThreadCount (1-256; the caller checks the
+// bounds). Call it before replication starts.
+func SetWriterThreadCount(n int) { writerThreadCount.Store(int32(n)) }
 
 // runLen returns how many leading entries form a run (0: entries[0] is a
 // barrier, applied alone).
