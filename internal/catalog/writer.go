@@ -65,7 +65,7 @@ func (c *Catalog) Apply(fn func(w *Writer) error) (WriteResult, error) {
 // DDL). REQUIRES: c.writeMu.
 func (c *Catalog) apply(fn func(w *Writer) error) (WriteResult, error) {
 	w := &Writer{c: c, b: c.eng.NewBatch()}
-	defer w.b.Close()
+	defer func() { w.b.Close() }() // Join may replace the batch
 	return w.end(fn(w))
 }
 

@@ -26,7 +26,11 @@ package catalog
 //   - Join merges the sub-batches into the parent's batch (storage
 //     Batch.Merge, which carries the document keys the insert filters
 //     and the document cache need) and closes them; Discard closes them
-//     without merging. Nothing a sub-writer wrote is visible before the
+//     without merging. The parent's batch, still empty, is first replaced
+//     by a write-only one (storage Engine.NewWriteBatch), so the merge is
+//     a copy, not a second indexing of every write: after Join the parent
+//     may write (counters, oplog entries, markers) but not read through
+//     its batch (a read fails, it does not see stale data). Nothing a sub-writer wrote is visible before the
 //     parent commits, nor ever if the parent's function fails.
 
 import (
@@ -74,6 +78,11 @@ func (w *Writer) Fork(n int) ([]*Writer, error) {
 // their batches.
 func (w *Writer) Join(subs []*Writer) error {
 	defer Discard(subs)
+	if w.b.Count() != 0 || len(w.docs) != 0 {
+		return errors.New("catalog: join into a writer that has written")
+	}
+	w.b.Close()
+	w.b = w.c.eng.NewWriteBatch()
 	for i, s := range subs {
 		if len(s.slots) != 0 || len(s.publish) != 0 || len(s.ddl) != 0 || s.sync || s.unlogged {
 			return fmt.Errorf("catalog: join: sub-writer %d did more than document writes", i)

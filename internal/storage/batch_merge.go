@@ -20,3 +20,8 @@ func (b *Batch) Merge(other *Batch) error {
 	b.clearDocs = b.clearDocs || other.clearDocs
 	return nil
 }
+
+// NewWriteBatch returns an empty batch that is not indexed: cheaper to
+// fill (Merge copies a batch's representation without indexing it), but
+// Get and NewIter on it fail. For a batch only written from then on.
+func (e *Engine) NewWriteBatch() *Batch { return &Batch{b: e.db.NewBatch()} }

@@ -58,12 +58,14 @@ func BenchmarkApplySmall(b *testing.B) {
 }
 
 // benchApply applies entries to fresh catalogs in calls of per entries,
-// per mode; it reports the CPU and wall time per entry.
+// per mode (one batch per entry, or runs applied by 1, 2 or 4 writers);
+// it reports the CPU and wall time per entry.
 func benchApply(b *testing.B, entries []*oplog.Entry, per int) {
 	for _, mode := range []struct {
 		name string
 		o    BatchOptions
-	}{{"serial", BatchOptions{serial: true}}, {"runs1", BatchOptions{Writers: 1}}, {"runs", BatchOptions{}}} {
+	}{{"serial", BatchOptions{serial: true}}, {"runs1", BatchOptions{Writers: 1}},
+		{"runs2", BatchOptions{Writers: 2}}, {"runs4", BatchOptions{Writers: 4}}} {
 		b.Run(mode.name, func(b *testing.B) {
 			var cpu time.Duration
 			for i := 0; i < b.N; i++ {
