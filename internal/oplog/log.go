@@ -71,8 +71,9 @@ type Log struct {
 		count    int64          // number of the entries first..visible
 		first    bson.Timestamp // oldest entry (zero if empty)
 		maxBytes int64
-		marks    markers // the entries' ranges (markers.go)
-		cp       cpState // the last checkpoint written (checkpoint.go)
+		marks    markers   // the entries' ranges (markers.go)
+		cp       cpState   // the last checkpoint written (checkpoint.go)
+		tail     tailCache // the newest visible entries' bytes (tail.go)
 	}
 	truncMu sync.Mutex // serializes Truncate
 }
@@ -83,6 +84,7 @@ type Slot struct {
 	term  int64 // stamped on the entry
 	state int8  // 0 pending, 1 committed, 2 aborted
 	bytes int64
+	raw   []byte // the entry as written (for the tail cache)
 }
 
 // Open loads the oplog's last entry and size from eng.
@@ -102,6 +104,8 @@ func Open(eng *storage.Engine, opts Options) (*Log, error) {
 	if err := l.load(); err != nil {
 		return nil, err
 	}
+	l.mu.tail.max = tailCacheMax(l.mu.maxBytes)
+	l.mu.tail.reset(l.mu.visible)
 	return l, nil
 }
 
@@ -209,6 +213,7 @@ func (l *Log) Append(b *storage.Batch, s *Slot, e *Entry) error {
 		return fmt.Errorf("oplog: encode entry: %w", err)
 	}
 	s.bytes += int64(len(raw))
+	s.raw = raw
 	return b.Set(storage.OplogKey(s.TS), raw)
 }
 
@@ -234,8 +239,10 @@ func (l *Log) retire(s *Slot, state int8) {
 		if head.state == 1 {
 			l.mu.visible, l.mu.lastTerm = head.TS, head.term
 			l.accountLocked(head.TS, head.bytes)
+			l.mu.tail.push(head.TS, head.raw)
 			advanced = true
 		}
+		head.raw = nil
 	}
 	if advanced {
 		close(l.mu.changed)

@@ -1,7 +1,7 @@
 package oplog
 
 import (
-	"fmt"
+	"math"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -11,29 +11,7 @@ import (
 // ReadRaw returns up to limit (0 = no limit) raw entries with ts > after
 // (>= after when inclusive), oldest first, up to the visibility point.
 func (l *Log) ReadRaw(after bson.Timestamp, inclusive bool, limit int) ([][]byte, error) {
-	vis := l.Visible()
-	if vis.Compare(after) < 0 || (!inclusive && vis == after) {
-		return nil, nil // nothing newer is visible: no iterator, no seek
-	}
-	lo := storage.OplogKey(after)
-	hi := storage.OplogKey(vis)
-	hi = append(hi, 0) // inclusive of vis
-	it, err := l.eng.NewIter(lo, hi)
-	if err != nil {
-		return nil, err
-	}
-	defer it.Close()
-	var out [][]byte
-	for ok := it.First(); ok && (limit <= 0 || len(out) < limit); ok = it.Next() {
-		if ts, _ := storage.OplogTS(it.Key()); !inclusive && ts == after {
-			continue
-		}
-		out = append(out, append([]byte(nil), it.Value()...))
-	}
-	if err := it.Error(); err != nil {
-		return nil, fmt.Errorf("oplog: read: %w", err)
-	}
-	return out, nil
+	return l.ReadRawBytes(after, inclusive, limit, math.MaxInt)
 }
 
 // Read is ReadRaw with decoded entries.

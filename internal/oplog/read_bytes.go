@@ -13,10 +13,18 @@ import (
 // entry when one is visible), so a reader of large entries holds a
 // bounded amount of memory (a change stream's scan).
 func (l *Log) ReadRawBytes(after bson.Timestamp, inclusive bool, limit, maxBytes int) ([][]byte, error) {
-	vis := l.Visible()
+	vis, cached, hit := l.readTail(after, inclusive, limit, maxBytes)
 	if vis.Compare(after) < 0 || (!inclusive && vis == after) {
-		return nil, nil
+		return nil, nil // nothing newer is visible: no iterator, no seek
 	}
+	if hit {
+		return cached, nil // tail.go
+	}
+	return l.readStore(after, inclusive, limit, maxBytes, vis)
+}
+
+// readStore is ReadRawBytes from storage, up to vis.
+func (l *Log) readStore(after bson.Timestamp, inclusive bool, limit, maxBytes int, vis bson.Timestamp) ([][]byte, error) {
 	hi := append(storage.OplogKey(vis), 0) // inclusive of vis
 	it, err := l.eng.NewIter(storage.OplogKey(after), hi)
 	if err != nil {

@@ -91,6 +91,7 @@ func (l *Log) dropOldestRange() (int, error) {
 	l.mu.bytes -= drop.Bytes
 	l.mu.count -= drop.Count
 	l.mu.first = next
+	l.mu.tail.evictBefore(next)
 	l.wroteCheckpointLocked(appended)
 	return int(drop.Count), nil
 }
@@ -174,6 +175,7 @@ func (l *Log) commitStep(b *storage.Batch, freed, n int64, next bson.Timestamp) 
 	l.mu.bytes -= freed
 	l.mu.count -= n
 	l.mu.first = next
+	l.mu.tail.evictBefore(next)
 	l.wroteCheckpointLocked(appended)
 	return nil
 }
@@ -215,6 +217,9 @@ func (l *Log) TruncateAfter(ts bson.Timestamp) (int, error) {
 	if err := putCheckpoint(b, acct.cp); err != nil {
 		return 0, err
 	}
+	l.mu.Lock()
+	l.mu.tail.reset(l.mu.visible) // readers go to storage until resetTop
+	l.mu.Unlock()
 	if _, err := l.eng.Commit(b, false); err != nil {
 		return 0, fmt.Errorf("oplog: truncate after %v: %w", ts, err)
 	}
@@ -301,5 +306,6 @@ func (l *Log) resetTop(a truncatedAcct) error {
 	if a.top != nil {
 		l.mu.last, l.mu.visible, l.mu.lastTerm = a.top.TS, a.top.TS, a.top.Term
 	}
+	l.mu.tail.reset(l.mu.visible)
 	return nil
 }
