@@ -100,11 +100,13 @@ func (t *tailCache) read(after bson.Timestamp, inclusive bool, limit, maxBytes i
 		}
 		return live[i].ts.After(after)
 	})
-	var out [][]byte
-	size := 0
-	for ; i < len(live) && (limit <= 0 || len(out) < limit) && size < maxBytes; i++ {
-		out = append(out, live[i].raw)
-		size += len(live[i].raw)
+	j, size := i, 0
+	for ; j < len(live) && (limit <= 0 || j-i < limit) && size < maxBytes; j++ {
+		size += len(live[j].raw)
+	}
+	out := make([][]byte, j-i)
+	for k := range out {
+		out[k] = live[i+k].raw
 	}
 	return out, true
 }
@@ -119,9 +121,14 @@ func (l *Log) readTail(after bson.Timestamp, inclusive bool, limit, maxBytes int
 	if !ok {
 		return vis, nil, false
 	}
-	out := make([][]byte, len(shared))
-	for i, raw := range shared {
-		out[i] = append([]byte(nil), raw...)
+	total := 0
+	for _, raw := range shared {
+		total += len(raw)
 	}
-	return vis, out, true
+	buf := make([]byte, 0, total) // one allocation for the copies
+	for i, raw := range shared {
+		buf = append(buf, raw...)
+		shared[i] = buf[len(buf)-len(raw) : len(buf) : len(buf)]
+	}
+	return vis, shared, true
 }
