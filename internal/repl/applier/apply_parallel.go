@@ -29,6 +29,7 @@ import (
 	"errors"
 	"hash/fnv"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -50,7 +51,7 @@ func parallelRun(run []*oplog.Entry, o BatchOptions) bool {
 // effectsParallel adds the effects of run to w with o.writers() writers.
 func effectsParallel(cat *catalog.Catalog, w *catalog.Writer, run []*oplog.Entry, log *slog.Logger, o BatchOptions) error {
 	parallelRuns.Add(1)
-	parts := partition(cat, run, o.writers())
+	parts := slices.DeleteFunc(partition(cat, run, o.writers()), func(p []*oplog.Entry) bool { return len(p) == 0 })
 	subs, err := w.Fork(len(parts))
 	if err != nil {
 		return err
@@ -58,9 +59,6 @@ func effectsParallel(cat *catalog.Catalog, w *catalog.Writer, run []*oplog.Entry
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
 	for i, part := range parts {
-		if len(part) == 0 {
-			continue
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
