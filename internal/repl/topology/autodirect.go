@@ -163,14 +163,16 @@ func (c *Coordinator) directCandidate(i int) bool {
 		m.cfg.DataBearing() && m.cfg.SecondaryDelaySecs == 0
 }
 
-// chooseDirect keeps the current list's members that are still candidates
-// (up to want), then fills it with the closest candidates, visible members
-// before hidden ones (only visible members can serve others), lower _id on
-// ties. The result is sorted by _id.
+// chooseDirect keeps the current list's visible members that are still
+// candidates (up to want), then fills it with the other candidates:
+// visible members before hidden ones (only visible members can serve
+// others, so a hidden member listed while no visible one was up gives way
+// to one), listed hidden members before unlisted ones, closest first,
+// lower _id on ties. The result is sorted by _id.
 func (c *Coordinator) chooseDirect(want int) []int {
 	var out []int
 	for _, id := range c.direct {
-		if i := c.cfg.MemberIndex(id); i >= 0 && len(out) < want && c.directCandidate(i) {
+		if i := c.cfg.MemberIndex(id); i >= 0 && len(out) < want && c.directCandidate(i) && !c.members[i].cfg.Hidden {
 			out = append(out, id)
 		}
 	}
@@ -180,19 +182,7 @@ func (c *Coordinator) chooseDirect(want int) []int {
 			cands = append(cands, i)
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b int) int {
-		ma, mb := c.members[a], c.members[b]
-		switch {
-		case ma.cfg.Hidden != mb.cfg.Hidden:
-			if ma.cfg.Hidden {
-				return 1
-			}
-			return -1
-		case ma.rtt != mb.rtt:
-			return int(ma.rtt - mb.rtt)
-		}
-		return ma.cfg.ID - mb.cfg.ID
-	})
+	slices.SortStableFunc(cands, c.directOrder)
 	for _, i := range cands {
 		if len(out) >= want {
 			break
@@ -204,6 +194,28 @@ func (c *Coordinator) chooseDirect(want int) []int {
 		out = []int{} // published as empty: nobody is asked to pull directly yet
 	}
 	return out
+}
+
+// directOrder orders direct-reader candidates: visible first, then those
+// already listed, then by distance and _id.
+func (c *Coordinator) directOrder(a, b int) int {
+	ma, mb := c.members[a], c.members[b]
+	la, lb := slices.Contains(c.direct, ma.cfg.ID), slices.Contains(c.direct, mb.cfg.ID)
+	switch {
+	case ma.cfg.Hidden != mb.cfg.Hidden:
+		if ma.cfg.Hidden {
+			return 1
+		}
+		return -1
+	case la != lb:
+		if la {
+			return -1
+		}
+		return 1
+	case ma.rtt != mb.rtt:
+		return int(ma.rtt - mb.rtt)
+	}
+	return ma.cfg.ID - mb.cfg.ID
 }
 
 // DirectReaders is the list this member publishes as primary in mode
