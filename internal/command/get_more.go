@@ -51,13 +51,7 @@ func (c *Ctx) awaitContext(cur *exec.Cursor) (context.Context, context.CancelFun
 	if ms, ok, _ := c.int64Field("maxTimeMS"); ok && ms > 0 {
 		wait = time.Duration(ms) * time.Millisecond
 	}
-	ctx, cancel := context.WithTimeout(c.opContext(), wait) // killop.go
-	go func() {
-		select {
-		case <-c.D.shuttingDown():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, cancel
+	// opContext descends from the dispatcher's shutdown context, so a
+	// shutdown ends the wait too (no goroutine per getMore).
+	return context.WithTimeout(c.opContext(), wait) // killop.go
 }

@@ -62,3 +62,23 @@ func TestTrackOpRegistersOnCtx(t *testing.T) {
 		t.Fatal("a finished op's context is not cancelled")
 	}
 }
+
+// TestAwaitContextEndsOnShutdown: an awaitData getMore's wait ends when
+// the process begins shutting down, with or without a registered op.
+func TestAwaitContextEndsOnShutdown(t *testing.T) {
+	for _, tracked := range []bool{false, true} {
+		d := &Dispatcher{done: make(chan struct{})}
+		ctx := &Ctx{D: d, DB: "db"}
+		if tracked {
+			defer d.trackOp(ctx, time.Now())()
+		}
+		wait, cancel := ctx.awaitContext(nil)
+		d.BeginShutdown()
+		select {
+		case <-wait.Done():
+		case <-time.After(5 * time.Second):
+			t.Fatalf("tracked=%v: the wait outlived the shutdown", tracked)
+		}
+		cancel()
+	}
+}
