@@ -200,16 +200,13 @@ func (c *Catalog) newWrite(coll *Collection) (*write, error) {
 
 // putDoc stores a new document, failing with DuplicateKey on _id_. The
 // existence probe is skipped when the _id sorts after every _id the
-// collection ever stored, or when the collection's key filter (kept since
-// the collection was empty in this process) lacks it
-// (storage.Engine.MayHoldDoc; writeMu keeps other writers out).
+// collection ever stored, or when the collection's key filter lacks it
+// (storage.Engine.MayHoldDoc; writeMu keeps other writers out). A
+// collection holding more than 100k documents at its first write after a
+// start is probed until its filter is filled in the background
+// (storage/docfilter_fill.go).
 // REQUIRES: the batch holds no other write of coll's documents (Insert's
 // batch is new).
-//
-// TODO(#15): a collection that held more than 100k documents when the
-// process first wrote it has no filter (storage/docfilter.go), so its _ids
-// below the bound still pay the probe, a seek through every memtable (~8
-// µs of an insert, bench/results/write-path.md): fill it in the background.
 func (w *write) putDoc(idKS []byte, id any, raw []byte, _ bson.D) error {
 	key := storage.DocKey(w.coll.ID, idKS)
 	may, err := w.c.eng.MayHoldDoc(key)

@@ -51,45 +51,56 @@ var fillFilterMax = 100_000
 func newDocFilter() *docFilter { return &docFilter{seed: maphash.MakeSeed()} }
 
 // startFilter gives collection id a filter of the document keys the store
-// holds (none when !held), unless it holds more than fillFilterMax, a read
-// fails or the byte budget is spent: then the collection stays unfiltered
-// and every probe below its bound is made. REQUIRES: d.mu, called where
-// boundLocked fills id's bound.
+// holds (none when !held). It reads up to fillFilterMax keys at once; a
+// collection holding more gets its filter completed in the background
+// (docfilter_fill.go) and is unfiltered until then. A failed read or a
+// spent byte budget leaves the collection unfiltered: every probe below
+// its bound is made. REQUIRES: d.mu, called where boundLocked fills id's
+// bound (no batch writing id has noted its keys yet).
 func (d *docMax) startFilter(e *Engine, id uint32, held bool) {
 	f := newDocFilter()
-	if held && !d.fillFilter(e, id, f) {
+	var resume []byte
+	if held {
+		var ok bool
+		if resume, ok = d.fillFilter(e, id, f); !ok {
+			return
+		}
+	}
+	for _, s := range f.segs {
+		d.fBytes += len(s.bits) * 8
+	}
+	if resume != nil {
+		d.fillInBackground(e, id, f, resume)
 		return
 	}
 	if d.f == nil {
 		d.f = map[uint32]*docFilter{}
 	}
 	d.f[id] = f
-	for _, s := range f.segs {
-		d.fBytes += len(s.bits) * 8
-	}
 }
 
-// fillFilter adds collection id's stored document keys to f; false when
-// there are more than fillFilterMax or they cannot all be read or held.
-func (d *docMax) fillFilter(e *Engine, id uint32, f *docFilter) bool {
+// fillFilter adds up to fillFilterMax of collection id's stored document
+// keys to f; resume is the key to continue after when there are more, and
+// ok is false when they cannot be read or held.
+func (d *docMax) fillFilter(e *Engine, id uint32, f *docFilter) (resume []byte, ok bool) {
 	lo := DocPrefix(id)
 	it, err := e.NewIter(lo, PrefixEnd(lo))
 	if err != nil {
-		return false
+		return nil, false
 	}
 	defer it.Close()
 	n, used := 0, 0
 	for ok := it.First(); ok; ok = it.Next() {
 		if n++; n > fillFilterMax {
-			return false
+			return append([]byte(nil), it.Key()...), it.Error() == nil
 		}
 		grew, ok := f.add(it.Key(), maxFilterBytes-d.fBytes-used)
 		if !ok {
-			return false
+			return nil, false
 		}
 		used += grew
 	}
-	return it.Error() == nil
+	return nil, it.Error() == nil
 }
 
 // hashes returns the two halves used for double hashing.

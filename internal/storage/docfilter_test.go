@@ -3,6 +3,7 @@ package storage
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/vfs"
 )
@@ -82,8 +83,9 @@ func TestDocFilterDropped(t *testing.T) {
 
 // TestDocFilterFilledFromStore: after a restart, a collection's filter is
 // filled from the stored keys (a held _id below the bound is "may hold",
-// a never-held one absent); one holding more than fillFilterMax keys gets
-// none (every _id below the bound is probed).
+// a never-held one absent); one holding more than fillFilterMax keys is
+// unfiltered (every _id below the bound is probed) until the background
+// filler completes its filter.
 func TestDocFilterFilledFromStore(t *testing.T) {
 	defer func(m int) { fillFilterMax = m }(fillFilterMax)
 	fillFilterMax = 50
@@ -93,6 +95,9 @@ func TestDocFilterFilledFromStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	small, big := []string{"b", "d", "f"}, make([]string, fillFilterMax+1)
+	release := make(chan struct{})
+	defer func(h func()) { fillStarted = h }(fillStarted)
+	fillStarted = func() { <-release } // the filler waits until the checks below ran
 	for i := range big {
 		big[i] = fmt.Sprintf("k%03d", i)
 	}
@@ -115,6 +120,16 @@ func TestDocFilterFilledFromStore(t *testing.T) {
 			t.Errorf("MayHoldDoc(%d, %q) = %v, %v; want %v", tc.coll, tc.id, got, err, tc.want)
 		}
 	}
+	close(release)
+	waitFilled(t, e, 5)
+	for _, tc := range []struct {
+		id   string
+		want bool
+	}{{"k000", true}, {"k0005", false}, {big[fillFilterMax], true}, {"k0505", false}, {"l", false}} {
+		if got, err := e.MayHoldDoc(dmKey(5, tc.id)); err != nil || got != tc.want {
+			t.Errorf("filled in the background: MayHoldDoc(5, %q) = %v, %v; want %v", tc.id, got, err, tc.want)
+		}
+	}
 	commitDocs(t, e, 4, []string{"c"}, nil) // noted into the filled filter
 	if got, _ := e.MayHoldDoc(dmKey(4, "c")); !got {
 		t.Errorf("a key committed after the fill is reported absent")
@@ -132,5 +147,72 @@ func TestDocFilterRewrites(t *testing.T) {
 	}
 	if len(f.segs) != 1 || f.keys > 10 {
 		t.Errorf("10 keys noted %d times: %d segments, %d keys counted", 3*filterFirstCap, len(f.segs), f.keys)
+	}
+}
+
+// waitFilled waits (bounded) until collection id's filter is complete.
+func waitFilled(t *testing.T, e *Engine, id uint32) {
+	t.Helper()
+	for i := 0; i < 500; i++ {
+		e.docMax.mu.Lock()
+		done := e.docMax.building[id] == nil && e.docMax.f[id] != nil
+		e.docMax.mu.Unlock()
+		if done {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("collection %d: the background filler did not complete in 5 s", id)
+}
+
+// TestDocFilterBackgroundFillSeesConcurrentWrites: keys committed while
+// the filler runs (after its iterator was opened, so not in its view, and
+// before it, once registered) are in the completed filter; keys never
+// held are not; a filter dropped while being filled is not installed.
+func TestDocFilterBackgroundFillSeesConcurrentWrites(t *testing.T) {
+	defer func(m int) { fillFilterMax = m }(fillFilterMax)
+	fillFilterMax = 100
+	fs := vfs.NewMem()
+	e, err := Open(Options{InMemory: true, FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []string
+	for i := 0; i < 3*fillChunk; i += 2 { // even numbers only
+		held = append(held, fmt.Sprintf("k%06d", i))
+	}
+	held = append(held, "z") // the bound
+	commitDocs(t, e, 7, held, nil)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if e, err = Open(Options{InMemory: true, FS: fs}); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	opened, release := make(chan struct{}), make(chan struct{})
+	defer func(h func()) { fillStarted = h }(fillStarted)
+	fillStarted = func() { close(opened); <-release }
+	if got, _ := e.MayHoldDoc(dmKey(7, "k000001")); !got { // registers the filler
+		t.Fatal("a key below the bound is reported absent before the filter is complete")
+	}
+	<-opened
+	late := []string{"k000003", fmt.Sprintf("k%06d", 2*fillChunk+1)}
+	commitDocs(t, e, 7, late, nil) // not in the filler's view
+	close(release)
+	waitFilled(t, e, 7)
+	for _, k := range append(append([]string{}, held...), late...) {
+		if got, _ := e.MayHoldDoc(dmKey(7, k)); !got {
+			t.Fatalf("held key %q reported absent by the completed filter", k)
+		}
+	}
+	absent := 0
+	for i := 1; i < 3*fillChunk; i += 2 {
+		if got, _ := e.MayHoldDoc(dmKey(7, fmt.Sprintf("k%06d", i))); !got {
+			absent++
+		}
+	}
+	if absent < 3*fillChunk/2*9/10 { // ~1 % false positives per segment
+		t.Errorf("only %d of %d never-held keys reported absent", absent, 3*fillChunk/2)
 	}
 }

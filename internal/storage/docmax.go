@@ -26,14 +26,16 @@ import (
 //   - At most maxDocMaxEntries collections are tracked; beyond that, new
 //     collections get no entry and every probe for them is made.
 //   - A collection gets, when its bound is filled, a filter of every key
-//     it holds (read from the store when it holds at most fillFilterMax)
-//     and then receives (docfilter.go): a key below the bound that the
-//     filter does not hold is absent too.
+//     it holds and then receives (docfilter.go): a key below the bound
+//     that the filter does not hold is absent too. The keys it holds are
+//     read at once up to fillFilterMax, the rest in the background
+//     (docfilter_fill.go); until then every probe below the bound is made.
 type docMax struct {
-	mu     sync.Mutex
-	m      map[uint32][]byte     // collection id -> bound (a document key)
-	f      map[uint32]*docFilter // collection id -> filter (none: unfiltered)
-	fBytes int                   // bytes the filters hold (<= maxFilterBytes)
+	mu       sync.Mutex
+	m        map[uint32][]byte     // collection id -> bound (a document key)
+	f        map[uint32]*docFilter // collection id -> filter (none: unfiltered)
+	building map[uint32]*docFilter // filters being filled in the background (docfilter_fill.go)
+	fBytes   int                   // bytes the filters hold (<= maxFilterBytes)
 }
 
 // maxDocMaxEntries bounds the memory docMax holds.
@@ -99,21 +101,28 @@ func (e *Engine) noteDocs(keys [][]byte) error {
 	return nil
 }
 
-// noteFiltered adds k to collection id's filter, dropping the filter for
-// good when it is full. REQUIRES: d.mu.
+// noteFiltered adds k to collection id's filter, or to the one being
+// filled, dropping the filter for good when it is full. REQUIRES: d.mu.
 func (d *docMax) noteFiltered(id uint32, k []byte) {
-	f := d.f[id]
-	if f == nil {
-		return
+	if f := d.f[id]; f != nil && !d.addLocked(f, k) {
+		delete(d.f, id)
 	}
+	if f := d.building[id]; f != nil && !d.addLocked(f, k) {
+		delete(d.building, id) // the filler sees it gone and stops
+	}
+}
+
+// addLocked adds k to f within the engine's byte budget; false when f is
+// full (its bytes are then given back: the caller drops it). REQUIRES: d.mu.
+func (d *docMax) addLocked(f *docFilter, k []byte) bool {
 	grew, ok := f.add(k, maxFilterBytes-d.fBytes)
 	d.fBytes += grew
 	if !ok {
 		for _, s := range f.segs {
 			d.fBytes -= len(s.bits) * 8
 		}
-		delete(d.f, id)
 	}
+	return ok
 }
 
 // boundLocked returns collection id's bound, filling it from the store on
