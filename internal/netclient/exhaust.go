@@ -33,6 +33,7 @@ type exhaustState struct {
 	open    bool
 	replies int       // read so far
 	arrival time.Time // the last reply's (estimated) arrival
+	body    bson.Raw  // the last reply's body (its own allocation)
 }
 
 // StartExhaust sends cmd to db with exhaustAllowed; read its replies with
@@ -119,8 +120,14 @@ func (c *Conn) readExhaust(ctx context.Context) (bson.D, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("netclient: %s: decode exhaust reply: %w", c.host, err)
 	}
+	c.stream.body = m.Body
 	return doc, m.Flags&wire.MoreToCome != 0, nil
 }
+
+// ExhaustBody returns the body of the reply NextExhaust last returned. It
+// is the message's own allocation (never reused by later reads), so
+// slices of it stay valid; it must not be modified.
+func (c *Conn) ExhaustBody() bson.Raw { return c.stream.body }
 
 // parseReplyMsg parses an OP_MSG reply, decompressing it first.
 func parseReplyMsg(h wire.Header, body []byte) (*wire.Msg, error) {

@@ -36,6 +36,11 @@ type Entry struct {
 	// in order; they are written back after wall, so a secondary stores
 	// what its sync source sent.
 	Extra bson.D
+	// Raw, when set, is the whole entry exactly as its sync source sent it
+	// (the fetcher's stream keeps it): Append stores these bytes instead
+	// of encoding the entry again. Whoever changes a field of an entry
+	// that has Raw must clear it.
+	Raw bson.Raw
 }
 
 // Marshal encodes e as BSON with MongoDB's field order:

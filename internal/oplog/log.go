@@ -202,15 +202,20 @@ func (l *Log) ReserveAt(ts bson.Timestamp, term int64) (*Slot, error) {
 	return s, nil
 }
 
-// Append fills in e's ts, term and wall time from s and writes it to b.
+// Append fills in e's ts, term and wall time from s and writes it to b;
+// an entry with Raw naming s's ts and term is stored as those bytes
+// (raw.go).
 func (l *Log) Append(b *storage.Batch, s *Slot, e *Entry) error {
+	raw := e.rawFor(s.TS, s.term)
 	e.TS, e.Term = s.TS, s.term
 	if e.Wall.IsZero() {
 		e.Wall = l.now()
 	}
-	raw, err := e.Marshal()
-	if err != nil {
-		return fmt.Errorf("oplog: encode entry: %w", err)
+	if raw == nil {
+		var err error
+		if raw, err = e.Marshal(); err != nil {
+			return fmt.Errorf("oplog: encode entry: %w", err)
+		}
 	}
 	s.bytes += int64(len(raw))
 	s.raw = raw

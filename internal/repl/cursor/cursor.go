@@ -136,8 +136,19 @@ func Reply(reply bson.D, field string) (int64, bson.A, error) {
 	return id, docs, nil
 }
 
-// Entry decodes one batch element as an oplog entry.
+// RawDoc is a batch element decoded (D) with the bytes it was decoded
+// from (Raw), so the entry can be stored as received (oplog.Entry.Raw).
+type RawDoc struct {
+	D   bson.D
+	Raw bson.Raw
+}
+
+// Entry decodes one batch element (a bson.D or a RawDoc) as an oplog entry.
 func Entry(v any) (*oplog.Entry, error) {
+	var raw bson.Raw
+	if rd, ok := v.(RawDoc); ok {
+		v, raw = rd.D, rd.Raw
+	}
 	doc, ok := v.(bson.D)
 	if !ok {
 		return nil, fmt.Errorf("cursor: oplog entry is a %T", v)
@@ -146,5 +157,30 @@ func Entry(v any) (*oplog.Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cursor: oplog entry: %w", err)
 	}
+	e.Raw = raw
 	return e, nil
+}
+
+// WithRaw pairs the documents of a reply's batch (decoded from body) with
+// their bytes in body; docs is returned unchanged when body does not hold
+// the same batch.
+func WithRaw(docs bson.A, body bson.Raw, field string) bson.A {
+	arr, ok := body.Lookup("cursor", field).ArrayOK()
+	if !ok {
+		return docs
+	}
+	vals, err := arr.Values()
+	if err != nil || len(vals) != len(docs) {
+		return docs
+	}
+	out := make(bson.A, len(docs))
+	for i, v := range vals {
+		raw, ok := v.DocumentOK()
+		d, isDoc := docs[i].(bson.D)
+		if !ok || !isDoc {
+			return docs
+		}
+		out[i] = RawDoc{D: d, Raw: raw}
+	}
+	return out
 }

@@ -49,5 +49,12 @@ func (c *tail) streamBatch(ctx context.Context, s Streamer, opts []bson.E) (bson
 		return nil, err
 	}
 	c.ID = id
+	if rb, ok := s.(rawBodier); ok {
+		docs = cursor.WithRaw(docs, rb.ExhaustBody(), "nextBatch") // stored as received
+	}
 	return docs, nil
 }
+
+// rawBodier is a Streamer that keeps the bytes of the reply NextExhaust
+// last returned (a *netclient.Conn); they must not be modified.
+type rawBodier interface{ ExhaustBody() bson.Raw }
