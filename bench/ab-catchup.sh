@@ -7,13 +7,17 @@
 # per byte), it is restarted and bench/catchup times how long it takes to
 # apply through the primary's last entry (from just before the restart)
 # and reads its CPU seconds at that moment. The same bench client
-# ($CLIENT, default BASE_BIN) loads both. JSON results go to $OUT (default
+# ($CLIENT, default BASE_BIN) loads both. With UPDATES=N the primary
+# then also takes N YCSB updates (workload A's field updates, no reads,
+# same threads and w:1) before the restart: an update-heavy backlog, whose
+# entries read documents when applied. JSON results go to $OUT (default
 # /tmp/relaydb-ab-catchup); a markdown table of medians [min-max] is
-# printed.
+# printed. To compare server settings of one binary, pass a wrapper script
+# as BIN that adds them to `serve` (bench/results/parallel-apply.md).
 set -euo pipefail
 base="$1" new="$2" rounds="${3:-3}"
 out="${OUT:-/tmp/relaydb-ab-catchup}" port="${PORT:-30440}" client="${CLIENT:-$base}"
-records="${RECORDS:-200000}"
+records="${RECORDS:-200000}" updates="${UPDATES:-0}"
 here="$(cd "$(dirname "$0")" && pwd)"
 rm -rf "$out" && mkdir -p "$out"
 (cd "$here/.." && go build -o "$out/catchup" ./bench/catchup)
@@ -36,6 +40,11 @@ for ((r = 1; r <= rounds; r++)); do
 		sep="&"; [[ "$uri" != *\?* ]] && sep="?"
 		"$client" bench load -json -s=false -workload a -threads 8 -p recordcount="$records" \
 			-p fieldcount=4 -p fieldlength=20 -uri "${uri/\/\?//ycsb?}${sep}w=1" >"$out/load-$b-$r.json"
+		if ((updates > 0)); then
+			"$client" bench run -json -s=false -workload a -threads 8 -p recordcount="$records" \
+				-p operationcount="$updates" -p readproportion=0 -p updateproportion=1 \
+				-p fieldcount=4 -p fieldlength=20 -uri "${uri/\/\?//ycsb?}${sep}w=1" >"$out/run-$b-$r.json"
+		fi
 		since=$(date +%s.%N)
 		"${bin[$b]}" cluster restart --dir "$d" "$sname" >/dev/null
 		pid=$(python3 -c 'import json,sys; print([m["PID"] for m in json.load(open(sys.argv[1]))["Members"] if m["Name"]==sys.argv[2]][0])' "$d/cluster.json" "$sname")
@@ -44,14 +53,16 @@ for ((r = 1; r <= rounds; r++)); do
 		rm -rf "$d"
 	done
 done
-python3 - "$out" "$rounds" "$records" <<'PY'
+python3 - "$out" "$rounds" "$records" "$updates" <<'PY'
 import json, statistics, sys
-out, rounds, records = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+out, rounds, records, updates = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 def vals(b, key):
     return [json.load(open(f"{out}/catchup-{b}-{r}.json"))[key] for r in range(1, rounds + 1)]
 def fmt(v, f="{:.2f}"):
     return f"{f.format(statistics.median(v))} [{f.format(min(v))}-{f.format(max(v))}]"
-print(f"| {records} inserts | base | new | new/base (medians) |")
+label = f"{records} inserts" + (f" + {updates} updates" if updates else "")
+records += updates  # entries applied
+print(f"| {label} | base | new | new/base (medians) |")
 print("| --- | ---: | ---: | ---: |")
 for key, label in [("catchupSec", "catch-up seconds (restart to caught up)"), ("memberCpuSec", "secondary CPU seconds")]:
     bv, nv = vals("base", key), vals("new", key)
