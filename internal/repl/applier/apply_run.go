@@ -12,10 +12,12 @@ package applier
 //     all of the run or none of it, so the oplog, the data and
 //     appliedThrough still describe one prefix of the primary's history
 //     and no truncate-after point or minValid write is needed.
-//   - Inside the batch the entries are applied in ts order and document
+//   - Inside the batch the entries are applied in ts order (each
+//     writer's share in ts order, with several writers) and document
 //     reads see the batch's earlier writes (catalog.Writer.Document), so
 //     each document's entries apply in order, exactly as one batch per
-//     entry would: the catalogs are identical (TestApplyRunsMatchSerial).
+//     entry would: the catalogs are identical (TestApplyRunsMatchSerial,
+//     TestApplyParallelWritersMatchSerial).
 //   - A run of at least parallelMin entries is applied by up to Writers
 //     writers in parallel (apply_parallel.go), unless relaxed (initial
 //     sync), where only insert documents are encoded on several
