@@ -12,7 +12,7 @@ import (
 )
 
 // parallelWorkload writes what parallel writers must keep apart or in
-// order: one _id inserted, updated, deleted and re-inserted (sometimes
+// order (text, hashed and collated indexes compute keys concurrently): one _id inserted, updated, deleted and re-inserted (sometimes
 // as a double equal to the int32 it replaces, the same document key),
 // unique-index values handed between documents (including a value taken
 // and released by one document and then taken by another, which writers
@@ -21,7 +21,8 @@ func parallelWorkload(t testing.TB, c *catalog.Catalog, rng *rand.Rand, n int) {
 	t.Helper()
 	c.Oplog().SetTerm(1)
 	plain := mustColl(t, c, "par", "plain")
-	mustIndex(t, c, plain, spec("a_1", d("a", 1)), spec("tags_1", d("tags", 1)))
+	mustIndex(t, c, plain, spec("a_1", d("a", 1)), spec("tags_1", d("tags", 1)), spec("t_text", d("t", "text")),
+		spec("h_hashed", d("h", "hashed")), spec("s_1", d("s", 1), "collation", d("locale", "fr", "strength", int32(2))))
 	uq := mustColl(t, c, "par", "uq")
 	mustIndex(t, c, uq, spec("u_1", d("u", 1), "unique", true, "sparse", true), spec("a_1", d("a", 1)))
 	capped, err := c.CreateCollection("par", "capped", d("capped", true, "size", int64(1<<20)))
@@ -50,7 +51,8 @@ func plainStep(t testing.TB, c *catalog.Catalog, coll *catalog.Collection, rng *
 	case !exists && rng.IntN(2) == 0:
 		mustInsert(t, c, coll, d("_id", float64(id), "a", int32(rng.IntN(4))))
 	case !exists:
-		mustInsert(t, c, coll, d("_id", id, "a", int32(rng.IntN(4)), "tags", bson.A{"x", int32(rng.IntN(3))}))
+		mustInsert(t, c, coll, d("_id", id, "a", int32(rng.IntN(4)), "tags", bson.A{"x", int32(rng.IntN(3))},
+			"t", fmt.Sprint("running foxes jumped ", rng.IntN(5)), "h", int32(rng.IntN(7)), "s", fmt.Sprint("Été", rng.IntN(3))))
 	case rng.IntN(3) == 0:
 		mustDelete(t, c, coll, id)
 	case rng.IntN(2) == 0:
