@@ -26,10 +26,8 @@ package applier
 //     before.
 //   - In steady state (BatchOptions.FreshInserts) an insert's document is
 //     stored without probing for its _id (catalog.Writer.InsertFresh).
-//     TODO(#15): the entry itself is still encoded again for the local
-//     oplog (oplog.Log.Append, ~13 % of a catching-up secondary's CPU):
-//     the fetcher would have to keep each entry's raw bytes as received
-//     (an oplog.Entry field) for Append to store them as they are.
+//     The entry itself is stored as its source sent it when the fetcher
+//     kept its bytes (oplog.Entry.Raw), else encoded again.
 //   - If a run's batch fails, the run is applied again one entry per
 //     batch: the entries before the failing one stay applied and the
 //     error is the one entry-by-entry application returns (ApplyBatch's
