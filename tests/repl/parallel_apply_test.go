@@ -3,7 +3,6 @@ package repl
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -15,60 +14,9 @@ import (
 	"github.com/relaydb/relaydb/internal/cluster"
 )
 
-// TestBatchedApplyCrash: a secondary that was stopped while the primary
-// took inserts, updates and deletes (on a collection with a unique and a
-// multikey index) is killed -9 at random times while it catches up in
-// large batches, three times, and restarted; it then catches up to
-// exactly the primary's documents, and validate finds its indexes and
-// counters consistent.
-func TestBatchedApplyCrash(t *testing.T) {
-	c := upSet(t, cluster.Spec{Data: 3, BasePort: 30410})
-	p := primary(t, c, 10*time.Second)
-	sec := secondaries(c, p)[0]
-	cl := connectSet(t, c)
-	coll := cl.Database("papply").Collection("c")
-	ctx, cancel := ctxT(3 * time.Minute)
-	defer cancel()
-	if _, err := coll.Indexes().CreateMany(ctx, []mongo.IndexModel{
-		{Keys: bson.D{{Key: "u", Value: 1}}, Options: options.Index().SetUnique(true)},
-		{Keys: bson.D{{Key: "tags", Value: 1}}},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	waitSameDocs(t, c, p, sec, 30*time.Second) // the secondary has the indexes
-	if _, err := c.Kill(ctx, sec.Name); err != nil {
-		t.Fatalf("kill %s: %v", sec.Name, err)
-	}
-	writeWhileDown(t, ctx, coll, 30000)
-
-	top := selfTS(t, c, p)
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 15))
-	behind := 0
-	for round := 0; round < 3; round++ {
-		if _, err := c.Restart(ctx, sec.Name); err != nil {
-			t.Fatalf("round %d: restart %s: %v", round, sec.Name, err)
-		}
-		time.Sleep(time.Duration(rng.IntN(400)) * time.Millisecond)
-		if at := selfTS(t, c, sec); at.Before(top) {
-			behind++
-		}
-		if _, err := c.Kill(ctx, sec.Name); err != nil {
-			t.Fatalf("round %d: kill %s: %v", round, sec.Name, err)
-		}
-	}
-	t.Logf("%d of 3 kills hit %s while it was behind the primary", behind, sec.Name)
-	if _, err := c.Restart(ctx, sec.Name); err != nil {
-		t.Fatalf("final restart %s: %v", sec.Name, err)
-	}
-	waitSameDocs(t, c, p, sec, 90*time.Second)
-	var res bson.M
-	if err := direct(t, c, sec).Database("papply").RunCommand(ctx, bson.D{{Key: "validate", Value: "c"}}).Decode(&res); err != nil {
-		t.Fatalf("validate on %s: %v", sec.Name, err)
-	}
-	if res["valid"] != true {
-		t.Fatalf("validate on %s: %v", sec.Name, res)
-	}
-}
+// Catch-up in batches under kill -9 is TestParallelApplyKilledMidBatch
+// (parallel_writers_test.go), which fails unless a kill lands mid
+// catch-up; the helpers below serve it.
 
 // selfTS is the ts of the last entry m applied (zero if it does not answer).
 func selfTS(t *testing.T, c *cluster.Cluster, m *cluster.Member) bson.Timestamp {
