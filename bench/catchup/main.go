@@ -18,6 +18,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/relaydb/relaydb/internal/cluster"
 )
 
 func main() {
@@ -69,23 +71,7 @@ func selfOpTime(ctx context.Context, host string) (bson.Timestamp, error) {
 		return bson.Timestamp{}, err
 	}
 	defer cl.Disconnect(context.Background())
-	var st struct {
-		Members []struct {
-			Self   bool `bson:"self"`
-			Optime struct {
-				TS bson.Timestamp `bson:"ts"`
-			} `bson:"optime"`
-		} `bson:"members"`
-	}
-	if err := cl.Database("admin").RunCommand(ctx, bson.D{{Key: "replSetGetStatus", Value: 1}}).Decode(&st); err != nil {
-		return bson.Timestamp{}, err
-	}
-	for _, m := range st.Members {
-		if m.Self {
-			return m.Optime.TS, nil
-		}
-	}
-	return bson.Timestamp{}, fmt.Errorf("%s: no self in replSetGetStatus", host)
+	return cluster.SelfOpTime(ctx, cl)
 }
 
 // procCPU returns pid's user+system CPU seconds.

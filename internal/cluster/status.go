@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // MemberStatus is one member as the process table and replSetGetStatus
@@ -103,4 +104,26 @@ func primaryOptime(rs rsStatus) bson.Timestamp {
 		}
 	}
 	return bson.Timestamp{}
+}
+
+// SelfOpTime returns the ts of the last entry the member cl is directly
+// connected to has applied (its own optime in replSetGetStatus).
+func SelfOpTime(ctx context.Context, cl *mongo.Client) (bson.Timestamp, error) {
+	var st struct {
+		Members []struct {
+			Self   bool `bson:"self"`
+			Optime struct {
+				TS bson.Timestamp `bson:"ts"`
+			} `bson:"optime"`
+		} `bson:"members"`
+	}
+	if err := cl.Database("admin").RunCommand(ctx, bson.D{{Key: "replSetGetStatus", Value: 1}}).Decode(&st); err != nil {
+		return bson.Timestamp{}, fmt.Errorf("cluster: replSetGetStatus: %w", err)
+	}
+	for _, m := range st.Members {
+		if m.Self {
+			return m.Optime.TS, nil
+		}
+	}
+	return bson.Timestamp{}, errors.New("cluster: replSetGetStatus names no member as self")
 }

@@ -23,23 +23,8 @@ func selfTS(t *testing.T, c *cluster.Cluster, m *cluster.Member) bson.Timestamp 
 	t.Helper()
 	ctx, cancel := ctxT(2 * time.Second)
 	defer cancel()
-	var st struct {
-		Members []struct {
-			Self   bool `bson:"self"`
-			Optime struct {
-				TS bson.Timestamp `bson:"ts"`
-			} `bson:"optime"`
-		} `bson:"members"`
-	}
-	if err := direct(t, c, m).Database("admin").RunCommand(ctx, bson.D{{Key: "replSetGetStatus", Value: 1}}).Decode(&st); err != nil {
-		return bson.Timestamp{}
-	}
-	for _, x := range st.Members {
-		if x.Self {
-			return x.Optime.TS
-		}
-	}
-	return bson.Timestamp{}
+	ts, _ := cluster.SelfOpTime(ctx, direct(t, c, m))
+	return ts
 }
 
 // writeWhileDown inserts n documents in batches, then moves unique values
