@@ -7,14 +7,18 @@ import (
 
 // Demand-driven direct readers (chainingMode "auto").
 //
-// The primary decides how many members pull from it directly, from the
-// acknowledgements its writers wait for: with no waiter needing more than
-// its own write (w:1), one voter pulls from the primary and every other
-// member chains below it, as chaining "on" does; when writers wait for k
-// secondary acknowledgements (w:"majority", w:N), k voters pull directly
-// and the rest chain off them (an earlier version added one spare direct
-// reader; the A/B in bench/results/README.md showed it cost the primary
-// 3-25 % CPU per insert without buying throughput, so directSpare is 0).
+// The primary decides who pulls from it directly from the acknowledgements
+// its writers wait for: with no waiter needing more than its own write
+// (w:1), one voter pulls from the primary and every other member chains
+// below it, as chaining "on" does, so the primary serves one stream; when
+// writers wait for secondary acknowledgements (w:"majority", w:N), every
+// voter that may be listed pulls directly, as with chaining "off" (an
+// acknowledgement is the k-th fastest of them, and a voter one hop down
+// adds a hop's delay to it), and only the rest (non-voters) chain. Earlier
+// versions listed exactly k voters, then k plus a spare; with streaming and
+// the oplog tail cache a direct reader costs the primary little, and the
+// chaining matrices of 2026-11-28 (bench/results/README.md) had chaining
+// off 8-21 % ahead of k direct readers in every w:"majority" row.
 // The primary publishes the list of _ids in its heartbeat replies and, when it changes, in heartbeat requests it
 // sends at once; members follow the list of the primary they currently
 // know and keep pulling from the primary when they have none (a new
@@ -35,9 +39,6 @@ const (
 	demandMinWaits = 4
 	// demandHold is how long a demand outlives the last window showing it.
 	demandHold = 2 * time.Second
-	// directSpare is how many voters beyond the acknowledgements waited for
-	// pull directly.
-	directSpare = 0
 )
 
 // ackDemand counts write-concern waits by the secondary acknowledgements
@@ -115,10 +116,18 @@ func (c *Coordinator) NoteWriteConcernWait(now time.Time, w any) []Action {
 	return c.updateDirect(now, nil)
 }
 
-// wantDirect is how many direct readers the demand asks for.
+// wantDirect is how many direct readers the demand asks for: one when no
+// writer waits for acknowledgements, every candidate (at least the
+// acknowledgements waited for) when some do.
 func (c *Coordinator) wantDirect(now time.Time) int {
 	if k := c.demand.acks(now); k > 0 {
-		return k + directSpare
+		n := 0
+		for i := range c.members {
+			if c.directCandidate(i) {
+				n++
+			}
+		}
+		return max(k, n)
 	}
 	return 1
 }
