@@ -220,10 +220,14 @@ func TestStreamChained(t *testing.T) {
 	defer cancel()
 	// A member without a source of its own (mid right after the election)
 	// is left by the members syncing from it, as MongoDB's are: chain
-	// only once mid tails the primary.
-	eventually(t, 15*time.Second, mid.Name+" syncs from the primary", func() error {
+	// only once mid tails the primary, as leaf sees it (its heartbeats;
+	// mid's own status may be ahead of them).
+	eventually(t, 15*time.Second, mid.Name+" syncs from the primary, as "+leaf.Name+" sees it", func() error {
 		if src := syncSourceOf(ctx, c, mid); src != p.Host {
 			return fmt.Errorf("sync source %q", src)
+		}
+		if src := peerSourceOf(ctx, c, leaf, mid); src != p.Host {
+			return fmt.Errorf("sync source %q in %s's replSetGetStatus", src, leaf.Name)
 		}
 		return nil
 	})
@@ -243,6 +247,26 @@ func TestStreamChained(t *testing.T) {
 	if src := syncSourceOf(ctx, c, leaf); src != mid.Host {
 		t.Errorf("%s moved to sync source %q during the load, want %s", leaf.Name, src, mid.Host)
 	}
+}
+
+// peerSourceOf is m's syncSourceHost as viewer's replSetGetStatus shows
+// it (from m's heartbeats).
+func peerSourceOf(ctx context.Context, c *cluster.Cluster, viewer, m *cluster.Member) string {
+	var st struct {
+		Members []struct {
+			Name           string `bson:"name"`
+			SyncSourceHost string `bson:"syncSourceHost"`
+		} `bson:"members"`
+	}
+	if err := c.RunAdmin(ctx, viewer, bson.D{{Key: "replSetGetStatus", Value: 1}}, &st); err != nil {
+		return "error: " + err.Error()
+	}
+	for _, x := range st.Members {
+		if x.Name == m.Host {
+			return x.SyncSourceHost
+		}
+	}
+	return ""
 }
 
 // syncSourceOf is m's own syncSourceHost (replSetGetStatus).
