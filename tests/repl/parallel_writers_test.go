@@ -32,7 +32,7 @@ import (
 // as dbHash compares) and validate finds its indexes and counters
 // consistent.
 func TestParallelApplyKilledMidBatch(t *testing.T) {
-	c := upSet(t, cluster.Spec{Data: 3, BasePort: 47110,
+	c := upSet(t, cluster.Spec{Data: 3, BasePort: 30870, // below the ephemeral range (32768+): 47110 met an outgoing connection in CI
 		ExtraArgs: []string{"--setParameter", "replWriterThreadCount=4"}})
 	p := primary(t, c, 10*time.Second)
 	sec := secondaries(c, p)[0]
