@@ -244,3 +244,47 @@ func TestReplWriterThreadCountParameter(t *testing.T) {
 		}
 	}
 }
+
+// selfTS is the ts of the last entry m applied (zero if it does not answer).
+func selfTS(t *testing.T, c *cluster.Cluster, m *cluster.Member) bson.Timestamp {
+	t.Helper()
+	ctx, cancel := ctxT(2 * time.Second)
+	defer cancel()
+	ts, _ := cluster.SelfOpTime(ctx, direct(t, c, m))
+	return ts
+}
+
+// writeWhileDown inserts n documents in batches, then moves unique values
+// between documents, updates arrays and deletes some, all w:1.
+func writeWhileDown(t *testing.T, ctx context.Context, coll *mongo.Collection, n int) {
+	t.Helper()
+	w1 := options.InsertMany().SetOrdered(true)
+	for lo := 0; lo < n; lo += 1000 {
+		docs := make([]any, 0, 1000)
+		for i := lo; i < lo+1000 && i < n; i++ {
+			docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "u", Value: int32(i)},
+				{Key: "tags", Value: bson.A{i % 7, i % 11}}, {Key: "pad", Value: "0123456789abcdef0123456789abcdef"}})
+		}
+		if _, err := coll.InsertMany(ctx, docs, w1); err != nil {
+			t.Fatalf("insert: %v", err)
+		}
+	}
+	for i := 0; i < 300; i++ { // swap u between i and i+1 through a free value
+		a, b := int32(2*i), int32(2*i+1)
+		for _, step := range []struct {
+			id any
+			u  int32
+		}{{a, int32(-1)}, {b, a}, {a, b}} {
+			if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: step.id}}, bson.D{{Key: "$set", Value: bson.D{{Key: "u", Value: step.u}}}}); err != nil {
+				t.Fatalf("swap: %v", err)
+			}
+		}
+	}
+	if _, err := coll.UpdateMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$mod", Value: bson.A{5, 0}}}}},
+		bson.D{{Key: "$push", Value: bson.D{{Key: "tags", Value: "five"}}}}); err != nil {
+		t.Fatalf("updateMany: %v", err)
+	}
+	if _, err := coll.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$mod", Value: bson.A{13, 0}}}}}); err != nil {
+		t.Fatalf("deleteMany: %v", err)
+	}
+}
