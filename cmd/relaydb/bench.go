@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"os"
 
 	"github.com/relaydb/relaydb/internal/bench"
@@ -16,7 +17,10 @@ import (
 
 // benchMain is "relaydb bench load|run|suite|experiment|failover": the YCSB-compatible load
 // generator (issue #3). It speaks to any mongodb:// target.
+// RELAYDB_BENCH_CPUPROFILE names a file for the client's own CPU profile
+// (the servers an experiment starts take RELAYDB_CPUPROFILE).
 func benchMain(args []string) int {
+	defer startCPUProfile(slog.Default(), os.Getenv("RELAYDB_BENCH_CPUPROFILE"))()
 	suite.BuildCommit = gitCommit
 	bench.RegisterSuite(suite.Main)
 	bench.RegisterExperiment(experiment.Main)

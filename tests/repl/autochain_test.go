@@ -73,3 +73,46 @@ func checkDirect(c *cluster.Cluster, p *cluster.Member, want int) error {
 	}
 	return nil
 }
+
+// TestAutoChainingFeeder: under w:"majority" writes a set of 3 voters and
+// 3 non-voters has both voting secondaries and one non-voter (the feeder)
+// pulling from the primary, and the other two non-voters chained below the
+// feeder, not below a voter; under w:1 one member pulls from the primary.
+func TestAutoChainingFeeder(t *testing.T) {
+	c := upSet(t, cluster.Spec{Data: 3, ReadOnly: 3})
+	p := primary(t, c, 20*time.Second)
+	stop := startWriter(t, c, writeconcern.Majority())
+	eventually(t, 15*time.Second, "2 voters and a feeder pulling from the primary, no voter forwarding", func() error {
+		if err := checkDirect(c, p, 3); err != nil {
+			return err
+		}
+		return checkVotersForwardNothing(c, p)
+	})
+	stop()
+	stop = startWriter(t, c, writeconcern.W1())
+	defer stop()
+	eventually(t, 15*time.Second, "1 member pulling from the primary", func() error {
+		return checkDirect(c, p, 1)
+	})
+}
+
+// checkVotersForwardNothing reports an error when a secondary pulls from a
+// voting secondary.
+func checkVotersForwardNothing(c *cluster.Cluster, p *cluster.Member) error {
+	voters := map[string]bool{}
+	for _, m := range secondaries(c, p) {
+		if m.Role == cluster.RoleData {
+			voters[m.Host] = true
+		}
+	}
+	for _, m := range secondaries(c, p) {
+		r, err := rawCommand(m.Host, bson.D{{Key: "replSetGetStatus", Value: 1}, {Key: "$db", Value: "admin"}})
+		if err != nil {
+			return err
+		}
+		if src, _ := r.Lookup("syncSourceHost").StringValueOK(); voters[src] {
+			return fmt.Errorf("%s pulls from voter %s", m.Host, src)
+		}
+	}
+	return nil
+}

@@ -14,7 +14,12 @@ import (
 // writers wait for secondary acknowledgements (w:"majority", w:N), every
 // voter that may be listed pulls directly, as with chaining "off" (an
 // acknowledgement is the k-th fastest of them, and a voter one hop down
-// adds a hop's delay to it), and only the rest (non-voters) chain. Earlier
+// adds a hop's delay to it), and so does one non-voter, the feeder: the
+// other non-voters chain below it (and below each other), so no voter
+// spends its time forwarding to members whose acknowledgements nobody
+// waits for (at 15 members, voters that also fed the 8 non-voters
+// acknowledged late enough to cost 16-21 % against chaining "off",
+// bench/results/README.md). Earlier
 // versions listed exactly k voters, then k plus a spare; with streaming and
 // the oplog tail cache a direct reader costs the primary little, and the
 // chaining matrices of 2026-11-28 (bench/results/README.md) had chaining
@@ -24,10 +29,12 @@ import (
 // know and keep pulling from the primary when they have none (a new
 // primary, or one of an older relaydb).
 //
-// Invariant: the list only names members that were up, SECONDARY, voting,
-// data-bearing and undelayed when the primary computed it, and it is stable
-// while its members stay so (members leave it only when demand shrinks or
-// they fail; see chooseDirect).
+// Invariant: the list only names members that were up, SECONDARY,
+// data-bearing and undelayed when the primary computed it, all of them
+// voters but at most one visible non-voter (the feeder, listed only under
+// write-concern demand), and it is stable while its members stay so
+// (members leave it only when demand shrinks or they fail; see
+// chooseDirect).
 
 const (
 	// demandBucket is the width of the windows waits are counted in; demand
@@ -110,7 +117,7 @@ func (c *Coordinator) NoteWriteConcernWait(now time.Time, w any) []Action {
 	if acks := c.acksNeeded(w); acks > 0 {
 		c.demand.note(now, acks)
 	}
-	if c.wantDirect(now) == len(c.direct) {
+	if c.wantDirect(now) == c.listedVoters() {
 		return nil // Tick rechecks membership; writes stay cheap
 	}
 	return c.updateDirect(now, nil)
@@ -152,7 +159,11 @@ func (c *Coordinator) acksNeeded(w any) int {
 func (c *Coordinator) updateDirect(now time.Time, acts []Action) []Action {
 	var next []int
 	if c.state == StatePrimary && c.cfg.Settings.ChainingMode == "auto" {
-		next = c.chooseDirect(c.wantDirect(now))
+		want := c.wantDirect(now)
+		next = c.chooseDirect(want)
+		if c.demand.acks(now) > 0 {
+			next = c.withFeeder(next)
+		}
 	}
 	if slices.Equal(next, c.direct) {
 		return acts

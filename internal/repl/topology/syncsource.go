@@ -10,22 +10,26 @@ import (
 const maxRTTChangesPerHour = 3
 
 // syncsFromPrimaryOnly reports whether this member must pull from the
-// primary: chaining disallowed, or chainingMode "auto" and a voter the
-// primary lists as a direct reader (or the primary published no list).
+// primary: chaining disallowed, or chainingMode "auto" and a member the
+// primary lists as a direct reader (a voter also while the primary
+// published no list).
 func (c *Coordinator) syncsFromPrimaryOnly() bool {
 	s := c.cfg.Settings
 	if !s.ChainingAllowed {
 		return true
 	}
-	if s.ChainingMode != "auto" || !c.cfg.Members[c.self].Voter() {
+	if s.ChainingMode != "auto" {
 		return false
 	}
 	known, listed := c.directListed()
+	if !c.cfg.Members[c.self].Voter() {
+		return listed // the feeder (autofeeder.go)
+	}
 	return !known || listed
 }
 
-// autoChains reports whether this member chains in mode "auto": a
-// non-voter, or a voter the primary's list leaves out.
+// autoChains reports whether this member chains in mode "auto": a member
+// the primary's list leaves out (a voter: only once there is a list).
 func (c *Coordinator) autoChains() bool {
 	return c.cfg.Settings.ChainingMode == "auto" && !c.syncsFromPrimaryOnly()
 }
@@ -94,6 +98,8 @@ func (c *Coordinator) shouldChangeSyncSource(now time.Time) (change, byRTT bool)
 	case c.autoChains() && cur == c.primary && c.autoCandidate() >= 0:
 		return true, false
 	case c.autoChains() && c.shallowerCandidate(cur):
+		return true, false
+	case c.autoChains() && c.leaveVoterSource(cur):
 		return true, false
 	}
 	return c.closerCandidate(now, cur), true
@@ -204,12 +210,23 @@ func (c *Coordinator) bestCandidate(strict bool) int {
 // "closest" alone grew chains 6-7 hops deep at 15 members); the distance
 // band keeps a member from crossing a long link for a shallower source
 // when near ones exist (with three zones at 1 ms, breadth-first alone
-// sent members to other zones).
+// sent members to other zones). With a feeder listed, non-voters come
+// first (autofeeder.go).
 func (c *Coordinator) autoCandidate() int {
+	if c.feederListed() {
+		if i := c.autoCandidateAmong(func(i int) bool { return !c.cfg.Members[i].Voter() }); i >= 0 {
+			return i
+		}
+	}
+	return c.autoCandidateAmong(func(int) bool { return true })
+}
+
+// autoCandidateAmong is autoCandidate over the members ok accepts.
+func (c *Coordinator) autoCandidateAmong(ok func(int) bool) int {
 	var cands []int
 	near := time.Duration(math.MaxInt64)
 	for i := range c.members {
-		if i == c.primary || !(c.eligible(i, true) || c.nearFeeder(i)) ||
+		if i == c.primary || !ok(i) || !(c.eligible(i, true) || c.nearFeeder(i)) ||
 			c.readers(i, math.MaxInt) >= c.cfg.ChainFanout() {
 			continue
 		}
