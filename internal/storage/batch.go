@@ -14,10 +14,14 @@ import (
 // unique-index checks need.
 type Batch struct {
 	b *pebble.Batch
-	// docKeys are the document keys written, invalidated in the document
-	// cache when the batch commits; clearDocs: a range deletion touched
-	// documents, so the whole cache goes.
+	// docKeys are the document keys written, updated in the document
+	// cache when the batch commits (doccache.go); docVals, parallel to
+	// them, the values set (nil: a delete, or past writeThroughBudget);
+	// clearDocs: a range deletion touched documents, so the whole cache
+	// goes.
 	docKeys   [][]byte
+	docVals   [][]byte
+	valBytes  int
 	clearDocs bool
 	// unlogged: see MarkUnlogged.
 	unlogged bool
@@ -40,19 +44,33 @@ func (e *Engine) NewBatch() *Batch { return &Batch{b: e.db.NewIndexedBatch()} }
 
 // Set writes key=value in the batch.
 func (b *Batch) Set(key, value []byte) error {
-	b.noteKey(key)
+	b.noteKey(key, value)
 	return b.b.Set(key, value, nil)
 }
 
-func (b *Batch) noteKey(key []byte) {
-	if isDocKey(key) {
-		b.docKeys = append(b.docKeys, append([]byte(nil), key...))
+// writeThroughBudget bounds the document values one batch copies for the
+// document cache; past it (bulk loads, initial sync) the rest are only
+// invalidated.
+const writeThroughBudget = 1 << 20
+
+// noteKey records a document key written and, within the budget, a copy
+// of the value set (nil for a delete).
+func (b *Batch) noteKey(key, value []byte) {
+	if !isDocKey(key) {
+		return
 	}
+	b.docKeys = append(b.docKeys, append([]byte(nil), key...))
+	var v []byte
+	if value != nil && b.valBytes+len(value) <= writeThroughBudget {
+		v = append(make([]byte, 0, len(value)), value...)
+		b.valBytes += len(value)
+	}
+	b.docVals = append(b.docVals, v)
 }
 
 // Delete deletes key in the batch.
 func (b *Batch) Delete(key []byte) error {
-	b.noteKey(key)
+	b.noteKey(key, nil)
 	return b.b.Delete(key, nil)
 }
 
@@ -92,10 +110,10 @@ func (e *Engine) Commit(b *Batch, sync bool) (uint64, error) {
 		Fatal(e.logger, "durable write failed", err)
 		return 0, err
 	}
-	if b.clearDocs {
-		e.cache.clear()
+	if seq := b.b.SeqNum(); b.clearDocs {
+		e.cache.clear(seq)
 	} else if len(b.docKeys) > 0 {
-		e.cache.invalidate(b.docKeys)
+		e.cache.update(b.docKeys, b.docVals, seq)
 	}
 	b.Close()
 	// A synced batch is durable itself, but durable is not advanced here:

@@ -8,8 +8,8 @@ import (
 
 // Merge appends every write of other to b, after b's own (Pebble's
 // Batch.Apply of other's representation, re-indexed into b), with the
-// document keys other noted, so that b's commit invalidates the document
-// cache and feeds the insert filters (docmax.go) for them too. other is
+// document keys (and values) other noted, so that b's commit updates the
+// document cache and feeds the insert filters (docmax.go) for them too. other is
 // left as it was; the caller still closes it. Writes of other to a key b
 // wrote already win (later in the batch). Used to commit batches prepared
 // on several goroutines as one (catalog.Writer.Join).
@@ -21,6 +21,8 @@ func (b *Batch) Merge(other *Batch) error {
 		return fmt.Errorf("storage: merge batch: %w", err)
 	}
 	b.docKeys = append(b.docKeys, other.docKeys...)
+	b.docVals = append(b.docVals, other.docVals...)
+	b.valBytes += other.valBytes
 	b.clearDocs = b.clearDocs || other.clearDocs
 	return nil
 }

@@ -12,9 +12,14 @@ const DefaultDocCacheMB = 64
 // costs a hash lookup instead of a walk through Pebble's levels.
 //
 // Invariant: a cached value is the latest committed value of its key.
-//   - Every committed batch invalidates the document keys it wrote (after
-//     the commit, before the write is acknowledged), and bumps the
-//     generation of the shards it touched.
+//   - Every committed batch updates the document keys it wrote (after the
+//     commit, before the write is acknowledged): it caches the value it
+//     set (write-through, so a document just written reads as a hit, as
+//     in WiredTiger's cache) or drops the key, and bumps the generation
+//     of the shards it touched.
+//   - Batches may reach the cache out of commit order: a shard remembers
+//     the newest commit sequence that updated it, and an older batch
+//     arriving after it only drops its keys.
 //   - A reader that missed records its shard's generation before reading
 //     Pebble and inserts only if the generation is unchanged, so a value
 //     read before a concurrent commit can never be inserted after it.
@@ -27,6 +32,7 @@ type docCache struct {
 type cacheShard struct {
 	mu    sync.Mutex
 	gen   uint64
+	seq   uint64 // newest commit sequence that updated the shard
 	m     map[string][]byte
 	bytes int
 }
@@ -65,22 +71,33 @@ func (c *docCache) put(key, val []byte, gen uint64) {
 	if s.gen != gen {
 		return
 	}
+	s.addLocked(key, val, c.maxBytes)
+}
+
+// addLocked caches key=val, evicting at random to stay within maxBytes.
+func (s *cacheShard) addLocked(key, val []byte, maxBytes int) {
 	size := len(key) + len(val) + 64
-	if size > c.maxBytes/8 {
+	if size > maxBytes/8 {
+		s.dropLocked(key)
 		return // a document too large to be worth a slot
 	}
+	s.dropLocked(key)
 	for k, v := range s.m { // random eviction: map order is random
-		if s.bytes+size <= c.maxBytes {
+		if s.bytes+size <= maxBytes {
 			break
 		}
 		s.bytes -= len(k) + len(v) + 64
 		delete(s.m, k)
 	}
-	if old, ok := s.m[string(key)]; ok {
-		s.bytes -= len(key) + len(old) + 64
-	}
 	s.m[string(key)] = val
 	s.bytes += size
+}
+
+func (s *cacheShard) dropLocked(key []byte) {
+	if old, ok := s.m[string(key)]; ok {
+		s.bytes -= len(key) + len(old) + 64
+		delete(s.m, string(key))
+	}
 }
 
 // sizes returns the configured and current bytes of the cache.
@@ -94,26 +111,36 @@ func (c *docCache) sizes() (maxBytes, used int64) {
 	return int64(c.maxBytes) * int64(len(c.shards)), used
 }
 
-// invalidate drops keys after their batch committed.
-func (c *docCache) invalidate(keys [][]byte) {
-	for _, k := range keys {
+// update applies a committed batch (commit sequence seq) to the cache:
+// keys[i] takes vals[i], or is dropped when vals[i] is nil or a batch
+// committed after this one has updated the shard already. Later writes
+// of a key in keys win.
+func (c *docCache) update(keys, vals [][]byte, seq uint64) {
+	for i, k := range keys {
 		s := c.shard(k)
 		s.mu.Lock()
 		s.gen++
-		if old, ok := s.m[string(k)]; ok {
-			s.bytes -= len(k) + len(old) + 64
-			delete(s.m, string(k))
+		if i < len(vals) && vals[i] != nil && seq >= s.seq {
+			s.addLocked(k, vals[i], c.maxBytes)
+		} else {
+			s.dropLocked(k)
 		}
+		s.seq = max(s.seq, seq)
 		s.mu.Unlock()
 	}
 }
 
-// clear drops everything (a range deletion touched documents).
-func (c *docCache) clear() {
+// invalidate drops keys (a batch committed at seq wrote them).
+func (c *docCache) invalidate(keys [][]byte, seq uint64) { c.update(keys, nil, seq) }
+
+// clear drops everything (a range deletion, committed at seq, touched
+// documents).
+func (c *docCache) clear(seq uint64) {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
 		s.gen++
+		s.seq = max(s.seq, seq)
 		s.m = map[string][]byte{}
 		s.bytes = 0
 		s.mu.Unlock()

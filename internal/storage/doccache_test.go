@@ -28,7 +28,7 @@ func TestDocCacheStaleInsertRejected(t *testing.T) {
 	c := newDocCache(1)
 	k := docKey(1)
 	_, _, gen := c.get(k)
-	c.invalidate([][]byte{k}) // a commit happened after the reader's Pebble read
+	c.invalidate([][]byte{k}, 1) // a commit happened after the reader's Pebble read
 	c.put(k, []byte("old"), gen)
 	if _, ok, _ := c.get(k); ok {
 		t.Fatal("a value read before a commit was cached after it")
@@ -37,6 +37,62 @@ func TestDocCacheStaleInsertRejected(t *testing.T) {
 	c.put(k, []byte("new"), gen)
 	if v, ok, _ := c.get(k); !ok || string(v) != "new" {
 		t.Fatalf("get = %q %v, want new", v, ok)
+	}
+}
+
+// TestDocCacheWriteThrough: a committed set is cached by its commit (a
+// read right after a write hits), a delete drops the key, and a batch
+// past writeThroughBudget caches only what fits in it.
+func TestDocCacheWriteThrough(t *testing.T) {
+	e := openMem(t)
+	k := docKey(1)
+	commitSet(t, e, k, []byte("v1"))
+	if v, ok, _ := e.cache.get(k); !ok || string(v) != "v1" {
+		t.Fatalf("after commit cache = %q %v, want v1", v, ok)
+	}
+	b := e.NewBatch()
+	b.MarkUnlogged()
+	b.Delete(k)
+	e.Commit(b, false)
+	if _, ok, _ := e.cache.get(k); ok {
+		t.Fatal("a deleted document stays cached")
+	}
+	val := make([]byte, writeThroughBudget/10-1) // 10 fit the budget
+	b = e.NewBatch()
+	b.MarkUnlogged()
+	for i := 10; i < 22; i++ {
+		b.Set(docKey(i), val)
+	}
+	e.Commit(b, false)
+	cached := 0
+	for i := 10; i < 22; i++ {
+		if _, ok, _ := e.cache.get(docKey(i)); ok {
+			cached++
+		}
+	}
+	if cached != 10 {
+		t.Fatalf("%d of 12 values cached, want the 10 within the budget", cached)
+	}
+}
+
+// TestDocCacheUpdatesOutOfOrder: a batch reaching the cache after a later
+// one updated its shard (or cleared the cache) only drops its keys.
+func TestDocCacheUpdatesOutOfOrder(t *testing.T) {
+	c := newDocCache(1)
+	k := docKey(1)
+	c.update([][]byte{k}, [][]byte{[]byte("new")}, 20)
+	c.update([][]byte{k}, [][]byte{[]byte("old")}, 10)
+	if v, ok, _ := c.get(k); ok {
+		t.Fatalf("an older commit left %q cached", v)
+	}
+	c.clear(30)
+	c.update([][]byte{k}, [][]byte{[]byte("before-clear")}, 25)
+	if v, ok, _ := c.get(k); ok {
+		t.Fatalf("a commit older than the clear left %q cached", v)
+	}
+	c.update([][]byte{k}, [][]byte{[]byte("v40")}, 40)
+	if v, ok, _ := c.get(k); !ok || string(v) != "v40" {
+		t.Fatalf("cache = %q %v, want v40", v, ok)
 	}
 }
 

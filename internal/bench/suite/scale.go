@@ -113,8 +113,9 @@ func (r *runner) scale(ctx context.Context, n int64) (ScaleEntry, error) {
 	}
 	p := r.props("c")
 	p["recordcount"] = strconv.FormatInt(n, 10)
-	// A first run warms the caches (a load leaves them cold: inserts do
-	// not fill the document cache); the second is measured.
+	// A first run warms the caches (the document cache holds what the
+	// load wrote, as far as it fits, but Pebble's block cache starts
+	// cold); the second is measured.
 	if _, err := r.quietPhase(ctx, "run", srv.URI, p.Clone()); err != nil {
 		return e, err
 	}

@@ -77,6 +77,11 @@ type Applier struct {
 	baseSeq uint64
 	// appliedSeq is the storage commit seq of the last entry Apply wrote.
 	appliedSeq uint64
+	// consistent: since the last Reset, the oplog top has reached minValid
+	// (only rollback and initial sync raise minValid, and both Reset after).
+	// Saves a marker read per batch (3 Pebble gets, 7 % of a secondary's
+	// CPU under small w:"majority" batches).
+	consistent bool
 }
 
 // New returns an applier whose Last() starts at the catalog's oplog top.
@@ -100,6 +105,7 @@ func (a *Applier) Reset() {
 	a.mu.Lock()
 	a.last = topology.OpTime{TS: ts, Term: term}
 	a.baseSeq = seq
+	a.consistent = false
 	a.mu.Unlock()
 }
 
@@ -149,12 +155,22 @@ func (a *Applier) freshInserts() bool {
 	if !a.opts.FreshInserts {
 		return false
 	}
+	a.mu.Lock()
+	consistent := a.consistent
+	a.mu.Unlock()
+	if consistent {
+		return true
+	}
 	m, err := markers.Read(a.cat)
 	if err != nil {
 		return false
 	}
 	ts, term := a.cat.Oplog().Top()
-	return !(oplog.OpTime{TS: ts, Term: term}).Less(m.MinValid)
+	consistent = !(oplog.OpTime{TS: ts, Term: term}).Less(m.MinValid)
+	a.mu.Lock()
+	a.consistent = consistent
+	a.mu.Unlock()
+	return consistent
 }
 
 // noteSeq records the commit seq of the last entry applied.
