@@ -95,7 +95,7 @@ func (c *Catalog) Update(coll *Collection, oldDoc, newDoc bson.D, o bson.D, opts
 		return WriteResult{}, mongoerr.New(mongoerr.UpdatedDocumentTooLarge, "Resulting document after update is larger than %d", MaxDocSize)
 	}
 	return c.changeOne(coll, oldDoc, func(w *write, idKS []byte, id any, old []byte) (*oplog.Entry, error) {
-		if err := w.b.Set(storage.DocKey(w.coll.ID, idKS), raw); err != nil {
+		if err := w.b.SetOwned(storage.DocKey(w.coll.ID, idKS), raw); err != nil { // raw: Update's own encoding
 			return nil, err
 		}
 		if err := w.addEntries(newDoc, idKS, oldDoc); err != nil {
@@ -220,7 +220,7 @@ func (w *write) putDoc(idKS []byte, id any, raw []byte, _ bson.D) error {
 			return newDupKey(w.coll, w.coll.Indexes()[0], bson.D{{Key: "_id", Value: id}})
 		}
 	}
-	return w.b.Set(key, raw)
+	return w.b.SetOwned(key, raw) // raw: Insert's own encoding
 }
 
 // commit writes counters, multikey changes and the oplog entry, commits

@@ -44,7 +44,14 @@ func (e *Engine) NewBatch() *Batch { return &Batch{b: e.db.NewIndexedBatch()} }
 
 // Set writes key=value in the batch.
 func (b *Batch) Set(key, value []byte) error {
-	b.noteKey(key, value)
+	b.noteKey(key, value, false)
+	return b.b.Set(key, value, nil)
+}
+
+// SetOwned is Set for a value the caller hands over: it is never modified
+// again, so the document cache may keep it without a copy.
+func (b *Batch) SetOwned(key, value []byte) error {
+	b.noteKey(key, value, true)
 	return b.b.Set(key, value, nil)
 }
 
@@ -53,16 +60,19 @@ func (b *Batch) Set(key, value []byte) error {
 // invalidated.
 const writeThroughBudget = 1 << 20
 
-// noteKey records a document key written and, within the budget, a copy
-// of the value set (nil for a delete).
-func (b *Batch) noteKey(key, value []byte) {
+// noteKey records a document key written and, within the budget, the
+// value set (nil for a delete): a copy unless owned.
+func (b *Batch) noteKey(key, value []byte, owned bool) {
 	if !isDocKey(key) {
 		return
 	}
 	b.docKeys = append(b.docKeys, append([]byte(nil), key...))
 	var v []byte
 	if value != nil && b.valBytes+len(value) <= writeThroughBudget {
-		v = append(make([]byte, 0, len(value)), value...)
+		v = value
+		if !owned {
+			v = append(make([]byte, 0, len(value)), value...)
+		}
 		b.valBytes += len(value)
 	}
 	b.docVals = append(b.docVals, v)
@@ -70,7 +80,7 @@ func (b *Batch) noteKey(key, value []byte) {
 
 // Delete deletes key in the batch.
 func (b *Batch) Delete(key []byte) error {
-	b.noteKey(key, nil)
+	b.noteKey(key, nil, false)
 	return b.b.Delete(key, nil)
 }
 
