@@ -24,6 +24,11 @@ const DefaultDocCacheMB = 64
 //     Pebble and inserts only if the generation is unchanged, so a value
 //     read before a concurrent commit can never be inserted after it.
 //   - Snapshot reads (majority read concern, cursors) never use the cache.
+//
+// TODO(#15): the map holds a pointer per key and value, so the GC marks
+// every cached document (GC marking was 5.2 % of a 600k-record load's
+// CPU with the cache written through, bench/results/scale.md). A pointer-free layout (values in ring-buffer
+// chunks, a map from key hash to position) would take it out of the GC.
 type docCache struct {
 	shards   [64]cacheShard
 	maxBytes int // per shard
