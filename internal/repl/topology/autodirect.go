@@ -184,17 +184,24 @@ func (c *Coordinator) directCandidate(i int) bool {
 }
 
 // chooseDirect keeps the current list's visible members that are still
-// candidates (up to want), then fills it with the other candidates:
+// candidates (up to want, the closest when the list narrows: with zones,
+// keeping the lowest _id left the one w:1 reader in a far zone and the
+// whole tree behind a long link), then fills it with the other candidates:
 // visible members before hidden ones (only visible members can serve
 // others, so a hidden member listed while no visible one was up gives way
 // to one), listed hidden members before unlisted ones, closest first,
 // lower _id on ties. The result is sorted by _id.
 func (c *Coordinator) chooseDirect(want int) []int {
-	var out []int
+	var keep []int
 	for _, id := range c.direct {
-		if i := c.cfg.MemberIndex(id); i >= 0 && len(out) < want && c.directCandidate(i) && !c.members[i].cfg.Hidden {
-			out = append(out, id)
+		if i := c.cfg.MemberIndex(id); i >= 0 && c.directCandidate(i) && !c.members[i].cfg.Hidden {
+			keep = append(keep, i)
 		}
+	}
+	slices.SortStableFunc(keep, c.directOrder)
+	var out []int
+	for _, i := range keep[:min(len(keep), want)] {
+		out = append(out, c.members[i].cfg.ID)
 	}
 	var cands []int
 	for i := range c.members {
