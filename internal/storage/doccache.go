@@ -81,12 +81,11 @@ func (c *docCache) put(key, val []byte, gen uint64) {
 
 // addLocked caches key=val, evicting at random to stay within maxBytes.
 func (s *cacheShard) addLocked(key, val []byte, maxBytes int) {
+	s.dropLocked(key)
 	size := len(key) + len(val) + 64
 	if size > maxBytes/8 {
-		s.dropLocked(key)
 		return // a document too large to be worth a slot
 	}
-	s.dropLocked(key)
 	for k, v := range s.m { // random eviction: map order is random
 		if s.bytes+size <= maxBytes {
 			break
@@ -134,9 +133,6 @@ func (c *docCache) update(keys, vals [][]byte, seq uint64) {
 		s.mu.Unlock()
 	}
 }
-
-// invalidate drops keys (a batch committed at seq wrote them).
-func (c *docCache) invalidate(keys [][]byte, seq uint64) { c.update(keys, nil, seq) }
 
 // clear drops everything (a range deletion, committed at seq, touched
 // documents).

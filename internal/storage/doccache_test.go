@@ -28,7 +28,7 @@ func TestDocCacheStaleInsertRejected(t *testing.T) {
 	c := newDocCache(1)
 	k := docKey(1)
 	_, _, gen := c.get(k)
-	c.invalidate([][]byte{k}, 1) // a commit happened after the reader's Pebble read
+	c.update([][]byte{k}, nil, 1) // a commit happened after the reader's Pebble read
 	c.put(k, []byte("old"), gen)
 	if _, ok, _ := c.get(k); ok {
 		t.Fatal("a value read before a commit was cached after it")

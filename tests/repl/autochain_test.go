@@ -55,11 +55,10 @@ func startWriter(t *testing.T, c *cluster.Cluster, w *writeconcern.WriteConcern)
 func checkDirect(c *cluster.Cluster, p *cluster.Member, want int) error {
 	direct, tree := 0, ""
 	for _, m := range secondaries(c, p) {
-		r, err := rawCommand(m.Host, bson.D{{Key: "replSetGetStatus", Value: 1}, {Key: "$db", Value: "admin"}})
+		src, err := sourceHost(m)
 		if err != nil {
 			return err
 		}
-		src, _ := r.Lookup("syncSourceHost").StringValueOK()
 		tree += fmt.Sprintf(" %s<-%s", src, m.Host)
 		switch src {
 		case "":
@@ -106,13 +105,23 @@ func checkVotersForwardNothing(c *cluster.Cluster, p *cluster.Member) error {
 		}
 	}
 	for _, m := range secondaries(c, p) {
-		r, err := rawCommand(m.Host, bson.D{{Key: "replSetGetStatus", Value: 1}, {Key: "$db", Value: "admin"}})
+		src, err := sourceHost(m)
 		if err != nil {
 			return err
 		}
-		if src, _ := r.Lookup("syncSourceHost").StringValueOK(); voters[src] {
+		if voters[src] {
 			return fmt.Errorf("%s pulls from voter %s", m.Host, src)
 		}
 	}
 	return nil
+}
+
+// sourceHost is m's own syncSourceHost (replSetGetStatus).
+func sourceHost(m *cluster.Member) (string, error) {
+	r, err := rawCommand(m.Host, bson.D{{Key: "replSetGetStatus", Value: 1}, {Key: "$db", Value: "admin"}})
+	if err != nil {
+		return "", err
+	}
+	src, _ := r.Lookup("syncSourceHost").StringValueOK()
+	return src, nil
 }

@@ -117,26 +117,28 @@ func (c *Coordinator) NoteWriteConcernWait(now time.Time, w any) []Action {
 	if acks := c.acksNeeded(w); acks > 0 {
 		c.demand.note(now, acks)
 	}
-	if c.wantDirect(now) == c.listedVoters() {
+	if want, _ := c.wantDirect(now); want == c.listedVoters() {
 		return nil // Tick rechecks membership; writes stay cheap
 	}
 	return c.updateDirect(now, nil)
 }
 
-// wantDirect is how many direct readers the demand asks for: one when no
-// writer waits for acknowledgements, every candidate (at least the
-// acknowledgements waited for) when some do.
-func (c *Coordinator) wantDirect(now time.Time) int {
-	if k := c.demand.acks(now); k > 0 {
-		n := 0
-		for i := range c.members {
-			if c.directCandidate(i) {
-				n++
-			}
-		}
-		return max(k, n)
+// wantDirect is how many voters the demand asks to read directly: one
+// when no writer waits for acknowledgements, every candidate (at least
+// the acknowledgements waited for) when some do (demand; a feeder joins
+// them then).
+func (c *Coordinator) wantDirect(now time.Time) (want int, demand bool) {
+	k := c.demand.acks(now)
+	if k == 0 {
+		return 1, false
 	}
-	return 1
+	n := 0
+	for i := range c.members {
+		if c.directCandidate(i) {
+			n++
+		}
+	}
+	return max(k, n), true
 }
 
 // acksNeeded is how many members besides the primary w waits for.
@@ -159,9 +161,8 @@ func (c *Coordinator) acksNeeded(w any) int {
 func (c *Coordinator) updateDirect(now time.Time, acts []Action) []Action {
 	var next []int
 	if c.state == StatePrimary && c.cfg.Settings.ChainingMode == "auto" {
-		want := c.wantDirect(now)
-		next = c.chooseDirect(want)
-		if c.demand.acks(now) > 0 {
+		want, demand := c.wantDirect(now)
+		if next = c.chooseDirect(want); demand {
 			next = c.withFeeder(next)
 		}
 	}
