@@ -55,7 +55,7 @@ func startWriter(t *testing.T, c *cluster.Cluster, w *writeconcern.WriteConcern)
 func checkDirect(c *cluster.Cluster, p *cluster.Member, want int) error {
 	direct, tree := 0, ""
 	for _, m := range secondaries(c, p) {
-		src, err := sourceHost(m)
+		src, err := sourceHost(c, m)
 		if err != nil {
 			return err
 		}
@@ -105,7 +105,7 @@ func checkVotersForwardNothing(c *cluster.Cluster, p *cluster.Member) error {
 		}
 	}
 	for _, m := range secondaries(c, p) {
-		src, err := sourceHost(m)
+		src, err := sourceHost(c, m)
 		if err != nil {
 			return err
 		}
@@ -116,12 +116,9 @@ func checkVotersForwardNothing(c *cluster.Cluster, p *cluster.Member) error {
 	return nil
 }
 
-// sourceHost is m's own syncSourceHost (replSetGetStatus).
-func sourceHost(m *cluster.Member) (string, error) {
-	r, err := rawCommand(m.Host, bson.D{{Key: "replSetGetStatus", Value: 1}, {Key: "$db", Value: "admin"}})
-	if err != nil {
-		return "", err
-	}
-	src, _ := r.Lookup("syncSourceHost").StringValueOK()
-	return src, nil
+// sourceHost is m's own syncSourceHost, asked with a 5 s bound.
+func sourceHost(c *cluster.Cluster, m *cluster.Member) (string, error) {
+	ctx, cancel := ctxT(5 * time.Second)
+	defer cancel()
+	return syncSourceHost(ctx, c, m)
 }

@@ -269,15 +269,24 @@ func peerSourceOf(ctx context.Context, c *cluster.Cluster, viewer, m *cluster.Me
 	return ""
 }
 
-// syncSourceOf is m's own syncSourceHost (replSetGetStatus).
+// syncSourceOf is m's own syncSourceHost, or the error as text.
 func syncSourceOf(ctx context.Context, c *cluster.Cluster, m *cluster.Member) string {
+	src, err := syncSourceHost(ctx, c, m)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return src
+}
+
+// syncSourceHost is m's own syncSourceHost (replSetGetStatus).
+func syncSourceHost(ctx context.Context, c *cluster.Cluster, m *cluster.Member) (string, error) {
 	var st struct {
 		SyncSourceHost string `bson:"syncSourceHost"`
 	}
 	if err := c.RunAdmin(ctx, m, bson.D{{Key: "replSetGetStatus", Value: 1}}, &st); err != nil {
-		return "error: " + err.Error()
+		return "", err
 	}
-	return st.SyncSourceHost
+	return st.SyncSourceHost, nil
 }
 
 // TestStreamEndsOnStepDown opens an exhaust getMore stream on the
