@@ -92,6 +92,16 @@ type mongoWorker struct {
 	m       *Mongo
 	pending []any  // inserts held until batchSize
 	table   string // the table of the held inserts
+	coll    *mongo.Collection
+}
+
+// collection returns table's handle, made once per worker rather than per
+// operation (a workload uses one table).
+func (w *mongoWorker) collection(table string) *mongo.Collection {
+	if w.coll == nil || w.coll.Name() != table {
+		w.coll = w.m.DB.Collection(table)
+	}
+	return w.coll
 }
 
 func (w *mongoWorker) fail(op string, err error) Status {
@@ -115,7 +125,7 @@ func (w *mongoWorker) Read(ctx context.Context, table, key string, fields []stri
 	if p := projection(fields); p != nil {
 		opts.SetProjection(p)
 	}
-	_, err := w.m.DB.Collection(table).FindOne(ctx, bson.D{{Key: "_id", Value: key}}, opts).Raw()
+	_, err := w.collection(table).FindOne(ctx, bson.D{{Key: "_id", Value: key}}, opts).Raw()
 	switch {
 	case errors.Is(err, mongo.ErrNoDocuments):
 		return StatusNotFound
@@ -131,7 +141,7 @@ func (w *mongoWorker) Scan(ctx context.Context, table, startKey string, count in
 		opts.SetProjection(p)
 	}
 	filter := bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: startKey}}}}
-	cur, err := w.m.DB.Collection(table).Find(ctx, filter, opts)
+	cur, err := w.collection(table).Find(ctx, filter, opts)
 	if err != nil {
 		return w.fail("scan "+startKey, err)
 	}
@@ -150,7 +160,7 @@ func (w *mongoWorker) Scan(ctx context.Context, table, startKey string, count in
 }
 
 func (w *mongoWorker) Update(ctx context.Context, table, key string, values bson.D) Status {
-	res, err := w.m.DB.Collection(table).UpdateOne(ctx, bson.D{{Key: "_id", Value: key}},
+	res, err := w.collection(table).UpdateOne(ctx, bson.D{{Key: "_id", Value: key}},
 		bson.D{{Key: "$set", Value: values}})
 	if err != nil {
 		return w.fail("update "+key, err)
@@ -164,7 +174,7 @@ func (w *mongoWorker) Update(ctx context.Context, table, key string, values bson
 func (w *mongoWorker) Insert(ctx context.Context, table, key string, values bson.D) Status {
 	doc := make(bson.D, 0, len(values)+1)
 	doc = append(append(doc, bson.E{Key: "_id", Value: key}), values...)
-	coll := w.m.DB.Collection(table)
+	coll := w.collection(table)
 	if w.m.batchSize == 1 {
 		var err error
 		if w.m.upsert {
@@ -191,7 +201,7 @@ func (w *mongoWorker) Flush(ctx context.Context) Status {
 	if len(w.pending) == 0 {
 		return StatusOK
 	}
-	coll := w.m.DB.Collection(w.table)
+	coll := w.collection(w.table)
 	var err error
 	if w.m.upsert {
 		models := make([]mongo.WriteModel, len(w.pending))
