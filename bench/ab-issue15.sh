@@ -2,8 +2,8 @@
 # bench/ab-issue15.sh BASE_BIN NEW_BIN [ROUNDS] — issue #15's table, every
 # row side by side: each row runs the two binaries alternating per round
 # (medians of ROUNDS, default 3) through the row's own script, with one
-# bench client (BASE_BIN's) for both servers. Writes the scripts' tables
-# under one heading per row to $REPORT (default
+# bench client for both servers ($CLIENT, default BASE_BIN's). Writes the
+# scripts' tables under one heading per row to $REPORT (default
 # bench/results/issue15-ab.md) with the commands, machine and commits.
 #
 # The long rows are opt-in, so the default run takes about 25 minutes on
@@ -21,7 +21,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 report="${REPORT:-$here/results/issue15-ab.md}"
 work="${OUT:-/tmp/relaydb-ab-issue15}"
 rm -rf "$work" && mkdir -p "$work"
-export CLIENT="$base" BENCH_BIN="$base"
+export CLIENT="${CLIENT:-$base}" BENCH_BIN="${CLIENT:-$base}"
 
 row() { # row TITLE SCRIPT ARGS...: runs one row's script, appends its table
 	local title="$1" script="$2"
@@ -41,7 +41,7 @@ row() { # row TITLE SCRIPT ARGS...: runs one row's script, appends its table
 	echo
 	echo "Run $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo);"
 	echo "base \`$base\` ($("$base" --version 2>/dev/null | head -1)), new \`$new\` ($("$new" --version 2>/dev/null | head -1));"
-	echo "medians of $rounds rounds, binaries alternating per round, one bench client (base's)."
+	echo "medians of $rounds rounds, binaries alternating per round, one bench client (\`$CLIENT\`)."
 	echo "Command: \`bench/ab-issue15.sh $base $new $rounds\` (SCALE=${SCALE:-0} REDIS=${REDIS:-0})."
 } >"$report"
 

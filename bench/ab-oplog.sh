@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/ab-oplog.sh MODE BASE_BIN NEW_BIN [ROUNDS] — two relaydb binaries side
-# by side, alternating per round, medians (same bench client, BASE_BIN's,
-# for both servers):
+# by side, alternating per round, medians (one bench client for both
+# servers: $CLIENT, default BASE_BIN's):
 #   cap     fresh single node with --oplogSize ${OPLOG_MB:-64}: YCSB load of
 #           30k records (oplog well under its cap), then $FILL more (default
 #           70k: past the cap), then 30k more (well past it); the server
@@ -19,7 +19,7 @@ mode="$1" base="$2" new="$3" rounds="${4:-3}"
 out="${OUT:-/tmp/relaydb-ab-oplog}" port="${PORT:-30110}"
 mkdir -p "$out"
 declare -A bin=([base]="$base" [new]="$new" [nocap]="$new")
-client="$base"
+client="${CLIENT:-$base}"
 
 ping_timer() { # BIN DBPATH: prints seconds to first ping
 	python3 - "$1" "$2" "$port" "$out/server-restart.log" <<'PY'

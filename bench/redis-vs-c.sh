@@ -3,14 +3,14 @@
 # (50k records, 150k reads, 8 threads) against two relaydb binaries, next
 # to redis-benchmark GET (50k keys of 1000 bytes, 150k random reads, 8
 # connections) on one machine. Per round, in rotating order: redis GET, a
-# fresh base node, a fresh new node; every relaydb run uses NEW_BIN's bench
-# client so only the server differs. Needs redis-server and
+# fresh base node, a fresh new node; every relaydb run uses one bench
+# client ($CLIENT, default NEW_BIN's) so only the server differs. Needs redis-server and
 # redis-benchmark (Debian: redis-server redis-tools). Prints a markdown
 # table of medians (throughput, server CPU µs/op, C/redis) and the
 # per-round figures; redis-server's CPU is read from /proc (whole µs).
 set -euo pipefail
 base="$1" new="$2" rounds="${3:-3}"
-out="${OUT:-/tmp/relaydb-redis-vs-c}" port="${PORT:-29711}" rport="${REDIS_PORT:-29712}"
+out="${OUT:-/tmp/relaydb-redis-vs-c}" port="${PORT:-29711}" rport="${REDIS_PORT:-29712}" client="${CLIENT:-$new}"
 rm -rf "$out" && mkdir -p "$out"
 declare -A bin=([base]="$base" [new]="$new")
 redis-server --port "$rport" --bind 127.0.0.1 --save "" --appendonly no >"$out/redis.log" 2>&1 &
@@ -33,8 +33,8 @@ run_relaydb() { # which round
 	"${bin[$1]}" serve --port "$port" --bind_ip 127.0.0.1 --dbpath "$d" >"$out/server-$1-$2.log" 2>&1 &
 	local pid=$!
 	sleep 1.5
-	"$new" bench load -json -s=false -workload a -threads 8 -p recordcount=50000 -uri "$uri" >"$out/load-$1-$2.json"
-	"$new" bench run -json -s=false -workload c -threads 8 -p recordcount=50000 -p operationcount=150000 -uri "$uri" >"$out/c-$1-$2.json"
+	"$client" bench load -json -s=false -workload a -threads 8 -p recordcount=50000 -uri "$uri" >"$out/load-$1-$2.json"
+	"$client" bench run -json -s=false -workload c -threads 8 -p recordcount=50000 -p operationcount=150000 -uri "$uri" >"$out/c-$1-$2.json"
 	kill "$pid" && wait "$pid" 2>/dev/null || true
 }
 orders=("redis base new" "base new redis" "new redis base")

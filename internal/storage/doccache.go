@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 	"sync"
 )
@@ -25,21 +27,38 @@ const DefaultDocCacheMB = 64
 //     read before a concurrent commit can never be inserted after it.
 //   - Snapshot reads (majority read concern, cursors) never use the cache.
 //
-// TODO(#15): the map holds a pointer per key and value, so the GC marks
-// every cached document (GC marking was 5.2 % of a 600k-record load's
-// CPU with the cache written through, bench/results/scale.md). A pointer-free layout (values in ring-buffer
-// chunks, a map from key hash to position) would take it out of the GC.
+// Layout (pointer-free, so the GC never walks the cached documents): each
+// shard appends entries (key length, value length, key, value) to one of
+// cacheChunks byte chunks used as a ring, and maps the key's 64-bit hash
+// to the entry's position (chunk number, offset). A lookup compares the
+// stored key, so a hash collision is a miss, never another key's value.
+// Bytes once appended are never written again: a chunk grows by moving
+// to a larger array, and when the ring is full the oldest chunk is
+// retired (its entries leave the index) and a fresh one allocated, so a
+// value handed to a reader stays intact however long the reader holds
+// it. Eviction is by insertion order, a chunk at a time.
 type docCache struct {
-	shards   [64]cacheShard
-	maxBytes int // per shard
+	shards    [64]cacheShard
+	maxBytes  int // per shard
+	chunkSize int // cacheChunks chunks of chunkSize make a shard's budget
 }
+
+// cacheChunks is the number of chunks in a shard's ring; an entry larger
+// than a chunk is not cached.
+const cacheChunks = 8
+
+// entryHeader is the size of an entry's two uint32 lengths.
+const entryHeader = 8
 
 type cacheShard struct {
 	mu    sync.Mutex
 	gen   uint64
-	seq   uint64 // newest commit sequence that updated the shard
-	m     map[string][]byte
-	bytes int
+	seq   uint64            // newest commit sequence that updated the shard
+	index map[uint64]uint64 // key hash -> chunk number<<32 | offset
+	ring  [cacheChunks][]byte
+	first uint32 // oldest live chunk number
+	next  uint32 // chunk number the next new chunk takes
+	bytes int    // bytes appended to the live chunks (superseded entries included)
 }
 
 var cacheSeed = maphash.MakeSeed()
@@ -49,59 +68,140 @@ func newDocCache(mb int) *docCache {
 		mb = DefaultDocCacheMB
 	}
 	c := &docCache{maxBytes: mb << 20 / 64}
+	c.chunkSize = c.maxBytes / cacheChunks
 	for i := range c.shards {
-		c.shards[i].m = map[string][]byte{}
+		c.shards[i].index = map[uint64]uint64{}
 	}
 	return c
 }
 
-func (c *docCache) shard(key []byte) *cacheShard {
-	return &c.shards[maphash.Bytes(cacheSeed, key)%uint64(len(c.shards))]
+func (c *docCache) shard(key []byte) (*cacheShard, uint64) {
+	h := maphash.Bytes(cacheSeed, key)
+	return &c.shards[h%uint64(len(c.shards))], h
 }
 
 // get returns the cached value, or the shard generation to pass to put.
+// The value is shared: callers must not modify it.
 func (c *docCache) get(key []byte) (val []byte, ok bool, gen uint64) {
-	s := c.shard(key)
+	s, h := c.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := s.m[string(key)]
-	return v, ok, s.gen
+	val, ok = s.lookupLocked(h, key)
+	return val, ok, s.gen
 }
 
 // put caches key=val unless a commit touched the shard since gen.
 func (c *docCache) put(key, val []byte, gen uint64) {
-	s := c.shard(key)
+	s, h := c.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.gen != gen {
 		return
 	}
-	s.addLocked(key, val, c.maxBytes)
+	s.addLocked(h, key, val, c.chunkSize)
 }
 
-// addLocked caches key=val, evicting at random to stay within maxBytes.
-func (s *cacheShard) addLocked(key, val []byte, maxBytes int) {
-	s.dropLocked(key)
-	size := len(key) + len(val) + 64
-	if size > maxBytes/8 {
+// entryAt returns the key and value of the entry at pos, ok false when
+// pos is not in a live chunk.
+func (s *cacheShard) entryAt(pos uint64) (key, val []byte, ok bool) {
+	n, off := uint32(pos>>32), int(uint32(pos))
+	if n < s.first || n >= s.next {
+		return nil, nil, false
+	}
+	chunk := s.ring[n%cacheChunks]
+	klen := int(binary.LittleEndian.Uint32(chunk[off:]))
+	vlen := int(binary.LittleEndian.Uint32(chunk[off+4:]))
+	k := off + entryHeader + klen
+	return chunk[off+entryHeader : k : k], chunk[k : k+vlen : k+vlen], true
+}
+
+func (s *cacheShard) lookupLocked(h uint64, key []byte) ([]byte, bool) {
+	pos, ok := s.index[h]
+	if !ok {
+		return nil, false
+	}
+	k, v, ok := s.entryAt(pos)
+	if !ok || !bytes.Equal(k, key) {
+		return nil, false
+	}
+	return v, true
+}
+
+// addLocked appends key=val to the head chunk (retiring the oldest chunk
+// when the ring is full) and points the index at it.
+func (s *cacheShard) addLocked(h uint64, key, val []byte, chunkSize int) {
+	delete(s.index, h)
+	size := entryHeader + len(key) + len(val)
+	if size > chunkSize {
 		return // a document too large to be worth a slot
 	}
-	for k, v := range s.m { // random eviction: map order is random
-		if s.bytes+size <= maxBytes {
-			break
-		}
-		s.bytes -= len(k) + len(v) + 64
-		delete(s.m, k)
+	if s.next == s.first || len(s.ring[(s.next-1)%cacheChunks])+size > chunkSize {
+		s.advanceLocked(chunkSize)
 	}
-	s.m[string(key)] = val
+	head := &s.ring[(s.next-1)%cacheChunks]
+	if cap(*head)-len(*head) < size {
+		*head = growChunk(*head, size, chunkSize)
+	}
+	off := len(*head)
+	*head = binary.LittleEndian.AppendUint32(*head, uint32(len(key)))
+	*head = binary.LittleEndian.AppendUint32(*head, uint32(len(val)))
+	*head = append(append(*head, key...), val...)
+	s.index[h] = uint64(s.next-1)<<32 | uint64(off)
 	s.bytes += size
 }
 
-func (s *cacheShard) dropLocked(key []byte) {
-	if old, ok := s.m[string(key)]; ok {
-		s.bytes -= len(key) + len(old) + 64
-		delete(s.m, string(key))
+// advanceLocked starts a new head chunk, retiring the oldest when all
+// cacheChunks are live.
+func (s *cacheShard) advanceLocked(chunkSize int) {
+	if s.next-s.first == cacheChunks {
+		s.retireLocked()
 	}
+	s.ring[s.next%cacheChunks] = make([]byte, 0, min(chunkSize, firstChunkCap))
+	s.next++
+}
+
+// firstChunkCap is a new chunk's first capacity: chunks grow by doubling
+// up to the chunk size, so a cache holding little takes little memory.
+const firstChunkCap = 64 << 10
+
+// growChunk returns chunk moved to a larger array (twice its capacity, at
+// least room for need more bytes, at most limit). The old array is left
+// as it was for the readers still holding values in it; offsets carry over.
+func growChunk(chunk []byte, need, limit int) []byte {
+	c := min(max(2*cap(chunk), len(chunk)+need), limit)
+	return append(make([]byte, 0, c), chunk...)
+}
+
+// retireLocked drops the oldest chunk: its entries leave the index (those
+// still pointing at it) and the chunk is released, never reused.
+func (s *cacheShard) retireLocked() {
+	n := s.first
+	chunk := s.ring[n%cacheChunks]
+	for off := 0; off < len(chunk); {
+		klen := int(binary.LittleEndian.Uint32(chunk[off:]))
+		vlen := int(binary.LittleEndian.Uint32(chunk[off+4:]))
+		key := chunk[off+entryHeader : off+entryHeader+klen]
+		h := maphash.Bytes(cacheSeed, key)
+		if pos, ok := s.index[h]; ok && pos == uint64(n)<<32|uint64(off) {
+			delete(s.index, h)
+		}
+		off += entryHeader + klen + vlen
+	}
+	s.bytes -= len(chunk)
+	s.ring[n%cacheChunks] = nil
+	s.first++
+}
+
+// dropLocked removes key's entry from the index (its bytes stay until
+// their chunk retires). Only the hash is compared: at worst another key
+// with the same 64-bit hash is evicted too.
+func (s *cacheShard) dropLocked(h uint64) { delete(s.index, h) }
+
+// resetLocked empties the shard.
+func (s *cacheShard) resetLocked() {
+	s.index = map[uint64]uint64{}
+	s.ring = [cacheChunks][]byte{}
+	s.first, s.next, s.bytes = 0, 0, 0
 }
 
 // sizes returns the configured and current bytes of the cache.
@@ -121,13 +221,13 @@ func (c *docCache) sizes() (maxBytes, used int64) {
 // of a key in keys win.
 func (c *docCache) update(keys, vals [][]byte, seq uint64) {
 	for i, k := range keys {
-		s := c.shard(k)
+		s, h := c.shard(k)
 		s.mu.Lock()
 		s.gen++
 		if i < len(vals) && vals[i] != nil && seq >= s.seq {
-			s.addLocked(k, vals[i], c.maxBytes)
+			s.addLocked(h, k, vals[i], c.chunkSize)
 		} else {
-			s.dropLocked(k)
+			s.dropLocked(h)
 		}
 		s.seq = max(s.seq, seq)
 		s.mu.Unlock()
@@ -142,8 +242,7 @@ func (c *docCache) clear(seq uint64) {
 		s.mu.Lock()
 		s.gen++
 		s.seq = max(s.seq, seq)
-		s.m = map[string][]byte{}
-		s.bytes = 0
+		s.resetLocked()
 		s.mu.Unlock()
 	}
 }

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"sync"
@@ -200,5 +201,59 @@ func TestDocCacheConcurrentReadersNeverGoBack(t *testing.T) {
 		if v, _, _ := e.Get(docKey(i)); string(v) != strconv.Itoa(want) {
 			t.Fatalf("key %d = %s after the writers, want %d", i, v, want)
 		}
+	}
+}
+
+// TestDocCacheValuesOutliveEviction: a value handed to a reader keeps its
+// bytes while writers push the shard's ring round many times (chunks are
+// released, never reused), and the index holds only live entries.
+func TestDocCacheValuesOutliveEviction(t *testing.T) {
+	c := newDocCache(1)
+	k := docKey(1)
+	c.update([][]byte{k}, [][]byte{[]byte("first value")}, 1)
+	held, ok, _ := c.get(k)
+	if !ok {
+		t.Fatal("a written value is not cached")
+	}
+	s, _ := c.shard(k)
+	val := make([]byte, 500)
+	for i := 2; s.first < 3*cacheChunks; i++ {
+		if i > 1_000_000 {
+			t.Fatal("the ring never went round")
+		}
+		for j := range val {
+			val[j] = byte(i)
+		}
+		c.update([][]byte{docKey(i)}, [][]byte{val}, uint64(i))
+	}
+	if string(held) != "first value" {
+		t.Fatalf("a value held by a reader changed to %q", held[:min(len(held), 20)])
+	}
+	if _, ok, _ := c.get(k); ok {
+		t.Fatal("the oldest entry survived three turns of its ring")
+	}
+	live := 0
+	for n := s.first; n < s.next; n++ {
+		chunk := s.ring[n%cacheChunks]
+		for off := 0; off < len(chunk); live++ {
+			off += entryHeader + int(binary.LittleEndian.Uint32(chunk[off:])) + int(binary.LittleEndian.Uint32(chunk[off+4:]))
+		}
+	}
+	if len(s.index) > live {
+		t.Fatalf("index holds %d entries, the live chunks %d", len(s.index), live)
+	}
+}
+
+// TestDocCacheHashCollisionMisses: an index entry whose stored key differs
+// from the key looked up (two keys with one 64-bit hash) is a miss.
+func TestDocCacheHashCollisionMisses(t *testing.T) {
+	c := newDocCache(1)
+	a, b := docKey(1), docKey(2)
+	s, hb := c.shard(b)
+	s.mu.Lock()
+	s.addLocked(hb, a, []byte("a's value"), c.chunkSize) // b's hash, a's key
+	s.mu.Unlock()
+	if v, ok, _ := c.get(b); ok {
+		t.Fatalf("get(b) returned %q, the entry of another key with its hash", v)
 	}
 }

@@ -42,6 +42,10 @@ type ScaleEntry struct {
 	ReadOperations  int64   `json:"readOperations"`
 	RSSMB           int64   `json:"rssMB"`
 	DiskMB          float64 `json:"diskMB"`
+	// SettleSeconds is how long the node took, after its load, to go
+	// quiet (settle); the CPU it used meanwhile (compactions of what was
+	// loaded) is counted in InsertCPUPerOp, not in the reads.
+	SettleSeconds float64 `json:"settleSeconds"`
 }
 
 // ParseScale parses "100000,1000000" (k and m suffixes allowed: 100k,1m).
@@ -108,8 +112,16 @@ func (r *runner) scale(ctx context.Context, n int64) (ScaleEntry, error) {
 		return e, err
 	}
 	defer srv.Stop()
-	if err := r.scaleLoad(ctx, srv.URI, &e); err != nil {
+	ops, cpu, err := r.scaleLoad(ctx, srv.URI, &e)
+	if err != nil {
 		return e, err
+	}
+	settleCPU, took, err := srv.settle(ctx)
+	if err != nil {
+		return e, err
+	}
+	if e.SettleSeconds = took.Seconds(); ops > 0 {
+		e.InsertCPUPerOp = float64(cpu+settleCPU) / float64(ops)
 	}
 	p := r.props("c")
 	p["recordcount"] = strconv.FormatInt(n, 10)
@@ -125,15 +137,16 @@ func (r *runner) scale(ctx context.Context, n int64) (ScaleEntry, error) {
 	}
 	e.ReadCPUPerOp, e.ReadOpsPerSec, e.ReadOperations = res.ServerCPUPerOp, res.Throughput, res.Operations
 	e.RSSMB, e.DiskMB = srv.RSSMB(), dirMB(srv.dbPath)
-	fmt.Fprintf(r.cfg.Log, "suite: scale %8d: insert %6.1f core-us/op (%6.0f/s), read %6.1f core-us/op (%6.0f/s), RSS %d MB, disk %.0f MB\n",
-		n, e.InsertCPUPerOp, e.InsertOpsPerSec, e.ReadCPUPerOp, e.ReadOpsPerSec, e.RSSMB, e.DiskMB)
+	fmt.Fprintf(r.cfg.Log, "suite: scale %8d: insert %6.1f core-us/op (%6.0f/s), quiet after %.1f s, read %6.1f core-us/op (%6.0f/s), RSS %d MB, disk %.0f MB\n",
+		n, e.InsertCPUPerOp, e.InsertOpsPerSec, e.SettleSeconds, e.ReadCPUPerOp, e.ReadOpsPerSec, e.RSSMB, e.DiskMB)
 	return e, nil
 }
 
 // scaleLoad loads e.Records in chunks of ScaleChunk and records the whole
-// load's server CPU per insert and throughput.
-func (r *runner) scaleLoad(ctx context.Context, uri string, e *ScaleEntry) error {
-	var ops, cpu, ms int64
+// load's server CPU per insert and throughput; it returns the inserts and
+// the server CPU (µs) they took.
+func (r *runner) scaleLoad(ctx context.Context, uri string, e *ScaleEntry) (ops, cpu int64, err error) {
+	var ms int64
 	chunk := r.cfg.ScaleChunk
 	for start := int64(0); start < e.Records; start += chunk {
 		p := r.props("c")
@@ -142,7 +155,7 @@ func (r *runner) scaleLoad(ctx context.Context, uri string, e *ScaleEntry) error
 		p["insertcount"] = strconv.FormatInt(min(chunk, e.Records-start), 10)
 		res, err := r.quietPhase(ctx, "load", uri, p)
 		if err != nil {
-			return err
+			return 0, 0, err
 		}
 		ops, cpu, ms = ops+res.Operations, cpu+res.ServerCPUMicros, ms+res.RunTimeMs
 	}
@@ -152,7 +165,7 @@ func (r *runner) scaleLoad(ctx context.Context, uri string, e *ScaleEntry) error
 	if ms > 0 {
 		e.InsertOpsPerSec = float64(ops) * 1000 / float64(ms)
 	}
-	return nil
+	return ops, cpu, nil
 }
 
 // RSSMB is the server process's resident set in MB (0 if unknown).

@@ -40,14 +40,14 @@ func TestParseScale(t *testing.T) {
 
 func TestScaleMarkdown(t *testing.T) {
 	md := scaleMarkdown([]ScaleEntry{
-		{Records: 100000, InsertCPUPerOp: 70, InsertOpsPerSec: 9000, ReadCPUPerOp: 30, ReadOpsPerSec: 20000, RSSMB: 300, DiskMB: 500},
-		{Records: 1000000, InsertCPUPerOp: 80, InsertOpsPerSec: 8000, ReadCPUPerOp: 33, ReadOpsPerSec: 19000, RSSMB: 1500, DiskMB: 2400},
+		{Records: 100000, InsertCPUPerOp: 70, InsertOpsPerSec: 9000, SettleSeconds: 1, ReadCPUPerOp: 30, ReadOpsPerSec: 20000, RSSMB: 300, DiskMB: 500},
+		{Records: 1000000, InsertCPUPerOp: 80, InsertOpsPerSec: 8000, SettleSeconds: 7.5, ReadCPUPerOp: 33, ReadOpsPerSec: 19000, RSSMB: 1500, DiskMB: 2400},
 		{Records: 10000000, Skipped: "needs about 31000 MB of free disk, 20000 MB free"},
 	}, 100000)
 	for _, want := range []string{
 		"## Scale series", "chunks of 100000 records",
-		"| 100000 | 70.0 | 9000 | 30.0 | 20000 | 1.00x | 300 | 500 |",
-		"| 1000000 | 80.0 | 8000 | 33.0 | 19000 | 1.10x | 1500 | 2400 |",
+		"| 100000 | 70.0 | 9000 | 1.0 | 30.0 | 20000 | 1.00x | 300 | 500 |",
+		"| 1000000 | 80.0 | 8000 | 7.5 | 33.0 | 19000 | 1.10x | 1500 | 2400 |",
 		"| 10000000 | skipped: needs about 31000 MB of free disk, 20000 MB free |",
 	} {
 		if !strings.Contains(md, want) {
@@ -88,7 +88,8 @@ func TestScaleSeriesTiny(t *testing.T) {
 		t.Fatalf("%d entries, %d scales:\n%s", len(rep.Entries), len(rep.Scale), log.String())
 	}
 	for _, e := range rep.Scale[:2] {
-		if e.Skipped != "" || e.InsertCPUPerOp <= 0 || e.ReadCPUPerOp <= 0 || e.ReadOperations != 300 || e.RSSMB <= 0 || e.DiskMB <= 0 {
+		if e.Skipped != "" || e.InsertCPUPerOp <= 0 || e.ReadCPUPerOp <= 0 || e.ReadOperations != 300 || e.RSSMB <= 0 || e.DiskMB <= 0 ||
+			e.SettleSeconds < settleWindow.Seconds() {
 			t.Errorf("scale %d: %+v", e.Records, e)
 		}
 	}
