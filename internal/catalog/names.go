@@ -17,10 +17,21 @@ var allowedSystem = map[string]bool{
 
 // ValidateDBName checks a database name as MongoDB does.
 func ValidateDBName(db string) error {
-	if db == "" || len(db) >= 64 || strings.ContainsAny(db, "/\\. \"$\x00") {
+	if db == "" || len(db) >= 64 || strings.IndexFunc(db, invalidInDBName) >= 0 {
 		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid database name: '%s'", db)
 	}
 	return nil
+}
+
+// invalidInDBName reports the characters MongoDB refuses in a database
+// name (a plain switch: strings.ContainsAny cost 1.3 % of a point read's
+// server CPU, run on every command).
+func invalidInDBName(r rune) bool {
+	switch r {
+	case '/', '\\', '.', ' ', '"', '$', 0:
+		return true
+	}
+	return false
 }
 
 // ValidateCollName checks a collection name (for creation) as MongoDB does.
