@@ -109,10 +109,14 @@ func (s *cacheShard) entryAt(pos uint64) (key, val []byte, ok bool) {
 		return nil, nil, false
 	}
 	chunk := s.ring[n%cacheChunks]
-	klen := int(binary.LittleEndian.Uint32(chunk[off:]))
-	vlen := int(binary.LittleEndian.Uint32(chunk[off+4:]))
+	klen, vlen := entryLens(chunk, off)
 	k := off + entryHeader + klen
 	return chunk[off+entryHeader : k : k], chunk[k : k+vlen : k+vlen], true
+}
+
+// entryLens reads the key and value lengths of the entry at off.
+func entryLens(chunk []byte, off int) (klen, vlen int) {
+	return int(binary.LittleEndian.Uint32(chunk[off:])), int(binary.LittleEndian.Uint32(chunk[off+4:]))
 }
 
 func (s *cacheShard) lookupLocked(h uint64, key []byte) ([]byte, bool) {
@@ -178,8 +182,7 @@ func (s *cacheShard) retireLocked() {
 	n := s.first
 	chunk := s.ring[n%cacheChunks]
 	for off := 0; off < len(chunk); {
-		klen := int(binary.LittleEndian.Uint32(chunk[off:]))
-		vlen := int(binary.LittleEndian.Uint32(chunk[off+4:]))
+		klen, vlen := entryLens(chunk, off)
 		key := chunk[off+entryHeader : off+entryHeader+klen]
 		h := maphash.Bytes(cacheSeed, key)
 		if pos, ok := s.index[h]; ok && pos == uint64(n)<<32|uint64(off) {

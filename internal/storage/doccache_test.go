@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strconv"
 	"sync"
@@ -236,7 +235,8 @@ func TestDocCacheValuesOutliveEviction(t *testing.T) {
 	for n := s.first; n < s.next; n++ {
 		chunk := s.ring[n%cacheChunks]
 		for off := 0; off < len(chunk); live++ {
-			off += entryHeader + int(binary.LittleEndian.Uint32(chunk[off:])) + int(binary.LittleEndian.Uint32(chunk[off+4:]))
+			klen, vlen := entryLens(chunk, off)
+			off += entryHeader + klen + vlen
 		}
 	}
 	if len(s.index) > live {

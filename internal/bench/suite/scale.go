@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/relaydb/relaydb/internal/bench"
 )
@@ -116,7 +118,7 @@ func (r *runner) scale(ctx context.Context, n int64) (ScaleEntry, error) {
 	if err != nil {
 		return e, err
 	}
-	settleCPU, took, err := srv.settle(ctx)
+	settleCPU, took, err := settleServer(ctx, srv.URI)
 	if err != nil {
 		return e, err
 	}
@@ -140,6 +142,23 @@ func (r *runner) scale(ctx context.Context, n int64) (ScaleEntry, error) {
 	fmt.Fprintf(r.cfg.Log, "suite: scale %8d: insert %6.1f core-us/op (%6.0f/s), quiet after %.1f s, read %6.1f core-us/op (%6.0f/s), RSS %d MB, disk %.0f MB\n",
 		n, e.InsertCPUPerOp, e.InsertOpsPerSec, e.SettleSeconds, e.ReadCPUPerOp, e.ReadOpsPerSec, e.RSSMB, e.DiskMB)
 	return e, nil
+}
+
+// settleServer waits for the server at uri to go quiet (settle), reading
+// its CPU time from serverStatus as the phases do.
+func settleServer(ctx context.Context, uri string) (int64, time.Duration, error) {
+	m, err := bench.ConnectMongo(ctx, uri, bench.Properties{}, io.Discard)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer m.Close()
+	return settle(ctx, func(ctx context.Context) (int64, error) {
+		us, ok, err := m.ServerCPUMicros(ctx)
+		if err == nil && !ok {
+			err = errors.New("serverStatus reports no CPU time")
+		}
+		return us, err
+	})
 }
 
 // scaleLoad loads e.Records in chunks of ScaleChunk and records the whole
